@@ -1,0 +1,72 @@
+"""snail_envs: multi-agent RL environments for four tabletop games, on PettingZoo.
+
+    import snail_envs
+    env = snail_envs.make("snail_sprint_v0", num_players=3, render_mode="ansi")   # AEC
+    par = snail_envs.make_parallel("snail_sprint_v0", num_players=3)              # parallel
+
+Every environment also has a PettingZoo registry id (`snail_envs/snail_sprint-v0`, ...), usable
+with `pettingzoo.make("aec", id)` once `snail_envs` is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+import pettingzoo
+
+__version__ = "0.1.0"
+
+ENV_NAMES: tuple[str, ...] = (
+    "snap_v0",
+    "snailed_it_v0",
+    "snail_sprint_v0",
+    "pedzace_slimaki_v0",
+)
+"""The environments of the library, by name."""
+
+
+def _module(name: str) -> Any:
+    if name not in ENV_NAMES:
+        raise ValueError(f"unknown environment {name!r}; environments: {', '.join(ENV_NAMES)}")
+    try:
+        return importlib.import_module(f"snail_envs.{name}")
+    except ModuleNotFoundError as missing:
+        if missing.name != f"snail_envs.{name}":
+            raise
+        raise ValueError(
+            f"{name} is not available in this version of snail_envs; available: "
+            f"{', '.join(available_env_names())}"
+        ) from None
+
+
+def available_env_names() -> tuple[str, ...]:
+    """The environments this installation provides."""
+    return tuple(
+        name for name in ENV_NAMES if importlib.util.find_spec(f"snail_envs.{name}") is not None
+    )
+
+
+def make(name: str, **options: Any) -> Any:
+    """A new PettingZoo AEC environment `name`, with rule and env options as keywords."""
+    return _module(name).env(**options)
+
+
+def make_parallel(name: str, **options: Any) -> Any:
+    """A new PettingZoo parallel environment `name`, with rule and env options as keywords."""
+    return _module(name).parallel_env(**options)
+
+
+def registry_id(name: str) -> str:
+    """The PettingZoo registry id of environment `name` (`snail_envs/snap-v0` for `snap_v0`)."""
+    base, version = name.rsplit("_v", 1)
+    return f"snail_envs/{base}-v{version}"
+
+
+for _name in available_env_names():
+    for _kind, _entry in (("aec", "env"), ("parallel", "parallel_env")):
+        if registry_id(_name) not in getattr(pettingzoo, f"{_kind}_registry"):
+            pettingzoo.register(
+                _kind, registry_id(_name), entry_point=f"snail_envs.{_name}:{_entry}"
+            )

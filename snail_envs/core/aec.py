@@ -1,0 +1,138 @@
+"""The one PettingZoo AEC adapter, for every game of the library.
+
+Seats act one at a time. In a simultaneous window (several acting seats) the seats of one tick act
+one after another, each seeing the table as it was at the start of the tick and none seeing the
+others' choices; the tick is applied when its last seat has acted. After the game ends (or a seat
+goes out) each finished agent is selected once more to step `None`, as PettingZoo requires.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from snail_envs.core.host import ILLEGAL, GameHost
+
+
+class SnailAECEnv(GameHost, AECEnv):
+    """A PettingZoo `AECEnv` over the rules engine of `spec`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        GameHost.__init__(self, *args, **kwargs)
+        self.agents: list[str] = []
+        self._tick_seats: list[int] = []
+        self._tick_actions: dict[int, int] = {}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._start_game(seed, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._tick_actions = {}
+        if self.game.outcome is not None or self.game.truncated:
+            self._settle()
+        else:
+            self._begin_tick()
+
+    def step(self, action: Any) -> None:
+        if not self.agents:
+            raise RuntimeError(
+                f"{self.spec.info.env_name}: the game is over (no agents left); call reset()"
+                if self.game is not None
+                else f"{self.spec.info.env_name}: call reset() before step()"
+            )
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._dead_step(agent, action)
+            return
+        seat = self._seat_of[agent]
+        chosen = self._checked_action(seat, action)
+        self._cumulative_rewards[agent] = 0.0
+        if chosen is None:
+            self._penalize(seat)
+            return
+        self._tick_actions[seat] = chosen
+        if len(self._tick_actions) < len(self._tick_seats):
+            for other in self.rewards:
+                self.rewards[other] = 0.0
+            self.agent_selection = self.possible_agents[self._tick_seats[len(self._tick_actions)]]
+            return
+        self.game.apply(self._tick_actions)
+        self._tick_actions = {}
+        self._settle()
+
+    # ----------------------------------------------------------------- bookkeeping
+
+    def _begin_tick(self) -> None:
+        self._tick_seats = list(self.game.acting_seats())
+        self.agent_selection = self.possible_agents[self._tick_seats[0]]
+
+    def _settle(self) -> None:
+        """Hand out the rewards of the transition just played and select the next agent."""
+        live = [
+            self._seat_of[agent]
+            for agent in self.agents
+            if not (self.terminations[agent] or self.truncations[agent])
+        ]
+        rewards, ended = self._transition_rewards(live)
+        for agent in self.agents:
+            self.rewards[agent] = 0.0
+        for seat, reward in rewards.items():
+            agent = self.possible_agents[seat]
+            self.rewards[agent] = reward
+            self._cumulative_rewards[agent] += reward
+        for seat in ended:
+            self.terminations[self.possible_agents[seat]] = True
+        if self.game.outcome is None and self.game.truncated:
+            for seat in live:
+                self.truncations[self.possible_agents[seat]] = True
+        self._select_next()
+
+    def _select_next(self) -> None:
+        for agent in self.agents:
+            if self.terminations[agent] or self.truncations[agent]:
+                self.agent_selection = agent
+                return
+        if self.agents:
+            self._begin_tick()
+
+    def _dead_step(self, agent: str, action: Any) -> None:
+        if action is not None:
+            raise ValueError(
+                f"{agent} is done (terminated or truncated); the only valid action is None, "
+                f"got {action!r}"
+            )
+        self.agents.remove(agent)
+        for table in (
+            self.rewards,
+            self._cumulative_rewards,
+            self.terminations,
+            self.truncations,
+            self.infos,
+        ):
+            del table[agent]
+        for other in self.rewards:
+            self.rewards[other] = 0.0
+        self._select_next()
+
+    def _penalize(self, offender: int) -> None:
+        """End the game after an illegal action: the offender -1, every other seat 0."""
+        for agent in self.agents:
+            reward = ILLEGAL if self._seat_of[agent] == offender else 0.0
+            self.rewards[agent] = reward
+            self._cumulative_rewards[agent] += reward
+            self.terminations[agent] = True
+        self._tick_actions = {}
+        self._penalized = True
+        self._select_next()
+
+    def _redraw_hidden_tick(self, seat: int) -> None:
+        """Other seats' choices already made in this tick are hidden: redraw them at random."""
+        assert self._chance is not None and self.game is not None
+        for other in self._tick_actions:
+            if other != seat:
+                self._tick_actions[other] = self._chance.pick(self.game.legal_actions(other))

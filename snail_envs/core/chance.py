@@ -1,0 +1,95 @@
+"""Chance: the only way randomness enters a game.
+
+Every random event of a game (a die roll, a shuffle, a deal, a tie-break) is asked of a `Chance`
+source. In play it is a `SeededChance`, reproducible from one integer seed in any process; in tests
+it is a `ScriptedChance` that returns the outcomes a scenario names ("the dice show star, flower"),
+so that a rule can be checked on the exact situation the rulebook describes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class Chance:
+    """A source of chance outcomes."""
+
+    def pick(self, options: Sequence[T]) -> T:
+        """One outcome, uniformly among `options` (a die roll, a random card)."""
+        raise NotImplementedError
+
+    def arrange(self, items: Sequence[T]) -> list[T]:
+        """The items in a uniformly random order (a shuffle)."""
+        raise NotImplementedError
+
+
+class SeededChance(Chance):
+    """Outcomes from a seeded generator: the same seed gives the same outcomes in every process.
+
+    `seed=None` draws a fresh seed from the operating system.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self._generator = random.Random(seed)
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[self._generator.randrange(len(options))]
+
+    def arrange(self, items: Sequence[T]) -> list[T]:
+        arranged = list(items)
+        self._generator.shuffle(arranged)
+        return arranged
+
+
+class ScriptedChance(Chance):
+    """Outcomes read, in order, from a script written by a test.
+
+    Each `pick` takes the next outcome, which must be one of the options offered; each `arrange`
+    takes the next outcome, which must be a reordering of the items offered. A script that runs out,
+    or names an impossible outcome, raises `ValueError`: a scenario never silently falls back to
+    randomness.
+    """
+
+    def __init__(self, outcomes: Iterable[object]) -> None:
+        self._outcomes = list(outcomes)
+        self._next = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted outcomes have not been used yet."""
+        return len(self._outcomes) - self._next
+
+    def extend(self, outcomes: Iterable[object]) -> None:
+        """Append more outcomes to the script."""
+        self._outcomes.extend(outcomes)
+
+    def _take(self) -> object:
+        if self._next >= len(self._outcomes):
+            raise ValueError(
+                f"the chance script ran out after {len(self._outcomes)} outcomes; "
+                "the scenario needs more"
+            )
+        outcome = self._outcomes[self._next]
+        self._next += 1
+        return outcome
+
+    def pick(self, options: Sequence[T]) -> T:
+        outcome = self._take()
+        if outcome not in options:
+            raise ValueError(
+                f"scripted outcome {outcome!r} is not possible here; options: {list(options)}"
+            )
+        return outcome  # type: ignore[return-value]
+
+    def arrange(self, items: Sequence[T]) -> list[T]:
+        outcome = list(self._take())  # type: ignore[call-overload]
+        if Counter(map(repr, outcome)) != Counter(map(repr, items)):
+            raise ValueError(f"scripted order {outcome!r} is not a reordering of {list(items)!r}")
+        return outcome

@@ -1,0 +1,117 @@
+"""What a game must offer the generic adapters, and the facts each game declares up front.
+
+A game is written as a plain rules engine (`<game>/rules.py`) that knows nothing of PettingZoo. The
+adapters in `core/aec.py` and `core/parallel.py` drive any engine that follows the `Game` protocol:
+they ask which seats act now, which actions are legal, hand over the actions of one tick, and read
+the outcome. A turn-based game has one acting seat at a time; a simultaneous window has several,
+whose actions are applied together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from snail_envs.core.chance import Chance
+from snail_envs.core.layout import Layout
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the winning seats (ties share), and why it ended."""
+
+    winners: frozenset[int]
+    reason: str
+
+
+class Game(Protocol):
+    """A game in progress, as the adapters see it."""
+
+    num_players: int
+    outcome: Outcome | None
+    """None while the game goes on."""
+
+    @property
+    def truncated(self) -> bool:
+        """True once a length limit (an option such as `max_turns`) stops an unfinished game."""
+        ...
+
+    def acting_seats(self) -> Sequence[int]:
+        """The seats that decide now (several in a simultaneous window); empty when over."""
+        ...
+
+    def legal_actions(self, seat: int) -> Sequence[int]:
+        """The actions `seat` may take now (empty if it does not act now)."""
+        ...
+
+    def apply(self, actions: Mapping[int, int]) -> None:
+        """Play one legal action of every acting seat, then everything that follows until the
+        next decision (chance events and forced moves included)."""
+        ...
+
+    def is_in_game(self, seat: int) -> bool:
+        """False once `seat` is out of the game (eliminated); its decisions are over."""
+        ...
+
+    def points(self) -> Sequence[float]:
+        """Each seat's points so far, in the game's own scoring (the `reward="points"` signal)."""
+        ...
+
+    def describe_action(self, seat: int, action: int) -> str:
+        """A short description of `action` for `seat`, in the game's words."""
+        ...
+
+    def redraw_hidden(self, seat: int, chance: Chance) -> None:
+        """Redraw everything hidden from `seat`, consistently with what `seat` has seen."""
+        ...
+
+
+class Observer(Protocol):
+    """What one seat may see, as a flat float32 vector (and the full state, for critics)."""
+
+    observation_layout: Layout
+    state_layout: Layout
+
+    def reset(self, game: Any) -> None:
+        """Prepare for a new game, or for a game whose hidden information was redrawn."""
+        ...
+
+    def observe(self, game: Any, seat: int) -> np.ndarray:
+        """A fresh float32 vector of `observation_layout`: what `seat` sees now."""
+        ...
+
+    def state(self, game: Any) -> np.ndarray:
+        """A fresh float32 vector of `state_layout`: the whole situation, hidden parts included."""
+        ...
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Facts about a game, declared once and used by the adapters and the generic tests."""
+
+    env_name: str
+    title: str
+    min_players: int
+    max_players: int
+    num_actions: int
+    max_game_length: int
+    """An upper bound on the decisions (AEC steps of live seats) of one game, default options."""
+    points_range: tuple[float, float]
+    """Bounds on one seat's total `reward="points"` over a game, default options."""
+    hidden_information: bool
+    simultaneous: bool
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the generic adapters need to host one game."""
+
+    info: GameInfo
+    options_class: type
+    new_game: Callable[[Any, Chance], Game]
+    new_observer: Callable[[Any], Observer]
+    render_ansi: Callable[[Any], str]
+    render_rgb: Callable[[Any], np.ndarray]

@@ -1,0 +1,246 @@
+"""What the AEC and the parallel adapters share: options, spaces, observations, rewards, copies.
+
+A `GameHost` holds one game of a `GameSpec`. It turns the game into PettingZoo terms (agents,
+spaces, observation dicts with action masks, rewards) and enforces the rules every environment of
+this library follows:
+
+- Rewards: `reward="winlose"` (default) pays every winner +1 and every other seat -1 when the game
+  ends (tied winners all +1); a seat eliminated before the end gets its -1 when it goes out.
+  `reward="points"` pays the change in the game's own points after every transition.
+- Illegal actions (masked out or out of range): `illegal_action="raise"` (default) raises a
+  `ValueError` naming the legal actions; `illegal_action="penalize"` ends the game, the offender
+  gets -1 and every other seat 0. An action that is not an integer always raises.
+- Bad options raise `ValueError` at construction, naming the allowed values.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from snail_envs.core.chance import SeededChance
+from snail_envs.core.game import Game, GameSpec
+from snail_envs.core.options import check_choice, parse_options
+
+REWARD_MODES = ("winlose", "points")
+ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+WIN, LOSS, ILLEGAL = 1.0, -1.0, -1.0
+
+
+class GameHost:
+    """One game of `spec`, with everything both PettingZoo APIs need around it."""
+
+    spec: ClassVar[GameSpec]
+    metadata: ClassVar[dict[str, Any]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "spec" in cls.__dict__:
+            cls.metadata = {
+                "name": cls.spec.info.env_name,
+                "render_modes": list(RENDER_MODES),
+                "is_parallelizable": True,
+                "render_fps": 2,
+            }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward: str = "winlose",
+        illegal_action: str = "raise",
+        **rule_options: Any,
+    ) -> None:
+        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
+        info = self.spec.info
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.options = parse_options(self.spec.options_class, rule_options, info.env_name)
+        self.possible_agents = [f"player_{seat}" for seat in range(self.options.num_players)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._observer = self.spec.new_observer(self.options)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": self._observer.observation_layout.box(),
+                    "action_mask": spaces.Box(0, 1, (info.num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {
+            agent: spaces.Discrete(info.num_actions) for agent in self.possible_agents
+        }
+        self.state_space = self._observer.state_layout.box()
+        self.game: Game | None = None
+        self._chance: SeededChance | None = None
+        self._points: list[float] = []
+        self._penalized = False
+
+    # ----------------------------------------------------------------- spaces and observations
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """`agent`'s view of the table and its legal actions now."""
+        game = self._require_game()
+        seat = self._seat_of[agent]
+        mask = np.zeros(self.spec.info.num_actions, dtype=np.int8)
+        if not self._penalized and game.outcome is None and not game.truncated:
+            mask[list(game.legal_actions(seat))] = 1
+        return {"observation": self._observer.observe(game, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full situation, hidden information included (for centralised critics)."""
+        return self._observer.state(self._require_game())
+
+    def action_to_string(self, agent: str, action: int) -> str:
+        """A short description of `action` for `agent`."""
+        game = self._require_game()
+        num_actions = self.spec.info.num_actions
+        if not 0 <= int(action) < num_actions:
+            raise ValueError(f"action {action} is out of range; actions are 0 to {num_actions - 1}")
+        return game.describe_action(self._seat_of[agent], int(action))
+
+    # ----------------------------------------------------------------- rendering
+
+    def render(self) -> str | np.ndarray | None:
+        game = self._require_game()
+        if self.render_mode is None:
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' "
+                "or 'human' to the constructor",
+                stacklevel=2,
+            )
+            return None
+        if self.render_mode == "rgb_array":
+            return self.spec.render_rgb(game)
+        text = self.spec.render_ansi(game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: rendering opens no windows."""
+
+    # ----------------------------------------------------------------- games and chance
+
+    def _start_game(self, seed: int | None, options: Mapping[str, Any] | None) -> Game:
+        if options:
+            warnings.warn(
+                f"reset() options are not used by {self.spec.info.env_name}; ignored: "
+                f"{sorted(options)}; rule options go to the constructor",
+                stacklevel=3,
+            )
+        if seed is not None or self._chance is None:
+            self._chance = SeededChance(None if seed is None else _as_seed(seed))
+        self.game = self.spec.new_game(self.options, self._chance)
+        self._penalized = False
+        self._observer.reset(self.game)
+        self._points = list(self.game.points())
+        return self.game
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError(
+                f"{self.spec.info.env_name}: call reset() before using the environment"
+            )
+        return self.game
+
+    def resample_from_infostate(self, agent: str, seed: int) -> GameHost:
+        """A copy of this environment in which everything hidden from `agent` is redrawn.
+
+        The redraw is consistent with what `agent` has seen, so `agent`'s observation is unchanged;
+        the copy's future chance events come from `seed`, not from this environment's generator.
+        """
+        self._require_game()
+        twin = copy.deepcopy(self)
+        twin._chance = SeededChance(_as_seed(seed))
+        assert twin.game is not None
+        twin.game.redraw_hidden(self._seat_of[agent], twin._chance)
+        twin._redraw_hidden_tick(self._seat_of[agent])
+        twin._observer.reset(twin.game)
+        return twin
+
+    def _redraw_hidden_tick(self, seat: int) -> None:
+        """Hook for adapters that hold other seats' choices of the current tick."""
+
+    # ----------------------------------------------------------------- actions and rewards
+
+    def _checked_action(self, seat: int, action: Any) -> int | None:
+        """The action as an int if legal; None if illegal under `illegal_action="penalize"`."""
+        game = self.game
+        assert game is not None
+        legal = game.legal_actions(seat)
+        if type(action) is int:
+            chosen = action
+        elif isinstance(action, np.integer) or (
+            isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu"
+        ):
+            chosen = int(action.item() if isinstance(action, np.ndarray) else action)
+        else:
+            raise ValueError(
+                f"{self.possible_agents[seat]}: an action must be an integer, got "
+                f"{action!r} ({type(action).__name__}); legal actions: {self._legal_text(seat)}"
+            )
+        if chosen in legal:
+            return chosen
+        if self.illegal_action == "penalize":
+            return None
+        raise ValueError(
+            f"{self.possible_agents[seat]}: action {chosen} is illegal now; "
+            f"legal actions: {self._legal_text(seat)}"
+        )
+
+    def _legal_text(self, seat: int) -> str:
+        game = self.game
+        assert game is not None
+        legal = game.legal_actions(seat)
+        if not legal:
+            return "none (this seat does not act now)"
+        return ", ".join(f"{action} ({game.describe_action(seat, action)})" for action in legal)
+
+    def _transition_rewards(self, live_seats: list[int]) -> tuple[dict[int, float], list[int]]:
+        """Rewards of `live_seats` for the transition just played, and the seats it ended.
+
+        A seat ends when the game is over or when it has gone out; truncation is separate.
+        """
+        game = self.game
+        assert game is not None
+        rewards = dict.fromkeys(live_seats, 0.0)
+        if self.reward_mode == "points":
+            points = list(game.points())
+            for seat in live_seats:
+                rewards[seat] = float(points[seat] - self._points[seat])
+            self._points = points
+        outcome = game.outcome
+        if outcome is not None:
+            if self.reward_mode == "winlose":
+                for seat in live_seats:
+                    rewards[seat] = WIN if seat in outcome.winners else LOSS
+            return rewards, live_seats
+        ended = [seat for seat in live_seats if not game.is_in_game(seat)]
+        if self.reward_mode == "winlose":
+            for seat in ended:
+                rewards[seat] = LOSS
+        return rewards, ended
+
+
+def _as_seed(seed: Any) -> int:
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return int(seed)
+    raise ValueError(f"seed must be an integer or None, got {seed!r}")

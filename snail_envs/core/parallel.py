@@ -1,0 +1,83 @@
+"""The one native PettingZoo `ParallelEnv` adapter, for every game of the library.
+
+Each `step` is one tick: every agent still in the game passes an action, and the actions of the
+seats that act now are applied together (in a simultaneous window, several seats; in a turn-based
+phase, one). Agents that do not act this tick have an all-zero action mask and their actions are
+ignored; seats in a window whose only legal action is `wait`/`pass` still act (a mask with
+one 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pettingzoo import ParallelEnv
+
+from snail_envs.core.host import ILLEGAL, GameHost
+
+
+class SnailParallelEnv(GameHost, ParallelEnv):
+    """A native PettingZoo `ParallelEnv` over the rules engine of `spec`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        GameHost.__init__(self, *args, **kwargs)
+        self.agents: list[str] = []
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        game = self._start_game(seed, options)
+        self.agents = self.possible_agents[:]
+        if game.outcome is not None or game.truncated:
+            self.agents = []
+        return {agent: self.observe(agent) for agent in self.possible_agents}, {
+            agent: {} for agent in self.possible_agents
+        }
+
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict]]:
+        game = self._require_game()
+        if not self.agents:
+            raise RuntimeError(f"{self.spec.info.env_name}: the game is over; call reset()")
+        unknown = set(actions) - set(self.agents)
+        if unknown:
+            raise ValueError(
+                f"actions given for {sorted(unknown)}, which are not in the game; "
+                f"agents now: {self.agents}"
+            )
+        tick: dict[int, int] = {}
+        offenders: list[int] = []
+        for seat in game.acting_seats():
+            agent = self.possible_agents[seat]
+            if agent not in actions:
+                raise ValueError(
+                    f"{agent} acts now but has no action; legal actions: {self._legal_text(seat)}"
+                )
+            chosen = self._checked_action(seat, actions[agent])
+            if chosen is None:
+                offenders.append(seat)
+            else:
+                tick[seat] = chosen
+        live = [self._seat_of[agent] for agent in self.agents]
+        truncated = dict.fromkeys(self.agents, False)
+        if offenders:
+            self._penalized = True
+            rewards = {seat: (ILLEGAL if seat in offenders else 0.0) for seat in live}
+            ended = live
+        else:
+            game.apply(tick)
+            rewards, ended = self._transition_rewards(live)
+            if game.outcome is None and game.truncated:
+                truncated = dict.fromkeys(self.agents, True)
+        terminated = {agent: False for agent in self.agents}
+        for seat in ended:
+            terminated[self.possible_agents[seat]] = True
+        observations = {agent: self.observe(agent) for agent in self.agents}
+        agent_rewards = {self.possible_agents[seat]: reward for seat, reward in rewards.items()}
+        infos: dict[str, dict] = {agent: {} for agent in self.agents}
+        self.agents = [
+            agent for agent in self.agents if not (terminated[agent] or truncated[agent])
+        ]
+        return observations, agent_rewards, terminated, truncated, infos

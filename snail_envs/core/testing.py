@@ -1,0 +1,332 @@
+"""Checks every game's tests run: random play, no leaks, determinism, copies, conformance.
+
+Each check takes a zero-argument factory of fresh AEC environments (or parallel ones where named),
+so a game's test file only supplies its own options and game-specific invariants:
+
+    from snail_envs.core import testing
+    testing.check_random_play(lambda: snail_sprint_v0.env(num_players=3), games=10_000,
+                              invariant=my_invariant)
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import pickle
+import random
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+EnvFactory = Callable[[], Any]
+
+
+def random_legal_action(mask: np.ndarray, rng: random.Random) -> int:
+    """A uniformly random action among those `mask` allows."""
+    legal = np.flatnonzero(mask)
+    if legal.size == 0:
+        raise AssertionError("the acting agent has no legal action (all-zero mask)")
+    return int(legal[rng.randrange(legal.size)])
+
+
+def play_steps(env: Any, rng: random.Random) -> Iterator[tuple[str, int | None]]:
+    """Step `env` (already reset) to the end with random legal actions, yielding each
+    (agent, action) after it was played; finished agents step `None`."""
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = (
+            None
+            if terminated or truncated
+            else random_legal_action(observation["action_mask"], rng)
+        )
+        env.step(action)
+        yield agent, action
+
+
+# --------------------------------------------------------------------------- random play
+
+
+@dataclass
+class RandomPlayReport:
+    """What random play saw: game lengths, wins per seat, how games ended."""
+
+    games: int = 0
+    decisions: list[int] = field(default_factory=list)
+    wins: Counter = field(default_factory=Counter)
+    truncated: int = 0
+    returns: list[dict[str, float]] = field(default_factory=list)
+
+
+def check_random_play(
+    make_env: EnvFactory,
+    games: int,
+    seed: int = 0,
+    invariant: Callable[[Any], None] | None = None,
+) -> RandomPlayReport:
+    """Play `games` seeded random games through the AEC API and check, after every step:
+
+    - the observation is a float32 vector inside its space and the mask is an int8 vector that
+      equals the rules' legal actions (all zero for finished agents);
+    - the acting agent always has a legal action;
+    - rewards are finite and each game's returns lie within the declared reward range;
+    - every game ends within the declared `max_game_length` decisions;
+    - `invariant(game)`, the game's own conservation checks, holds after every step.
+    """
+    rng = random.Random(seed)
+    env = make_env()
+    info = env.unwrapped.spec.info
+    low, high = _reward_bounds(env)
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    report = RandomPlayReport()
+    for game_index in range(games):
+        env.reset(seed=seed * 1_000_003 + game_index)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        decisions = 0
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            vector, mask = observation["observation"], observation["action_mask"]
+            assert vector.dtype == np.float32 and vector.shape == space.shape
+            assert np.all(vector >= space.low) and np.all(vector <= space.high), (
+                f"observation outside its space for {agent}"
+            )
+            assert mask.dtype == np.int8
+            game = env.unwrapped.game
+            if terminated or truncated:
+                assert not mask.any(), "a finished agent has legal actions"
+                action = None
+            else:
+                legal = list(game.legal_actions(env.unwrapped._seat_of[agent]))
+                assert list(np.flatnonzero(mask)) == sorted(legal), "mask differs from the rules"
+                action = random_legal_action(mask, rng)
+                decisions += 1
+            env.step(action)
+            for other, reward in env.rewards.items():
+                assert np.isfinite(reward)
+                returns[other] += reward
+            if invariant is not None:
+                invariant(env.unwrapped.game)
+            assert decisions <= info.max_game_length, (
+                f"game {game_index} passed max_game_length={info.max_game_length} decisions"
+            )
+        for agent, total in returns.items():
+            assert low - 1e-9 <= total <= high + 1e-9, (
+                f"{agent} returned {total}, outside the reward range [{low}, {high}]"
+            )
+        game = env.unwrapped.game
+        report.games += 1
+        report.decisions.append(decisions)
+        report.returns.append(returns)
+        if game.outcome is None:
+            report.truncated += 1
+        else:
+            report.wins.update(game.outcome.winners)
+    return report
+
+
+def _reward_bounds(env: Any) -> tuple[float, float]:
+    host = env.unwrapped
+    if host.reward_mode == "points":
+        return host.spec.info.points_range
+    return -1.0, 1.0
+
+
+# --------------------------------------------------------------------------- no leaks
+
+
+def check_no_leak(make_env: EnvFactory, games: int, seed: int = 0, resamples: int = 3) -> int:
+    """Hidden information never reaches an observation.
+
+    At every decision of `games` random games, every agent still in the game is given
+    `resamples` worlds in which everything hidden from it is redrawn
+    (`resample_from_infostate`); its observation and action mask must be identical in each.
+    Every resampled world must also play on to a legal end. Returns how many resamples changed
+    the hidden state, and fails if none did for a game with hidden information, so that the
+    check cannot pass by redrawing nothing.
+    """
+    rng = random.Random(seed)
+    env = make_env()
+    changed = 0
+    for game_index in range(games):
+        env.reset(seed=seed * 7919 + game_index)
+        for _agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            for viewer in list(env.agents):
+                if env.terminations[viewer] or env.truncations[viewer]:
+                    continue
+                seen = env.observe(viewer)
+                for _ in range(resamples):
+                    twin = env.unwrapped.resample_from_infostate(viewer, rng.randrange(2**31))
+                    _assert_same_observation(seen, twin.observe(viewer), viewer)
+                    changed += not np.array_equal(twin.state(), env.state())
+                    if rng.random() < 0.05:
+                        for _ in play_steps(twin, random.Random(rng.randrange(2**31))):
+                            pass
+                _assert_same_observation(seen, env.observe(viewer), viewer)
+            env.step(random_legal_action(observation["action_mask"], rng))
+    if env.unwrapped.spec.info.hidden_information:
+        assert changed > 0, "resampling never changed the hidden state: the check is vacuous"
+    return changed
+
+
+def _assert_same_observation(seen: dict, other: dict, agent: str) -> None:
+    assert np.array_equal(seen["observation"], other["observation"]), (
+        f"{agent}'s observation changed when only hidden information was redrawn: a leak"
+    )
+    assert np.array_equal(seen["action_mask"], other["action_mask"]), (
+        f"{agent}'s action mask changed when only hidden information was redrawn: a leak"
+    )
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+def game_digest(env_name: str, options: dict[str, Any], seed: int) -> str:
+    """A fingerprint of one seeded game played with seeded random actions: every agent,
+    action, reward and observation, in order."""
+    import snail_envs
+
+    env = snail_envs.make(env_name, **options)
+    env.reset(seed=seed)
+    digest = hashlib.sha256()
+    rng = random.Random(seed)
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        digest.update(agent.encode())
+        digest.update(observation["observation"].tobytes())
+        digest.update(observation["action_mask"].tobytes())
+        digest.update(repr((reward, terminated, truncated)).encode())
+        action = (
+            None
+            if terminated or truncated
+            else random_legal_action(observation["action_mask"], rng)
+        )
+        digest.update(repr(action).encode())
+        env.step(action)
+    digest.update(env.unwrapped.state().tobytes())
+    return digest.hexdigest()
+
+
+def digests_in_subprocess(
+    env_name: str, options: dict[str, Any], seeds: list[int], hash_seed: int
+) -> list[str]:
+    """`game_digest` for each seed, computed in a fresh interpreter with PYTHONHASHSEED set."""
+    code = (
+        "import json, sys\n"
+        "from snail_envs.core.testing import game_digest\n"
+        "name, options, seeds = json.loads(sys.argv[1])\n"
+        "print(json.dumps([game_digest(name, options, s) for s in seeds]))\n"
+    )
+    environment = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
+    result = subprocess.run(
+        [sys.executable, "-c", code, json.dumps([env_name, options, seeds])],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def check_determinism(env_name: str, options: dict[str, Any], seeds: list[int]) -> None:
+    """Same seed and actions give the same game in two processes with different hash seeds;
+    different seeds give different games."""
+    first = digests_in_subprocess(env_name, options, seeds, hash_seed=1)
+    second = digests_in_subprocess(env_name, options, seeds, hash_seed=2)
+    assert first == second, "the same seed gave different games in two processes"
+    assert len(set(first)) == len(seeds), "different seeds gave the same game"
+
+
+# --------------------------------------------------------------------------- copies
+
+
+def check_copy_continuation(make_env: EnvFactory, seed: int, steps_before_copy: int) -> None:
+    """A deep copy and a pickled copy taken mid-game continue exactly like the original:
+    the same observations, rewards, ends and chance draws under the same actions."""
+    env = make_env()
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    steps = play_steps(env, rng)
+    for _ in range(steps_before_copy):
+        if next(steps, None) is None:
+            raise AssertionError(f"the game ended before {steps_before_copy} steps; use fewer")
+    twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    for agent, action in steps:
+        for twin in twins:
+            assert twin.agent_selection == agent
+            twin.step(action)
+            assert twin.rewards == env.rewards
+            assert twin.terminations == env.terminations
+            assert twin.truncations == env.truncations
+            if env.agents:
+                mine, theirs = env.observe(env.agent_selection), twin.observe(env.agent_selection)
+                _assert_same_observation(mine, theirs, env.agent_selection)
+                assert np.array_equal(twin.state(), env.state())
+    for twin in twins:
+        assert not twin.agents
+
+
+# --------------------------------------------------------------------------- conformance
+
+
+def check_pettingzoo_conformance(module: Any, **options: Any) -> None:
+    """PettingZoo's own tests: api_test, parallel_api_test, seed_test, parallel_seed_test and
+    render_test, for one option combination. The parallel seed test samples actions without
+    masks, so it runs with `illegal_action="penalize"`."""
+    from pettingzoo.test import (
+        api_test,
+        parallel_api_test,
+        parallel_seed_test,
+        render_test,
+        seed_test,
+    )
+
+    api_test(module.env(**options), num_cycles=200)
+    parallel_api_test(module.parallel_env(**options), num_cycles=200)
+    seed_test(lambda: module.env(**options), num_cycles=100)
+    parallel_seed_test(
+        lambda: module.parallel_env(**{**options, "illegal_action": "penalize"}), num_cycles=100
+    )
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode, **options))
+
+
+# --------------------------------------------------------------------------- golden traces
+
+
+def playthrough(env_name: str, options: dict[str, Any], seed: int) -> str:
+    """A human-readable trace of one seeded game with seeded random actions: the table before
+    every decision, the action by name, and the rewards. Any change of behaviour shows up in a
+    diff of this text."""
+    import snail_envs
+
+    env = snail_envs.make(env_name, render_mode="ansi", **options)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    lines = [f"# {env_name} {json.dumps(options, sort_keys=True)} seed={seed}"]
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            lines.append(f"{agent}: done, return {reward:+g}{' (truncated)' if truncated else ''}")
+            env.step(None)
+            continue
+        action = random_legal_action(observation["action_mask"], rng)
+        legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+        lines.append("")
+        lines.append(env.render())
+        lines.append(
+            f"{agent} legal {legal} -> {action}: {env.unwrapped.action_to_string(agent, action)}"
+        )
+        env.step(action)
+        rewards = {a: r for a, r in env.rewards.items() if r}
+        if rewards:
+            lines.append(f"rewards {rewards}")
+    return "\n".join(lines) + "\n"

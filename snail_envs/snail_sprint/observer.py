@@ -1,0 +1,125 @@
+"""What one seat of Snail Sprint! sees: its own race card and the public table.
+
+Seats are written relative to the observer (0 = the observer, 1 = the next seat clockwise, ...).
+Opponents' race cards appear only in the full `state`, never in an observation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from snail_envs.core.layout import Layout, Piece
+from snail_envs.snail_sprint.rules import (
+    LAST_SPACE,
+    NUM_SNAILS,
+    ON_PODIUM,
+    START,
+    SnailSprint,
+    SnailSprintOptions,
+)
+
+MAX_PLAYERS = 4
+SPACES = LAST_SPACE + 1
+MAX_TOWER_LEVEL = NUM_SNAILS - 1
+
+PUBLIC_PIECES = (
+    Piece(
+        "snail_spaces",
+        NUM_SNAILS * SPACES,
+        "snail s on space p (0 = start, 1–36): index 37·s + p; all zero on the podium",
+    ),
+    Piece("tower_levels", NUM_SNAILS, "each snail's height in its tower, divided by 5"),
+    Piece("snails_free", NUM_SNAILS, "1 if the snail may move (start or top of its space)"),
+    Piece("podium", 3 * NUM_SNAILS, "place k held by snail s: index 6·k + s"),
+    Piece("dice", NUM_SNAILS, "the roll being decided (or the last roll): dice showing s, / 2"),
+    Piece(
+        "track_symbols",
+        LAST_SPACE * NUM_SNAILS,
+        "symbol s printed on space p (1–36): index 6·(p−1) + s",
+    ),
+    Piece("num_players", MAX_PLAYERS - 1, "one-hot: 2, 3 or 4 players"),
+)
+OBSERVATION = Layout(
+    (
+        Piece("own_race_card", NUM_SNAILS, "1 for the snails on your card"),
+        *PUBLIC_PIECES,
+        Piece("turn", MAX_PLAYERS, "the seat to play, relative to you (0 = you, 1 = next seat)"),
+    )
+)
+STATE = Layout(
+    (
+        Piece("race_cards", MAX_PLAYERS * NUM_SNAILS, "seat i's card holds snail s: index 6·i + s"),
+        *PUBLIC_PIECES,
+        Piece("turn", MAX_PLAYERS, "the seat to play (seat number)"),
+    )
+)
+
+
+class SnailSprintObserver:
+    """Builds observations (own card + public table) and the full state as float32 vectors."""
+
+    observation_layout = OBSERVATION
+    state_layout = STATE
+
+    def __init__(self, options: SnailSprintOptions) -> None:
+        self.num_players = options.num_players
+
+    def reset(self, game: SnailSprint) -> None:
+        """The printed track and the race cards do not change during a game: write them once."""
+        self._observation_templates = []
+        for seat in range(self.num_players):
+            template = self._template(OBSERVATION, game)
+            template[[OBSERVATION.offset("own_race_card") + s for s in game.race_cards[seat]]] = 1
+            self._observation_templates.append(template)
+        self._state_template = self._template(STATE, game)
+        base = STATE.offset("race_cards")
+        for seat, card in enumerate(game.race_cards):
+            self._state_template[[base + NUM_SNAILS * seat + s for s in card]] = 1
+
+    def observe(self, game: SnailSprint, seat: int) -> np.ndarray:
+        vector = self._observation_templates[seat].copy()
+        self._write_table(OBSERVATION, game, vector, (game.turn - seat) % self.num_players)
+        return vector
+
+    def state(self, game: SnailSprint) -> np.ndarray:
+        vector = self._state_template.copy()
+        self._write_table(STATE, game, vector, game.turn)
+        return vector
+
+    def _template(self, layout: Layout, game: SnailSprint) -> np.ndarray:
+        vector = layout.zeros()
+        track = layout.offset("track_symbols")
+        vector[
+            [
+                track + NUM_SNAILS * (space - 1) + symbol
+                for space in range(1, SPACES)
+                for symbol in game.track[space]
+            ]
+        ] = 1
+        vector[layout.offset("num_players") + self.num_players - 2] = 1
+        return vector
+
+    @staticmethod
+    def _write_table(layout: Layout, game: SnailSprint, vector: np.ndarray, turn: int) -> None:
+        ones = [layout.offset("turn") + turn]
+        spaces, free = layout.offset("snail_spaces"), layout.offset("snails_free")
+        levels = layout.offset("tower_levels")
+        for snail, space in enumerate(game.space):
+            if space == ON_PODIUM:
+                continue
+            ones.append(spaces + SPACES * snail + space)
+            if space == START:
+                ones.append(free + snail)
+                continue
+            stack = game.stacks[space]
+            level = stack.index(snail)
+            if level == len(stack) - 1:
+                ones.append(free + snail)
+            vector[levels + snail] = level / MAX_TOWER_LEVEL
+        podium = layout.offset("podium")
+        ones.extend(podium + NUM_SNAILS * place + snail for place, snail in enumerate(game.podium))
+        vector[ones] = 1
+        if game.dice is not None:
+            dice = layout.offset("dice")
+            for symbol in game.dice:
+                vector[dice + symbol] += 0.5

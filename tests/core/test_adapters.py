@@ -1,0 +1,237 @@
+"""The generic AEC and parallel adapters, tested on a toy game with turns, windows and
+eliminations (tests/core/toy_game.py)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from snail_envs.core import testing
+from tests.core.toy_game import ADD_ONE, ADD_TWO, CLAIM, PASS, ToyAEC, ToyParallel, toy_module
+
+
+def test_pettingzoo_conformance() -> None:
+    testing.check_pettingzoo_conformance(toy_module, num_players=3)
+    testing.check_pettingzoo_conformance(toy_module, num_players=4, target=20)
+
+
+def test_random_play_checks_pass_on_the_toy_game() -> None:
+    report = testing.check_random_play(lambda: ToyAEC(num_players=4), games=300)
+    assert report.games == 300
+    assert sum(report.wins.values()) >= 300
+
+
+def test_no_leak_check_catches_a_leak() -> None:
+    class Leaky(ToyAEC):
+        def observe(self, agent: str) -> dict:
+            observation = super().observe(agent)
+            observation["observation"][1] = sum(self.game.secrets)  # others' secrets leak
+            return observation
+
+    with pytest.raises(AssertionError, match="leak"):
+        testing.check_no_leak(lambda: Leaky(num_players=3), games=3)
+    assert testing.check_no_leak(lambda: ToyAEC(num_players=3), games=3) > 0
+
+
+def test_a_window_tick_is_applied_only_after_its_last_seat_acted() -> None:
+    env = ToyAEC(num_players=3)
+    env.reset(seed=1)
+    assert env.agent_selection == "player_0"
+    env.step(ADD_ONE)
+    assert env.agent_selection == "player_1"
+    before = env.observe("player_2")["observation"].copy()
+    env.step(CLAIM)
+    assert env.agent_selection == "player_2"
+    assert np.array_equal(env.observe("player_2")["observation"], before), (
+        "player_2 must not see player_1's choice of the same tick"
+    )
+    assert env.unwrapped.game.score == [0, 0, 0]
+    env.step(PASS)
+    assert env.unwrapped.game.score == [0, 1, 0]
+    assert env.agent_selection == "player_1"
+
+
+def test_an_eliminated_seat_gets_minus_one_steps_none_and_leaves() -> None:
+    env = ToyAEC(num_players=3)
+    env.reset(seed=1)
+    env.step(ADD_TWO)  # counter 2: a claim is wrong
+    env.step(CLAIM)  # player_1 claims
+    env.step(PASS)
+    assert env.terminations["player_1"]
+    assert env.agent_selection == "player_1"
+    assert env.last()[1] == -1.0
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env.step(0)
+    env.step(None)
+    assert env.agents == ["player_0", "player_2"]
+    assert env.agent_selection == "player_2"
+
+
+def test_points_rewards_pay_each_transition() -> None:
+    env = ToyAEC(num_players=2, reward="points")
+    env.reset(seed=3)
+    env.step(ADD_ONE)
+    env.step(CLAIM)
+    assert env.rewards == {"player_0": 0.0, "player_1": 1.0}
+
+
+def test_illegal_action_raises_naming_the_legal_actions() -> None:
+    env = ToyAEC(num_players=3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"legal actions: 1 \(add one\), 2 \(add two\)"):
+        env.step(CLAIM)
+    with pytest.raises(ValueError, match="must be an integer"):
+        env.step("add one")
+    with pytest.raises(ValueError, match="must be an integer"):
+        env.step(1.0)
+    env.step(np.int64(ADD_ONE))
+    env.step(np.array(PASS))
+    assert env.agent_selection == "player_2"
+
+
+def test_penalize_ends_the_game_offender_minus_one_others_zero() -> None:
+    env = ToyAEC(num_players=3, illegal_action="penalize")
+    env.reset(seed=0)
+    env.step(CLAIM)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert not env.observe("player_1")["action_mask"].any()
+    for _ in range(3):
+        env.step(None)
+    assert env.agents == []
+
+
+def test_order_is_enforced() -> None:
+    env = ToyAEC()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.observe("player_0")
+    env.reset(seed=0)
+    for _ in testing.play_steps(env, __import__("random").Random(0)):
+        pass
+    with pytest.raises(RuntimeError, match="game is over"):
+        env.step(None)
+
+
+def test_bad_options_are_rejected_with_the_allowed_values() -> None:
+    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4; got 9"):
+        ToyAEC(num_players=9)
+    with pytest.raises(ValueError, match="unknown option 'colour'; allowed options: num_players"):
+        ToyAEC(colour="red")
+    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points'"):
+        ToyAEC(reward="score")
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        ToyAEC(illegal_action="ignore")
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        ToyAEC(render_mode="window")
+
+
+def test_truncation_marks_every_live_agent() -> None:
+    env = ToyAEC(num_players=2, max_ticks=3)
+    env.reset(seed=0)
+    env.step(ADD_ONE)
+    env.step(PASS)
+    env.step(ADD_ONE)
+    assert env.truncations == {"player_0": True, "player_1": True}
+    assert not any(env.terminations.values())
+
+
+def test_resample_redraws_only_hidden_information() -> None:
+    env = ToyAEC(num_players=4)
+    env.reset(seed=5)
+    seen = env.observe("player_2")
+    secrets = set()
+    for seed in range(20):
+        twin = env.resample_from_infostate("player_2", seed)
+        assert np.array_equal(twin.observe("player_2")["observation"], seen["observation"])
+        assert twin.game.secrets[2] == env.game.secrets[2]
+        secrets.add(tuple(twin.game.secrets))
+    assert len(secrets) > 1
+
+
+def test_resample_mid_window_hides_choices_already_made_in_the_tick() -> None:
+    env = ToyAEC(num_players=4)
+    env.reset(seed=5)
+    env.step(ADD_ONE)
+    env.step(CLAIM)  # player_1's choice of this tick, hidden from player_2
+    choices = {env.resample_from_infostate("player_2", seed)._tick_actions[1] for seed in range(30)}
+    assert choices == {PASS, CLAIM}
+
+
+def test_copies_continue_like_the_original() -> None:
+    testing.check_copy_continuation(
+        lambda: ToyAEC(num_players=4, target=30), seed=2, steps_before_copy=5
+    )
+    env = ToyParallel(num_players=3)
+    env.reset(seed=4)
+    twin = pickle.loads(pickle.dumps(env))
+    deep = copy.deepcopy(env)
+    actions = {"player_0": ADD_TWO, "player_1": PASS, "player_2": PASS}
+    assert env.step(actions)[1] == twin.step(actions)[1] == deep.step(actions)[1]
+
+
+def test_parallel_step_is_one_tick_of_the_acting_seats() -> None:
+    env = ToyParallel(num_players=3)
+    observations, infos = env.reset(seed=0)
+    assert set(observations) == set(infos) == {"player_0", "player_1", "player_2"}
+    assert not observations["player_1"]["action_mask"].any()
+    observations, rewards, terminations, _truncations, _ = env.step(
+        {"player_0": ADD_TWO, "player_1": 3, "player_2": 0}  # non-acting seats are ignored
+    )
+    assert env.game.counter == 2
+    assert list(np.flatnonzero(observations["player_1"]["action_mask"])) == [PASS, CLAIM]
+    with pytest.raises(ValueError, match="player_2 acts now but has no action"):
+        env.step({"player_1": PASS})
+    with pytest.raises(ValueError, match="not in the game"):
+        env.step({"player_7": PASS, "player_1": PASS, "player_2": PASS})
+    observations, rewards, terminations, _, _ = env.step(
+        {"player_0": 0, "player_1": CLAIM, "player_2": PASS}
+    )
+    assert terminations["player_1"] and rewards["player_1"] == -1.0
+    assert env.agents == ["player_0", "player_2"]
+
+
+def test_parallel_penalize_ends_the_game() -> None:
+    env = ToyParallel(num_players=3, illegal_action="penalize")
+    env.reset(seed=0)
+    _, rewards, terminations, _, _ = env.step({"player_0": CLAIM, "player_1": 0, "player_2": 0})
+    assert rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert all(terminations.values()) and env.agents == []
+
+
+def test_render_modes() -> None:
+    env = ToyAEC(render_mode="ansi")
+    env.reset(seed=0)
+    assert env.render().startswith("counter 0")
+    env = ToyAEC()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert env.render() is None
+
+
+def test_state_and_action_to_string() -> None:
+    env = ToyAEC(num_players=2)
+    env.reset(seed=0)
+    assert env.state().shape == env.state_space.shape
+    assert env.action_to_string("player_0", CLAIM) == "claim"
+    with pytest.raises(ValueError, match="out of range"):
+        env.action_to_string("player_0", 4)
+
+
+def test_reset_with_a_seed_repeats_and_without_one_continues() -> None:
+    env = ToyAEC(num_players=4)
+    env.reset(seed=11)
+    first = list(env.game.secrets)
+    env.reset(seed=11)
+    assert env.game.secrets == first
+    draws = set()
+    for _ in range(10):
+        env.reset()
+        draws.add(tuple(env.game.secrets))
+    assert len(draws) > 1
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        env.reset(seed="eleven")
