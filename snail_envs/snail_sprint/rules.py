@@ -163,7 +163,8 @@ class SnailSprint:
     ) -> None:
         self.options = options
         self.num_players = options.num_players
-        self._chance = chance
+        self.chance = chance
+        """The source of every chance event still to come (dice)."""
         tin = [parse_symbols(letter) for letter in TIN_SPACES.split()]
         if options.tin_order == "reversed":
             tin.reverse()
@@ -254,6 +255,10 @@ class SnailSprint:
             text += " onto the podium" if target == ON_PODIUM else f" to space {target}"
         return text
 
+    def private_text(self, seat: int) -> str:
+        snails = ", ".join(SNAIL_NAMES[snail] for snail in sorted(self.race_cards[seat]))
+        return f"your race card: {snails}"
+
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
         """Deal the other seats new race cards from the cards `seat` does not hold."""
         unseen = list(self.options.cards)
@@ -319,7 +324,7 @@ class SnailSprint:
         """Roll for the seat to play; a roll with one possible move is played at once (unless
         `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
         while self.outcome is None and not self.truncated:
-            self.dice = (SYMBOL_DIE.roll(self._chance), SYMBOL_DIE.roll(self._chance))
+            self.dice = (SYMBOL_DIE.roll(self.chance), SYMBOL_DIE.roll(self.chance))
             self.moves = self.possible_moves(*self.dice)
             if len(self.moves) > 1 or self.options.expose_forced_moves:
                 return

@@ -43,7 +43,6 @@ def table(
         chance,
         Position(towers=towers or {}, podium=podium, turn=turn, race_cards=race_cards),
     )
-    game.chance = chance  # type: ignore[attr-defined]
     return game
 
 
