@@ -251,6 +251,17 @@ class PedzaceSlimaki:
     observer (for seat i or the full state) and the end-of-race scoring read it.
     """
 
+    race: int
+    """The race being run, from 0."""
+    first_seat: int
+    """The seat that began this race."""
+    turn: int
+    leaf: list[int]
+    cards: list[tuple[int, int]]
+    held: list[int]
+    set_aside: list[bool]
+    faces: list[int]
+
     def __init__(
         self, options: PedzaceSlimakiOptions, chance: Chance, position: Position | None = None
     ) -> None:
@@ -332,10 +343,9 @@ class PedzaceSlimaki:
     def allowed_dice(self) -> list[int]:
         """The rolled dice the seat to play may choose: all of them, except (with
         `snail_face_backwards`) the snail face of a snail on leaf 0 or 1."""
-        faces = self.faces
         if not self.backwards:
-            return [die for die in ALL_DICE if faces[die]]
-        leaf = self.leaf
+            return list(self.held)
+        faces, leaf = self.faces, self.leaf
         return [
             die
             for die in ALL_DICE
@@ -477,7 +487,7 @@ class PedzaceSlimaki:
         """The seat to play rolls its dice; a seat with no die it may choose passes them on
         unchanged, and the next seat rolls, until a decision, the end, or the turn limit."""
         pick, faces = self._chance.pick, DIE.faces
-        while self.outcome is None and not self.truncated:
+        while self.outcome is None and self.turns_played < self._turn_limit:
             rolled = [NOT_ROLLED] * NUM_SNAILS
             for die in self.held:
                 rolled[die] = pick(faces)

@@ -15,7 +15,7 @@ import yaml
 import snail_envs
 from snail_envs import pedzace_slimaki_v0
 from snail_envs.core import testing
-from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, PedzaceSlimaki
+from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
 
 GOLDEN = Path(__file__).parent / "golden"
 CONFIGS = Path(__file__).parents[2] / "configs" / "pedzace_slimaki"
@@ -263,31 +263,32 @@ def test_bad_options_name_the_allowed_values(options: dict, message: str) -> Non
 
 
 def test_illegal_actions_raise_naming_the_legal_dice() -> None:
+    """A die set aside cannot be chosen; nor can a die out of range or a non-integer."""
     env = pedzace_slimaki_v0.env(num_players=2)
     env.reset(seed=0)
     game = env.unwrapped.game
-    game.faces[:] = [3, 0, 0, 0, 0]
-    game.legal = [0]
+    used = next(die for die in game.legal if game.faces[die] != SNAIL_FACE)
+    env.step(used)
+    assert game.set_aside[used] and env.agent_selection == "player_1"
+    first = game.legal[0]
     with pytest.raises(
-        ValueError, match=r"action 1 is illegal now; legal actions: 0 \(use the blue"
+        ValueError, match=rf"action {used} is illegal now; legal actions: {first} \(use"
     ):
-        env.step(1)
+        env.step(used)
     with pytest.raises(ValueError, match="action 7 is illegal"):
         env.step(7)
     with pytest.raises(ValueError, match="must be an integer"):
-        env.step("0")
+        env.step(str(game.legal[0]))
     with pytest.raises(ValueError, match="must be an integer"):
-        env.step(0.0)
-    env.step(np.int64(0))
-    assert env.agent_selection == "player_1"
+        env.step(float(game.legal[0]))
+    env.step(np.int64(game.legal[0]))
+    assert env.agent_selection == "player_0"
 
 
 def test_an_illegal_action_can_end_the_game_with_a_penalty() -> None:
     env = pedzace_slimaki_v0.env(num_players=3, illegal_action="penalize")
     env.reset(seed=0)
-    game = env.unwrapped.game
-    illegal = next(die for die in range(6) if die not in game.legal)
-    env.step(illegal)
+    env.step(5)
     assert env.rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
     assert all(env.terminations.values())
 
