@@ -20,7 +20,7 @@ mushrooms and pushing snails back. The full rules are in `snail_envs.pedzace_sli
 | observation space | `Dict(observation=Box(0, high, (184,), float32), action_mask=Box(0, 1, (5,), int8))` (default options; `high` is 1 except for `points`) |
 | state space | `Box(0, high, (204,), float32)` |
 | rewards | `reward="winlose"` (default): at the end +1 to every seat with the most points (ties share), −1 to the others. `reward="points"`: the game's points as they are scored (pushes, mushrooms and the finish at once; place points when a race ends) |
-| game length | about 28 decisions a race in random play (at most 1000 turns: `max_turns`) |
+| game length | random play: 27.6 decisions a race on average, 46 at most in 10,000 games (30.4 and 70 with `snail_face_backwards`); pushing back and forth could go on forever, so `max_turns` (1000) truncates |
 | hidden information | opponents' cards (in `state()` only; `resample_from_infostate` deals them again from the cards the seat does not hold) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
 

@@ -26,6 +26,7 @@ OPTION_SETS = [
     {"num_players": 4, "rounds": 3, "reward": "points"},
     {"board_length": 10, "mushrooms": [3, 6], "place_points": [3, 2, 1], "max_turns": 15},
     {"num_players": 3, "cards": [["blue", "red"], ["green", "purple"], ["yellow", "red"]]},
+    {"board_length": 100, "mushrooms": list(range(1, 100, 3)), "max_turns": None},
 ]
 
 
