@@ -267,7 +267,8 @@ class PedzaceSlimaki:
     ) -> None:
         self.options = options
         self.num_players = options.num_players
-        self._chance = chance
+        self.chance = chance
+        """The source of every chance event still to come (rolls, new races' cards)."""
         self.last_leaf = options.board_length
         self.is_mushroom = options.is_mushroom
         self.backwards = options.snail_face_backwards
@@ -325,6 +326,10 @@ class PedzaceSlimaki:
             f"{text} (snail face): {COLOURS[action]} snail to leaf "
             f"{self._ahead(leaf, SNAIL_FACE_LEAVES)}, the die stays in the pool"
         )
+
+    def private_text(self, seat: int) -> str:
+        first, second = self.cards[seat]
+        return f"your card: the {COLOURS[first]} and {COLOURS[second]} snails"
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
         """Deal the other seats new cards from the cards `seat` does not hold.
@@ -440,7 +445,7 @@ class PedzaceSlimaki:
         self.turn = first_seat
         self.leaf = [START] * NUM_SNAILS
         if cards is None:
-            cards = self._chance.arrange(self.options.card_snails)[: self.num_players]
+            cards = self.chance.arrange(self.options.card_snails)[: self.num_players]
         self.cards = cards
         self.held = list(ALL_DICE)
         self.set_aside = [False] * NUM_SNAILS
@@ -486,7 +491,7 @@ class PedzaceSlimaki:
     def _roll_until_decision(self) -> None:
         """The seat to play rolls its dice; a seat with no die it may choose passes them on
         unchanged, and the next seat rolls, until a decision, the end, or the turn limit."""
-        pick, faces = self._chance.pick, DIE.faces
+        pick, faces = self.chance.pick, DIE.faces
         while self.outcome is None and self.turns_played < self._turn_limit:
             rolled = [NOT_ROLLED] * NUM_SNAILS
             for die in self.held:
