@@ -4,7 +4,9 @@
     bot = make_agent("heuristic", "snail_sprint_v0")
     action = bot.act(observation["observation"], observation["action_mask"])
 
-`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`) and `human`.
+`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`), `human`,
+`ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
+need the `train` extra).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ __all__ = [
     "make_agent",
 ]
 
-AGENT_KINDS = ("random", "heuristic", "ismcts", "human")
+AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo")
 
 
 def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
@@ -47,4 +49,16 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
         return ISMCTSAgent(iterations=int(argument) if argument else 200, seed=seed)
     if name == "human":
         return HumanAgent()
+    if name == "ppo":
+        return load("ppo", env_name, path=argument or None, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
+
+
+def load(kind: str, env_name: str, path: str | None = None, seed: int | None = None) -> Any:
+    """A trained agent: `load("ppo", "snap_v0")` is the baseline shipped for Snap; `path` loads
+    another checkpoint."""
+    if kind != "ppo":
+        raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")
+    from agents.ppo import PPOAgent, shipped_checkpoint
+
+    return PPOAgent.load(path or shipped_checkpoint(env_name), seed=seed)

@@ -4,8 +4,9 @@
     env = snail_envs.make("snail_sprint_v0", num_players=3, render_mode="ansi")   # AEC
     par = snail_envs.make_parallel("snail_sprint_v0", num_players=3)              # parallel
 
-Every environment also has a PettingZoo registry id (`snail_envs/snail_sprint-v0`, ...), usable
-with `pettingzoo.make("aec", id)` once `snail_envs` is imported.
+Every environment also has a registry id (`snail_envs/snail_sprint-v0`, ...): once `snail_envs` is
+imported, `pettingzoo.make("aec", id)` gives the multi-agent environment and `gymnasium.make(id)`
+its single-agent view (`snail_envs.single_agent`: one learner seat, opponents played inside).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import importlib
 import importlib.util
 from typing import Any
 
+import gymnasium
 import pettingzoo
 
 __version__ = "0.1.0"
@@ -58,6 +60,15 @@ def make_parallel(name: str, **options: Any) -> Any:
     return _module(name).parallel_env(**options)
 
 
+def single_agent(name: str, **kwargs: Any) -> Any:
+    """A single-agent Gymnasium view of `name`: one learner seat, opponents played inside
+    (see `snail_envs.core.single_agent.SingleAgentEnv`)."""
+    from snail_envs.core.single_agent import SingleAgentEnv
+
+    _module(name)
+    return SingleAgentEnv(name, **kwargs)
+
+
 def registry_id(name: str) -> str:
     """The PettingZoo registry id of environment `name` (`snail_envs/snap-v0` for `snap_v0`)."""
     base, version = name.rsplit("_v", 1)
@@ -65,6 +76,13 @@ def registry_id(name: str) -> str:
 
 
 for _name in available_env_names():
+    if registry_id(_name) not in gymnasium.registry:
+        gymnasium.register(
+            registry_id(_name),
+            entry_point="snail_envs.core.single_agent:SingleAgentEnv",
+            kwargs={"env_name": _name},
+            disable_env_checker=True,
+        )
     for _kind, _entry in (("aec", "env"), ("parallel", "parallel_env")):
         if registry_id(_name) not in getattr(pettingzoo, f"{_kind}_registry"):
             pettingzoo.register(

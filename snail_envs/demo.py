@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import math
 import random
 import sys
 import time
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 import snail_envs
+from snail_envs.core.stats import wilson_interval
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -56,17 +56,6 @@ def show_one_game(name: str, options: dict[str, Any], seed: int) -> None:
         action = random_action(observation["action_mask"], rng)
         print(f"> {agent} chooses: {env.unwrapped.action_to_string(agent, action)}")
         env.step(action)
-
-
-def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a win rate."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
-    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
-    spread /= 1 + z * z / games
-    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def summarise(name: str, options: dict[str, Any], games: int, seed: int) -> None:

@@ -38,8 +38,3 @@ def test_demo_rejects_bad_options() -> None:
         demo.main(["snail_sprint_v0", "-o", "num_players=7"])
     with pytest.raises(SystemExit):
         demo.main(["snail_sprint_v0", "-o", "num_players"])
-
-
-def test_wilson_interval_brackets_the_rate() -> None:
-    low, high = demo.wilson_interval(30, 100)
-    assert low < 0.3 < high and low > 0.2 and high < 0.4

@@ -96,3 +96,14 @@ def test_a_layout_gives_each_piece_its_range_and_a_box() -> None:
     assert "| `score` | 3–3 | [-1, 2] | points |" in layout.table()
     with pytest.raises(ValueError, match="repeat"):
         Layout((Piece("a", 1, ""), Piece("a", 1, "")))
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    from snail_envs.core.stats import mean_interval, wilson_interval
+
+    low, high = wilson_interval(30, 100)
+    assert round(low, 4) == 0.2189 and round(high, 4) == 0.3958
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] > 1 - 1e-12
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    mean, low, high = mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5 and abs(high - mean - 1.959964 * (5 / 3 / 4) ** 0.5) < 1e-12

@@ -1,0 +1,176 @@
+"""A single-agent Gymnasium view of any game: one learner seat, opponents played inside.
+
+    env = snail_envs.single_agent("snail_sprint_v0", opponents=[my_bot], num_players=3)
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(action)
+
+Any single-agent library (Stable-Baselines3, CleanRL, Tianshou) can train on the games this way:
+
+- The learner holds one seat, drawn anew each episode (or fixed with `seat=`).
+- Every observation the learner receives is its own, and every reward is its own: the sum of its
+  seat's rewards over all steps since its previous action (the other seats' moves included), so an
+  episode's return is exactly its seat's result in the game.
+- Opponents are callables `(observation, action_mask) -> action`, each given only its own seat's
+  view (by default: uniformly random legal actions). Each episode, each other seat draws one of
+  `opponents` (weighted by `opponent_weights`); an opponent with a `reset(seed)` method is reseeded
+  then, from the environment's generator, so that `reset(seed=...)` repeats episodes exactly.
+- Simultaneous windows work as in the AEC API: the learner acts in its ticks, opponents in theirs,
+  none seeing the others' choices of the same tick.
+- `action_masks()` (as sb3-contrib's `MaskablePPO` expects) and `info["action_mask"]` give the
+  learner's legal actions.
+
+Each game is registered with Gymnasium under its PettingZoo id, as this single-agent view:
+`gymnasium.make("snail_envs/snail_sprint-v0", num_players=3)`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+Opponent = Callable[[np.ndarray, np.ndarray], int]
+
+
+class RandomOpponent:
+    """Plays uniformly at random among its legal actions."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self._rng.randrange(legal.size)])
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of a snail_envs game as a Gymnasium environment (see the module docstring).
+
+    `env_name` names the game (its options follow as keywords), or is an AEC environment of the
+    library already built."""
+
+    def __init__(
+        self,
+        env_name: str | Any,
+        opponents: Opponent | Sequence[Opponent] | None = None,
+        opponent_weights: Sequence[float] | None = None,
+        seat: int | None = None,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        if isinstance(env_name, str):
+            import snail_envs
+
+            self.game = snail_envs.make(env_name, render_mode=render_mode, **options)
+        elif options or render_mode is not None:
+            raise ValueError("options and render_mode go to the environment's own constructor")
+        else:
+            self.game = env_name
+        self.env_name = self.game.metadata["name"]
+        self.render_mode = render_mode
+        self.metadata = {"render_modes": self.game.metadata["render_modes"]}
+        if opponents is None:
+            opponents = [RandomOpponent()]
+        elif callable(opponents):
+            opponents = [opponents]
+        self.opponents = list(opponents)
+        if not self.opponents or not all(callable(o) for o in self.opponents):
+            raise ValueError("opponents must be a callable or a non-empty sequence of callables")
+        if opponent_weights is not None and (
+            len(opponent_weights) != len(self.opponents)
+            or any(w < 0 for w in opponent_weights)
+            or sum(opponent_weights) <= 0
+        ):
+            raise ValueError(
+                f"opponent_weights must give one non-negative weight per opponent "
+                f"({len(self.opponents)}), not all zero; got {opponent_weights!r}"
+            )
+        self.opponent_weights = opponent_weights
+        num_players = len(self.game.possible_agents)
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < num_players):
+            raise ValueError(f"seat must be None (drawn each episode) or 0 to {num_players - 1}")
+        self.fixed_seat = seat
+        first = self.game.possible_agents[0]
+        self.observation_space = self.game.observation_space(first)["observation"]
+        self.action_space = self.game.action_space(first)
+        self.learner = first
+        self._seated: dict[str, Opponent] = {}
+        self._rng = random.Random()
+        self._last_mask = np.zeros(self.action_space.n, dtype=np.int8)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = random.Random(seed)
+        while True:
+            self.game.reset(seed=self._rng.getrandbits(31))
+            self._seat_players()
+            _, terminated, truncated = self._play_opponents()
+            if not (terminated or truncated):
+                return self._learner_view()
+            # the game ended before the learner's first decision: deal again
+
+    def _seat_players(self) -> None:
+        agents = self.game.possible_agents
+        seat = self.fixed_seat if self.fixed_seat is not None else self._rng.randrange(len(agents))
+        self.learner = agents[seat]
+        self._seated = {
+            agent: self._rng.choices(self.opponents, self.opponent_weights)[0]
+            for agent in agents
+            if agent != self.learner
+        }
+        for opponent in self.opponents:
+            reseed = getattr(opponent, "reset", None)
+            if reseed is not None:
+                reseed(self._rng.getrandbits(31))
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.learner not in self.game.agents or self.game.agent_selection != self.learner:
+            raise RuntimeError("the episode is over; call reset()")
+        self.game.step(action)
+        reward = self.game.rewards.get(self.learner, 0.0)
+        more, terminated, truncated = self._play_opponents()
+        observation, info = self._learner_view()
+        return observation, float(reward + more), terminated, truncated, info
+
+    def _play_opponents(self) -> tuple[float, bool, bool]:
+        """Play every other seat until the learner acts or is done; the learner's rewards meanwhile,
+        and whether its episode ended (terminated, truncated)."""
+        game, learner = self.game, self.learner
+        reward = 0.0
+        while learner in game.agents:
+            agent = game.agent_selection
+            if game.terminations[agent] or game.truncations[agent]:
+                if agent == learner:
+                    return reward, game.terminations[agent], game.truncations[agent]
+                game.step(None)
+            elif agent == learner:
+                return reward, False, False
+            else:
+                view = game.observe(agent)
+                game.step(self._seated[agent](view["observation"], view["action_mask"]))
+            reward += game.rewards.get(learner, 0.0)
+        return reward, True, False
+
+    def _learner_view(self) -> tuple[np.ndarray, dict[str, Any]]:
+        view = self.game.observe(self.learner)
+        self._last_mask = view["action_mask"]
+        return view["observation"], {"action_mask": view["action_mask"], "seat": self.learner}
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, as booleans."""
+        return self._last_mask.astype(bool)
+
+    def render(self) -> Any:
+        return self.game.render()
+
+    def close(self) -> None:
+        self.game.close()

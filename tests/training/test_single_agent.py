@@ -1,0 +1,121 @@
+"""The single-agent view: the learner's observations and rewards are its own."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import snail_envs
+from snail_envs.core.single_agent import RandomOpponent, SingleAgentEnv
+from tests.core.toy_game import CLAIM, PASS, ToyAEC
+
+
+class Spy:
+    """An opponent that records what it is shown and plays the first legal action."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self.shown.append((observation.copy(), action_mask.copy()))
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def run_episode(env: SingleAgentEnv, seed: int) -> tuple[float, int]:
+    observation, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    total, steps = 0.0, 0
+    while True:
+        host = env.game.unwrapped
+        view = host.observe(env.learner)
+        assert np.array_equal(observation, view["observation"]), "not the learner's observation"
+        assert np.array_equal(env.action_masks(), view["action_mask"].astype(bool))
+        assert host.agent_selection == env.learner
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        observation, reward, terminated, truncated, _info = env.step(action)
+        total += reward
+        steps += 1
+        if terminated or truncated:
+            return total, steps
+
+
+@pytest.mark.parametrize("env_name", snail_envs.available_env_names())
+def test_the_learners_return_is_its_seats_result(env_name: str) -> None:
+    for seed in range(30):
+        env = snail_envs.single_agent(env_name, num_players=3, opponents=[Spy()])
+        total, _ = run_episode(env, seed)
+        game = env.game.unwrapped.game
+        seat = env.game.unwrapped._seat_of[env.learner]
+        if game.outcome is not None:
+            assert total == (1.0 if seat in game.outcome.winners else -1.0)
+
+
+def test_points_rewards_add_up_to_the_learners_points() -> None:
+    env = snail_envs.single_agent("pedzace_slimaki_v0", num_players=3, reward="points")
+    for seed in range(20):
+        total, _ = run_episode(env, seed)
+        seat = env.game.unwrapped._seat_of[env.learner]
+        assert total == env.game.unwrapped.game.points()[seat]
+
+
+def test_opponents_see_only_their_own_seat() -> None:
+    spy = Spy()
+    env = snail_envs.single_agent("snail_sprint_v0", num_players=4, opponents=[spy], seat=0)
+    env.reset(seed=3)
+    cards = env.game.unwrapped.game.race_cards
+    for observation, _ in spy.shown:
+        card = set(np.flatnonzero(observation[:6]))
+        assert card in [set(c) for c in cards[1:]] and card != set(cards[0])
+
+
+def test_simultaneous_windows_go_through_the_wrapper() -> None:
+    """Toy game: the learner decides both in its own turns and in the claim windows after the
+    others' turns; its return is its seat's result."""
+    for seed in range(40):
+        env = SingleAgentEnv(ToyAEC(num_players=3), opponents=[RandomOpponent(seed)])
+        env.reset(seed=seed)
+        masks, total = [], 0.0
+        while True:
+            masks.append(tuple(np.flatnonzero(env.action_masks())))
+            action = (
+                CLAIM
+                if env.action_masks()[CLAIM] and seed % 2
+                else int(np.flatnonzero(env.action_masks())[0])
+            )
+            _observation, reward, terminated, truncated, _ = env.step(action)
+            total += reward
+            if terminated or truncated:
+                break
+        game = env.game.game
+        seat = env.game._seat_of[env.learner]
+        expected = 1.0 if game.outcome is not None and seat in game.outcome.winners else -1.0
+        assert total == expected
+    assert (PASS, CLAIM) in masks
+
+
+def test_seeded_resets_repeat_episodes() -> None:
+    env = snail_envs.single_agent("snail_sprint_v0", num_players=3)
+    first = [run_episode(env, 11) for _ in range(2)]
+    assert first[0] == first[1]
+
+
+@pytest.mark.parametrize("env_name", snail_envs.available_env_names())
+def test_gymnasium_registration_and_env_checker(env_name: str) -> None:
+    env = gymnasium.make(snail_envs.registry_id(env_name), illegal_action="penalize")
+    check_env(env.unwrapped, skip_render_check=True)
+
+
+def test_bad_arguments_are_rejected() -> None:
+    with pytest.raises(ValueError, match="seat must be None"):
+        snail_envs.single_agent("snail_sprint_v0", seat=2)
+    with pytest.raises(ValueError, match="opponent_weights must give one"):
+        snail_envs.single_agent("snail_sprint_v0", opponents=[Spy()], opponent_weights=[1, 2])
+    with pytest.raises(ValueError, match="opponents must be a callable"):
+        snail_envs.single_agent("snail_sprint_v0", opponents=[])
+    with pytest.raises(ValueError, match="unknown environment"):
+        snail_envs.single_agent("chess_v6")
+    env = snail_envs.single_agent("snail_sprint_v0")
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)

@@ -1,0 +1,181 @@
+"""Training and evaluation: smoke runs with tiny budgets, configs, checkpoints, statistics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.ppo import PPOAgent
+from training import evaluate, train
+from training.config import CONFIGS, TrainConfig, build_config, load_config
+from training.evaluate import GameRecord, PairingResult, game_result, one_against_all, seating
+
+torch.set_num_threads(1)
+TINY = [
+    "total_timesteps=256",
+    "n_envs=2",
+    "n_steps=64",
+    "batch_size=64",
+    "n_epochs=1",
+    "eval_every=128",
+    "eval_games=4",
+    "final_eval_games=6",
+    "checkpoint_every=128",
+    "self_play_every=128",
+    "net_arch=[16]",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("runs")
+    return train.main(
+        [
+            "--env",
+            "snail_sprint_v0",
+            "--no-progress",
+            *TINY,
+            f"output_dir={out}",
+            "opponents={random: 1, heuristic: 1, self: 1}",
+        ]
+    )
+
+
+def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
+    run = Path(tiny_run["model"]).parent
+    assert (run / "model.zip").exists() and (run / "learning_curve.png").exists()
+    assert list((run / "checkpoints").glob("ppo_*_steps.zip"))
+    assert any((run / "tensorboard").rglob("events.out.tfevents.*"))
+    summary = json.loads((run / "summary.json").read_text())
+    assert set(summary["final_evaluation"]) == {"random", "heuristic"}
+    assert summary["final_evaluation"]["random"]["games"] == 6
+    assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [2, 128]
+
+
+def test_a_checkpoint_loads_as_an_agent_that_acts_like_the_model(tiny_run: dict) -> None:
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(tiny_run["model"], device="cpu")
+    agent = make_agent(f"ppo:{tiny_run['model']}", "snail_sprint_v0")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        observation = rng.random(487).astype(np.float32)
+        mask = np.zeros(6, dtype=np.int8)
+        mask[rng.choice(6, size=2, replace=False)] = 1
+        expected, _ = model.predict(observation, action_masks=mask.astype(bool), deterministic=True)
+        assert agent.act(observation, mask) == int(expected)
+        assert mask[agent.act(observation, mask)] == 1
+
+
+def test_missing_checkpoints_are_reported() -> None:
+    with pytest.raises(FileNotFoundError, match="no trained policy"):
+        PPOAgent.load("/nonexistent/model.zip")
+
+
+def test_every_shipped_config_is_valid() -> None:
+    for path in CONFIGS.glob("*/ppo.yaml"):
+        config = load_config(f"{path.parent.name}_v0", path)
+        assert config.env == f"{path.parent.name}_v0"
+
+
+def test_config_overrides_and_validation() -> None:
+    config = load_config(
+        "snail_sprint_v0", overrides=["total_timesteps=1000", "env_options.num_players=3"]
+    )
+    assert config.total_timesteps == 1000 and config.env_options["num_players"] == 3
+    with pytest.raises(ValueError, match=r"unknown field.*'learning_rat'"):
+        load_config("snail_sprint_v0", overrides=["learning_rat=0.1"])
+    with pytest.raises(ValueError, match="total_timesteps must be of type int; got 'many'"):
+        load_config("snail_sprint_v0", overrides=["total_timesteps=many"])
+    with pytest.raises(ValueError, match="n_envs must be at least 1"):
+        load_config("snail_sprint_v0", overrides=["n_envs=0"])
+    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4"):
+        load_config("snail_sprint_v0", overrides=["env_options.num_players=7"])
+    with pytest.raises(ValueError, match="opponents must weight the kinds random, heuristic, self"):
+        load_config("snail_sprint_v0", overrides=["opponents.expert=1"])
+    with pytest.raises(ValueError, match="overrides are written name=value"):
+        load_config("snail_sprint_v0", overrides=["total_timesteps"])
+    with pytest.raises(ValueError, match="env must be one of"):
+        build_config({"env": "chess_v6"})
+    assert TrainConfig().torch_threads == 1
+
+
+def test_train_cli_reports_bad_overrides(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        train.main(["--env", "snail_sprint_v0", "gamma=2"])
+    assert "gamma in (0, 1]" in capsys.readouterr().err
+
+
+def record(seats: list[str], returns: list[float], truncated: bool = False) -> GameRecord:
+    return GameRecord(seats, returns, [0.0] * len(seats), truncated)
+
+
+def test_game_results_count_wins_shared_wins_and_losses() -> None:
+    assert game_result(record(["a", "b"], [1, -1]), "a") == 1.0
+    assert game_result(record(["a", "b"], [1, -1]), "b") == 0.0
+    assert game_result(record(["a", "b", "a"], [1, 1, -1]), "a") == 0.5
+    assert game_result(record(["a", "b", "b"], [-1, 1, 1]), "b") == 1.0
+    assert game_result(record(["a", "b"], [0, 0], truncated=True), "a") == 0.5
+
+
+def test_score_rates_and_intervals_on_known_records() -> None:
+    pairing = PairingResult(("a", "b"))
+    pairing.records = [record(["a", "b"], [1, -1])] * 30 + [record(["b", "a"], [1, -1])] * 70
+    rate, low, high = pairing.score("a")
+    assert rate == 0.3 and round(low, 4) == 0.2189 and round(high, 4) == 0.3958
+    assert pairing.score("b")[0] == 0.7
+
+
+def test_seats_rotate() -> None:
+    assert [seating(("a", "b"), 2, g) for g in range(2)] == [["a", "b"], ["b", "a"]]
+    assert seating(("a", "b"), 3, 1) == ["b", "a", "b"]
+    assert [one_against_all("p", "r", 3, g).index("p") for g in range(4)] == [0, 1, 2, 0]
+
+
+def test_a_tournament_is_deterministic_and_writes_its_reports(tmp_path: Path) -> None:
+    args = [
+        "--env",
+        "snail_sprint_v0",
+        "--agents",
+        "random",
+        "heuristic",
+        "ismcts:4",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+    ]
+    first = evaluate.main([*args, "--out", str(tmp_path)])
+    second = evaluate.main(args)
+    assert first.markdown() == second.markdown()
+    assert {p.name for p in tmp_path.iterdir()} == {"results.md", "results.csv", "results.png"}
+    assert len((tmp_path / "results.csv").read_text().splitlines()) == 1 + 6
+    assert set(first.ratings) == {"random", "heuristic", "ismcts:4"}
+
+
+def test_a_table_tournament_seats_every_agent(tmp_path: Path) -> None:
+    tournament = evaluate.run_tournament(
+        "pedzace_slimaki_v0",
+        ["random", "ismcts:3", "random"],
+        games=3,
+        table=True,
+        options={"num_players": 3},
+        progress=False,
+    )
+    assert [sorted(r.seats) for r in tournament.pairings[0].records] == [
+        ["ismcts:3", "random", "random"]
+    ] * 3
+    with pytest.raises(ValueError, match="give 4 agents"):
+        evaluate.run_tournament(
+            "pedzace_slimaki_v0",
+            ["random"],
+            1,
+            table=True,
+            options={"num_players": 4},
+            progress=False,
+        )

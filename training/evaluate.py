@@ -1,0 +1,330 @@
+"""Rank agents in a tournament: round robin with seat rotation, confidence intervals, ratings.
+
+    python -m training.evaluate --env snail_sprint_v0 --agents random heuristic ppo ismcts:100
+    python -m training.evaluate --env pedzace_slimaki_v0 --agents random heuristic \\
+        --games 500 -o num_players=4 --out results/pedzace
+
+Every pair of agents plays `--games` games (`--table`: all agents at one table instead). Seats
+rotate from game to game, so that no agent keeps the first seat; in games of more than two
+players, the two agents of a pairing fill the seats alternately. For each pairing the table gives
+the score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson interval, and
+each side's mean game points with a 95% interval; every game also updates an OpenSkill
+(Plackett–Luce) rating of each agent. Results are written as Markdown, CSV and a PNG chart. The
+same seed gives the same tournament.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import snail_envs
+from agents import choose_action, make_agent
+from snail_envs.core.stats import mean_interval, wilson_interval
+from snail_envs.demo import parse_option
+
+
+@dataclass
+class GameRecord:
+    """One finished game: who sat where, each seat's return and points."""
+
+    seats: list[str]
+    returns: list[float]
+    points: list[float]
+    truncated: bool
+
+
+class Lineup:
+    """The agents of a tournament, one instance per (agent, seat), reseeded before every game.
+    `players` adds agents built elsewhere (a policy being trained), by name."""
+
+    def __init__(self, env_name: str, players: dict[str, Any] | None = None) -> None:
+        self.env_name = env_name
+        self._named = dict(players or {})
+        self._players: dict[tuple[str, int], Any] = {}
+
+    def player(self, spec: str, seat: int, seed: int) -> Any:
+        if spec in self._named:
+            return self._named[spec]
+        key = (spec, seat)
+        if key not in self._players:
+            self._players[key] = make_agent(spec, self.env_name, seed=seed)
+        player = self._players[key]
+        if hasattr(player, "reset"):
+            player.reset(seed)
+        return player
+
+
+def play_game(
+    env_name: str, seats: Sequence[str], seed: int, lineup: Lineup, options: dict[str, Any]
+) -> GameRecord:
+    """Play one game with agent `seats[i]` in seat i."""
+    env = snail_envs.make(env_name, num_players=len(seats), **options)
+    env.reset(seed=seed)
+    players = {
+        agent: lineup.player(spec, index, seed * 101 + index)
+        for index, (agent, spec) in enumerate(zip(env.possible_agents, seats, strict=True))
+    }
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    truncated = False
+    for agent in env.agent_iter():
+        _, total, terminated, was_truncated, _ = env.last(observe=False)
+        if terminated or was_truncated:
+            returns[agent] = total
+            truncated |= was_truncated
+            env.step(None)
+            continue
+        env.step(choose_action(players[agent], env, agent))
+    return GameRecord(
+        seats=list(seats),
+        returns=[returns[agent] for agent in env.possible_agents],
+        points=[float(p) for p in env.unwrapped.game.points()],
+        truncated=truncated,
+    )
+
+
+def one_against_all(player: str, others: str, num_players: int, game: int) -> list[str]:
+    """`player` in one seat (rotating from game to game), `others` in every other seat."""
+    return [player if seat == game % num_players else others for seat in range(num_players)]
+
+
+def score_against(
+    env_name: str,
+    player: Any,
+    opponent: str,
+    games: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+) -> tuple[float, float, float]:
+    """Score rate (win 1, shared ½) of the agent `player` in one seat against `opponent` in all
+    the others, with its 95% Wilson interval. Chance level is 1 / num_players."""
+    options = dict(options or {})
+    num_players = options.pop("num_players", None) or len(snail_envs.make(env_name).possible_agents)
+    lineup = Lineup(env_name, {"player": player})
+    pairing = PairingResult(("player", opponent))
+    for game in range(games):
+        seats = one_against_all("player", opponent, num_players, game)
+        pairing.records.append(play_game(env_name, seats, seed + game, lineup, options))
+    return pairing.score("player")
+
+
+def seating(pairing: Sequence[str], num_players: int, game: int) -> list[str]:
+    """The seats of game number `game`: the agents alternate around the table, and the first seat
+    rotates from game to game."""
+    return [pairing[(game + seat) % len(pairing)] for seat in range(num_players)]
+
+
+def game_result(record: GameRecord, spec: str) -> float:
+    """1 if `spec` won alone, ½ if it shared the win, 0 if it lost (draws by truncation: ½)."""
+    if record.truncated:
+        return 0.5
+    winners = {s for s, r in zip(record.seats, record.returns, strict=True) if r > 0}
+    if spec not in winners:
+        return 0.0
+    return 1.0 if len(winners) == 1 else 0.5
+
+
+@dataclass
+class PairingResult:
+    agents: tuple[str, ...]
+    records: list[GameRecord] = field(default_factory=list)
+
+    def score(self, spec: str) -> tuple[float, float, float]:
+        """Score rate of `spec` (win 1, shared ½) with its 95% Wilson interval."""
+        total = sum(game_result(record, spec) for record in self.records)
+        low, high = wilson_interval(total, len(self.records))
+        return total / max(1, len(self.records)), low, high
+
+    def mean_points(self, spec: str) -> tuple[float, float, float]:
+        points = [
+            p
+            for record in self.records
+            for s, p in zip(record.seats, record.points, strict=True)
+            if s == spec
+        ]
+        return mean_interval(points)
+
+
+@dataclass
+class Tournament:
+    env_name: str
+    agents: list[str]
+    options: dict[str, Any]
+    pairings: list[PairingResult]
+    ratings: dict[str, tuple[float, float]]
+    """OpenSkill (mu, sigma) of each agent."""
+
+    def markdown(self) -> str:
+        lines = [
+            f"### {self.env_name} {self.options or ''}".rstrip(),
+            "",
+            "| pairing | games | score rate (95% CI) | mean points (95% CI) |",
+            "|---|---:|---|---|",
+        ]
+        for pairing in self.pairings:
+            for spec in pairing.agents:
+                rate, low, high = pairing.score(spec)
+                mean, mlow, mhigh = pairing.mean_points(spec)
+                others = " vs ".join(a for a in pairing.agents if a != spec) or spec
+                lines.append(
+                    f"| **{spec}** vs {others} | {len(pairing.records)} | "
+                    f"{rate:.1%} ({low:.1%}–{high:.1%}) | {mean:.2f} ({mlow:.2f}–{mhigh:.2f}) |"
+                )
+        lines += ["", "| agent | rating (μ − 3σ) | μ | σ |", "|---|---:|---:|---:|"]
+        for spec, (mu, sigma) in sorted(
+            self.ratings.items(), key=lambda kv: -(kv[1][0] - 3 * kv[1][1])
+        ):
+            lines.append(f"| {spec} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
+        return "\n".join(lines) + "\n"
+
+    def write(self, folder: Path) -> list[Path]:
+        folder.mkdir(parents=True, exist_ok=True)
+        markdown = folder / "results.md"
+        markdown.write_text(self.markdown())
+        table = folder / "results.csv"
+        with table.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(
+                [
+                    "agent",
+                    "opponents",
+                    "games",
+                    "score_rate",
+                    "score_low",
+                    "score_high",
+                    "mean_points",
+                    "points_low",
+                    "points_high",
+                ]
+            )
+            for pairing in self.pairings:
+                for spec in pairing.agents:
+                    others = " ".join(a for a in pairing.agents if a != spec)
+                    writer.writerow(
+                        [
+                            spec,
+                            others,
+                            len(pairing.records),
+                            *pairing.score(spec),
+                            *pairing.mean_points(spec),
+                        ]
+                    )
+        chart = folder / "results.png"
+        self.plot(chart)
+        return [markdown, table, chart]
+
+    def plot(self, path: Path) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        labels, rates, errors = [], [], [[], []]
+        for pairing in self.pairings:
+            for spec in pairing.agents:
+                rate, low, high = pairing.score(spec)
+                others = ", ".join(a for a in pairing.agents if a != spec)
+                labels.append(f"{spec}\nvs {others}" if others else spec)
+                rates.append(rate)
+                errors[0].append(rate - low)
+                errors[1].append(high - rate)
+        figure, axes = plt.subplots(figsize=(max(6, 1.2 * len(labels)), 4))
+        axes.bar(range(len(labels)), rates, yerr=errors, capsize=4, color="#4c8c4a")
+        axes.set_xticks(range(len(labels)), labels, fontsize=8)
+        axes.set_ylim(0, 1)
+        axes.set_ylabel("score rate (win 1, shared ½), 95% CI")
+        axes.set_title(f"{self.env_name} tournament")
+        figure.tight_layout()
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+
+
+def run_tournament(
+    env_name: str,
+    agents: list[str],
+    games: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    table: bool = False,
+    progress: bool = True,
+) -> Tournament:
+    """Play the tournament (see the module docstring)."""
+    from openskill.models import PlackettLuce
+
+    options = dict(options or {})
+    num_players = options.pop("num_players", None) or len(snail_envs.make(env_name).possible_agents)
+    if table and len(agents) != num_players:
+        raise ValueError(f"--table seats every agent at one table: give {num_players} agents")
+    if not table and len(agents) < 2:
+        raise ValueError("a round robin needs at least two agents")
+    groups = [tuple(agents)] if table else list(itertools.combinations(agents, 2))
+    model = PlackettLuce()
+    ratings = {spec: model.rating(name=spec) for spec in agents}
+    lineup = Lineup(env_name)
+    results = [PairingResult(group) for group in groups]
+    bar = _progress_bar(len(groups) * games, progress)
+    for index, pairing in enumerate(results):
+        for game in range(games):
+            seats = seating(pairing.agents, num_players, game)
+            record = play_game(env_name, seats, seed + index * 1_000_003 + game, lineup, options)
+            pairing.records.append(record)
+            teams = [[ratings[spec]] for spec in pairing.agents]
+            ranks = [1.0 - game_result(record, spec) for spec in pairing.agents]
+            for spec, (rating,) in zip(pairing.agents, model.rate(teams, ranks=ranks), strict=True):
+                ratings[spec] = rating
+            bar.update(1)
+    bar.close()
+    return Tournament(
+        env_name=env_name,
+        agents=agents,
+        options={**options, "num_players": num_players},
+        pairings=results,
+        ratings={spec: (r.mu, r.sigma) for spec, r in ratings.items()},
+    )
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="games", unit="game", disable=not enabled)
+
+
+def main(argv: list[str] | None = None) -> Tournament:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        help="random, heuristic, ismcts[:N], ppo (shipped), ppo:PATH",
+    )
+    parser.add_argument("--games", type=int, default=200, help="games per pairing")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--table", action="store_true", help="all agents at one table")
+    parser.add_argument(
+        "-o",
+        "--option",
+        type=parse_option,
+        action="append",
+        default=[],
+        help="a rule option as name=value (repeatable)",
+    )
+    parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
+    args = parser.parse_args(argv)
+    tournament = run_tournament(
+        args.env, args.agents, args.games, args.seed, dict(args.option), table=args.table
+    )
+    print(tournament.markdown())
+    if args.out is not None:
+        for path in tournament.write(args.out):
+            print(f"wrote {path}")
+    return tournament
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+"""Train a baseline agent on one game with MaskablePPO, then evaluate it.
+
+    python -m training.train --env snail_sprint_v0
+    python -m training.train --env pedzace_slimaki_v0 total_timesteps=300000 \
+        env_options.num_players=3
+
+The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
+`training.config.TrainConfig` for every field); `name=value` arguments override them. The learner
+holds one seat of the game, drawn anew each episode, through `snail_envs.single_agent`; the other
+seats are played by opponents drawn from the configured mix of random players, the game's
+heuristic, and frozen snapshots of the learner itself (self-play). A run writes, under
+`<output_dir>/<env>-<seed>/`: TensorBoard logs, checkpoints, the final model, a learning curve
+(score rate against random and heuristic players as training goes on) and `summary.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import snail_envs
+from agents import HEURISTICS, RandomAgent
+from agents.ppo import PPOAgent
+from training.config import TrainConfig, load_config
+from training.evaluate import score_against
+
+
+class SelfPlayPool:
+    """Frozen snapshots of the learner's policy; each episode an opponent seat drawn from the pool
+    plays one snapshot (random play until the first snapshot exists)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.snapshots: list[Any] = []
+        self._rng = random.Random(0)
+        self._current: Any = None
+        self._fallback = RandomAgent(0)
+
+    def add(self, policy: Any) -> None:
+        self.snapshots = [*self.snapshots, copy.deepcopy(policy)][-self.size :]
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._fallback.reset(seed)
+        self._current = self._rng.choice(self.snapshots) if self.snapshots else None
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self._current is None:
+            return self._fallback.act(observation, action_mask)
+        action, _ = self._current.predict(
+            observation, action_masks=action_mask.astype(bool), deterministic=False
+        )
+        return int(action)
+
+
+def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], list[float]]:
+    """A fresh set of opponent callables (one per kind with weight > 0) and their weights."""
+    makers = {
+        "random": lambda: RandomAgent(config.seed),
+        "heuristic": lambda: HEURISTICS[config.env](),
+        "self": lambda: pool,
+    }
+    if config.opponents.get("heuristic", 0) > 0 and config.env not in HEURISTICS:
+        raise ValueError(f"no heuristic agent for {config.env}; set opponents.heuristic=0")
+    kinds = [kind for kind, weight in config.opponents.items() if weight > 0]
+    return [makers[kind]() for kind in kinds], [config.opponents[kind] for kind in kinds]
+
+
+def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    def make(index: int) -> Any:
+        def build() -> Any:
+            opponents, weights = opponent_mix(config, pool)
+            env = snail_envs.single_agent(
+                config.env, opponents=opponents, opponent_weights=weights, **config.env_options
+            )
+            env.reset(seed=config.seed * 1000 + index)
+            return Monitor(env)
+
+        return build
+
+    venv = DummyVecEnv([make(i) for i in range(config.n_envs)])
+    venv.seed(config.seed)
+    return venv
+
+
+def evaluation_opponents(config: TrainConfig) -> list[str]:
+    return ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
+
+
+def build_callbacks(config: TrainConfig, pool: SelfPlayPool, curve: list[dict[str, Any]]) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+
+    class Snapshots(BaseCallback):
+        """Adds the learner's policy to the self-play pool every `self_play_every` steps."""
+
+        def _on_training_start(self) -> None:
+            pool.add(self.model.policy)
+            self._next = config.self_play_every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self._next:
+                pool.add(self.model.policy)
+                self._next += config.self_play_every
+            return True
+
+    class LearningCurve(BaseCallback):
+        """Scores the learner against each evaluation opponent every `eval_every` steps."""
+
+        def _on_training_start(self) -> None:
+            self._next = 0
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self._next and config.eval_games > 0:
+                self._next += config.eval_every
+                point: dict[str, Any] = {"timesteps": self.num_timesteps}
+                learner = PPOAgent(self.model)
+                for opponent in evaluation_opponents(config):
+                    rate, low, high = score_against(
+                        config.env,
+                        learner,
+                        opponent,
+                        config.eval_games,
+                        seed=10_000_000,
+                        options=config.env_options,
+                    )
+                    point[opponent] = (rate, low, high)
+                    self.logger.record(f"eval/score_vs_{opponent}", rate)
+                curve.append(point)
+            return True
+
+    checkpoints = CheckpointCallback(
+        save_freq=max(1, config.checkpoint_every // config.n_envs),
+        save_path=str(config.run_dir / "checkpoints"),
+        name_prefix="ppo",
+    )
+    return CallbackList([Snapshots(), LearningCurve(), checkpoints])
+
+
+def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    steps = [point["timesteps"] for point in curve]
+    for opponent in [key for key in curve[0] if key != "timesteps"] if curve else []:
+        rates = np.array([point[opponent] for point in curve])
+        axes.plot(steps, rates[:, 0], marker="o", label=f"vs {opponent}")
+        axes.fill_between(steps, rates[:, 1], rates[:, 2], alpha=0.2)
+    axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
+    axes.set_xlabel("learner timesteps")
+    axes.set_ylabel("score rate (win 1, shared ½), 95% CI")
+    axes.set_ylim(0, 1)
+    axes.set_title(title)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
+    """Run one training job; returns its summary (also written to summary.json)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(config.torch_threads)
+    run_dir = config.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    pool = SelfPlayPool(config.self_play_pool)
+    venv = make_vec_env(config, pool)
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        policy_kwargs={"net_arch": list(config.net_arch)},
+        tensorboard_log=str(run_dir / "tensorboard"),
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+    curve: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    model.learn(
+        config.total_timesteps,
+        callback=build_callbacks(config, pool, curve),
+        progress_bar=progress_bar,
+    )
+    train_seconds = time.perf_counter() - started
+    model_path = run_dir / "model.zip"
+    model.save(model_path)
+    learner = PPOAgent(model)
+    num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
+    final = (
+        {
+            opponent: score_against(
+                config.env,
+                learner,
+                opponent,
+                config.final_eval_games,
+                seed=20_000_000,
+                options=config.env_options,
+            )
+            for opponent in evaluation_opponents(config)
+        }
+        if config.final_eval_games
+        else {}
+    )
+    curve_path = run_dir / "learning_curve.png"
+    plot_curve(curve, curve_path, f"{config.env}: MaskablePPO", 1 / num_players)
+    summary = {
+        "config": asdict(config),
+        "train_seconds": round(train_seconds, 1),
+        "timesteps_per_second": round(config.total_timesteps / train_seconds),
+        "final_evaluation": {
+            opponent: {"score_rate": rate, "ci95": [low, high], "games": config.final_eval_games}
+            for opponent, (rate, low, high) in final.items()
+        },
+        "chance_score_rate": 1 / num_players,
+        "learning_curve": curve,
+        "model": str(model_path),
+        "learning_curve_png": str(curve_path),
+        "tensorboard": str(run_dir / "tensorboard"),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    config = summary["config"]
+    print(
+        f"\n=== {config['env']} {config['env_options'] or ''}: MaskablePPO, "
+        f"{config['total_timesteps']:,} timesteps in {summary['train_seconds']:.0f} s "
+        f"({summary['timesteps_per_second']:,}/s) ==="
+    )
+    print(
+        f"learner in one seat, opponents in the others; chance score rate "
+        f"{summary['chance_score_rate']:.0%}"
+    )
+    for opponent, result in summary["final_evaluation"].items():
+        low, high = result["ci95"]
+        verdict = "above chance" if low > summary["chance_score_rate"] else "not above chance"
+        print(
+            f"vs {opponent:<9} score rate {result['score_rate']:.1%} "
+            f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games): {verdict}"
+        )
+    print(
+        f"model: {summary['model']}\nlearning curve: {summary['learning_curve_png']}\n"
+        f"tensorboard: tensorboard --logdir {summary['tensorboard']}"
+    )
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
+    parser.add_argument("--config", help="a YAML config (default: configs/<game>/ppo.yaml)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="name=value",
+        help="override config fields, e.g. total_timesteps=50000",
+    )
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.env, args.config, args.overrides)
+    except ValueError as problem:
+        parser.error(str(problem))
+    summary = train(config, progress_bar=not args.no_progress)
+    print_summary(summary)
+    return summary
+
+
+if __name__ == "__main__":
+    main()
