@@ -72,8 +72,9 @@ def render_ansi(game: SnailedIt) -> str:
     elif game.phase == TOSS_WINDOW:
         colour = COLOUR[game.fit_low]
         low, high = VALUE[game.fit_low], VALUE[game.fit_high]
+        fitting = f"{low}" if low == high else f"{low}–{high}"
         lines.append(
-            f"{PHASES[TOSS_WINDOW]}: the others may toss {COLOURS[colour]} {low}–{high} "
+            f"{PHASES[TOSS_WINDOW]}: the others may toss {COLOURS[colour]} {fitting} "
             f"at player_{game.turn}"
         )
     else:
