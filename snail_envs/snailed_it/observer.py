@@ -88,17 +88,26 @@ class SnailedItObserver:
         self.num_players = options.num_players
         self.target = options.target
         self.max_rounds = options.max_rounds
+        self._clockwise = [
+            [(seat + k) % self.num_players for k in range(self.num_players)]
+            for seat in range(self.num_players)
+        ]
+        """The seats clockwise from each seat, itself first: relative seat order."""
         self._observation_template = self._template(OBSERVATION)
         self._state_template = self._template(STATE)
+        self._table: np.ndarray | None = None
+        self._table_of: tuple[SnailedIt, int] | None = None
 
     def reset(self, game: SnailedIt) -> None:
-        """Nothing to prepare: the static parts (the player count) are written at construction."""
+        """Forget the cached table: a new game, or hidden information redrawn."""
+        self._table: np.ndarray | None = None
+        self._table_of: tuple[SnailedIt, int] | None = None
 
     def observe(self, game: SnailedIt, seat: int) -> np.ndarray:
-        vector = self._observation_template.copy()
+        vector = self._public_table(game).copy()
         base = _OBS["own_hand"]
         ones = [base + card for card in game.hands[seat]]
-        self._write_public(_OBS, game, vector, ones, seat)
+        self._write_seats(_OBS, game, vector, ones, seat)
         vector[ones] = 1
         return vector
 
@@ -108,7 +117,8 @@ class SnailedItObserver:
         ones = [
             base + NUM_CARDS * seat + card for seat, hand in enumerate(game.hands) for card in hand
         ]
-        self._write_public(_STATE, game, vector, ones, 0)
+        self._write_table(_STATE, game, vector, ones)
+        self._write_seats(_STATE, game, vector, ones, 0)
         vector[ones] = 1
         pile, base = game.penalty_pile, _STATE["penalty_pile"]
         for depth, card in enumerate(reversed(pile)):
@@ -120,33 +130,49 @@ class SnailedItObserver:
         vector[layout.offset("num_players") + self.num_players - MIN_PLAYERS] = 1
         return vector
 
-    def _write_public(
-        self,
-        at: dict[str, int],
-        game: SnailedIt,
-        vector: np.ndarray,
-        ones: list[int],
-        seat: int,
+    def _public_table(self, game: SnailedIt) -> np.ndarray:
+        """The part of every seat's observation that does not depend on the seat, built once a
+        tick (in a toss window every other seat observes the same table)."""
+        if self._table is None or self._table_of != (game, game.ticks_played):
+            table = self._observation_template.copy()
+            ones: list[int] = []
+            self._write_table(_OBS, game, table, ones)
+            table[ones] = 1
+            self._table, self._table_of = table, (game, game.ticks_played)
+        return self._table
+
+    def _write_table(
+        self, at: dict[str, int], game: SnailedIt, vector: np.ndarray, ones: list[int]
     ) -> None:
-        """The public table, seats relative to `seat` (0 gives absolute seats)."""
-        n = self.num_players
-        tops, played = at["row_tops"], at["played_cards"]
-        for colour, piles in enumerate(game.rows):
-            for side, pile in enumerate(piles):
-                ones.append(tops + NUM_VALUES * (2 * colour + side) + VALUE[pile[-1]] - 1)
-                ones.extend(played + card for card in pile[1:])
-        tossed = at["tossed_pile"]
-        ones.extend(tossed + card for card in game.tossed_pile)
+        """The public table: rows, piles, the previous colour, the phase, counts."""
+        tops = at["row_tops"] - 1
+        for left, right in game.rows:
+            ones.append(tops + VALUE[left[-1]])
+            ones.append(tops + NUM_VALUES + VALUE[right[-1]])
+            tops += 2 * NUM_VALUES
+        played, tossed = at["played_cards"], at["tossed_pile"]
+        ones += [played + card for card in game.played]
+        ones += [tossed + card for card in game.tossed_pile]
         if game.previous_colour is not None:
             ones.append(at["previous_colour"] + game.previous_colour)
         if game.phase == TOSS_WINDOW:
             ones.append(at["toss_window"])
+        counts = at["penalty_pile_size"]  # then tossed_pile_size and rounds_played
+        vector[counts : counts + 3] = (
+            len(game.penalty_pile) / CARD_SCALE,
+            len(game.tossed_pile) / CARD_SCALE,
+            game.rounds_played / self.max_rounds,
+        )
+
+    def _write_seats(
+        self, at: dict[str, int], game: SnailedIt, vector: np.ndarray, ones: list[int], seat: int
+    ) -> None:
+        """The seat to play, hand sizes and totals, relative to `seat` (0: absolute)."""
+        n = self.num_players
         ones.append(at["turn"] + (game.turn - seat) % n)
-        vector[at["penalty_pile_size"]] = len(game.penalty_pile) / CARD_SCALE
-        vector[at["tossed_pile_size"]] = len(game.tossed_pile) / CARD_SCALE
-        vector[at["rounds_played"]] = game.rounds_played / self.max_rounds
+        order = self._clockwise[seat]
         sizes, totals = at["hand_sizes"], at["totals"]
-        for other in range(n):
-            where = (other - seat) % n
-            vector[sizes + where] = len(game.hands[other]) / CARD_SCALE
-            vector[totals + where] = min(game.totals[other] / self.target, 1.0)
+        vector[sizes : sizes + n] = [len(game.hands[other]) / CARD_SCALE for other in order]
+        vector[totals : totals + n] = [
+            min(game.totals[other] / self.target, 1.0) for other in order
+        ]

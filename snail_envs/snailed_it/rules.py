@@ -159,6 +159,8 @@ class SnailedIt:
         self.totals = [0] * n
         self.rounds_played = 0
         self.turns_played = 0
+        self.ticks_played = 0
+        """Decisions applied: plays and toss window ticks."""
         self.last_round_points: list[int] | None = None
         self.outcome: Outcome | None = None
         self.starter = 0
@@ -200,6 +202,7 @@ class SnailedIt:
         return actions
 
     def apply(self, actions: Mapping[int, int]) -> None:
+        self.ticks_played += 1
         if self.phase == PLAY:
             action = actions[self.turn]
             self.play(self.turn, action // 2, action % 2)
@@ -262,6 +265,7 @@ class SnailedIt:
         self.lot_held[seat][self.card_lot[card]] -= 1
         colour = COLOUR[card]
         self.rows[colour][side].append(card)
+        self.played.append(card)
         self.turns_played += 1
         self.last_play = (seat, card, side)
         self.last_tosses = []
@@ -362,6 +366,8 @@ class SnailedIt:
             for colour in range(NUM_COLOURS)
         ]
         """Each row's left and right piles, bottom (the starter) first."""
+        self.played: list[int] = []
+        """The number cards played onto the rows this round, in order."""
         deck = self._chance.arrange(NUMBER_CARDS)
         self.hands, self.penalty_pile = deal_round_robin(
             deck, self.num_players, self.options.hand_size, first_seat=self.starter

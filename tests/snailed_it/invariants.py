@@ -26,13 +26,15 @@ def check_position(game: SnailedIt) -> None:
         for card in hand:
             held[game.card_lot[card]] += 1
         assert held == game.lot_held[seat], "lot counts differ from the hand"
-    starters = []
+    starters, on_rows = [], []
     for colour, piles in enumerate(game.rows):
         for pile in piles:
             starters.append(pile[0])
-            places += pile[1:]
+            on_rows += pile[1:]
             assert all(COLOUR[card] == colour for card in pile[1:]), "a card on the wrong row"
     assert sorted(starters) == ALL_STARTERS, "starters must lie at the bottom of the 8 piles"
+    assert sorted(on_rows) == sorted(game.played), "the played cards are the cards on the rows"
+    places += on_rows
     assert sorted(places) == ALL_NUMBER_CARDS, "every number card must be in exactly one place"
     current_lot = len(game.lot_held[0]) - 1
     assert all(game.card_lot[card] == current_lot for card in game.penalty_pile)

@@ -412,6 +412,18 @@ def test_observation_shows_own_hand_and_relative_seats() -> None:
     assert list(np.flatnonzero(pieces["turn"])) == [1]  # seat 0 plays, one seat after seat 2
     assert pieces["hand_sizes"][:3].tolist() == pytest.approx([8 / 72] * 3)
     assert pieces["penalty_pile_size"][0] == pytest.approx(48 / 72)
+    assert pieces["tossed_pile_size"][0] == 0 and pieces["rounds_played"][0] == 0
+    assert pieces["totals"].tolist() == [0] * 6 and pieces["toss_window"][0] == 0
+    env.step(env.unwrapped.game.legal_actions(0)[0])
+    while env.unwrapped.game.rounds_played == 0:
+        env.step(env.unwrapped.game.legal_actions(env.unwrapped._seat_of[env.agent_selection])[-1])
+    game = env.unwrapped.game
+    pieces = OBSERVATION.as_dict(env.observe("player_1")["observation"])
+    assert pieces["rounds_played"][0] == pytest.approx(1 / 20)
+    assert pieces["totals"][:3].tolist() == pytest.approx(
+        [min(game.totals[(1 + k) % 3] / 18, 1) for k in range(3)]
+    )
+    assert pieces["tossed_pile_size"][0] == pytest.approx(len(game.tossed_pile) / 72)
     assert env.state().shape == env.state_space.shape
 
 
