@@ -79,7 +79,6 @@ VALUE = tuple(card % NUM_VALUES + 1 for card in range(NUM_CARDS)) + STARTER_VALU
 """The value printed on each card, starters included."""
 COLOUR = tuple(card // NUM_VALUES for card in range(NUM_CARDS)) + (-1,) * len(STARTERS)
 """The colour of each card; -1 for the grey starters."""
-LEFT, RIGHT = 0, 1
 SIDES = ("left", "right")
 
 PLAY_ACTIONS = 2 * NUM_CARDS
@@ -160,7 +159,7 @@ class SnailedIt:
         self.rounds_played = 0
         self.turns_played = 0
         self.ticks_played = 0
-        """Decisions applied: plays and toss window ticks."""
+        """Ticks applied: each play and each tick of a toss window."""
         self.last_round_points: list[int] | None = None
         self.outcome: Outcome | None = None
         self.starter = 0
