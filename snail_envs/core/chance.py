@@ -42,6 +42,13 @@ class SeededChance(Chance):
     def pick(self, options: Sequence[T]) -> T:
         return options[self._generator.randrange(len(options))]
 
+    def __deepcopy__(self, memo: dict) -> SeededChance:
+        # the generator's own deep copy goes through 625 boxed integers; its state is one tuple
+        twin = SeededChance.__new__(SeededChance)
+        twin._generator = random.Random()
+        twin._generator.setstate(self._generator.getstate())
+        return twin
+
     def arrange(self, items: Sequence[T]) -> list[T]:
         arranged = list(items)
         self._generator.shuffle(arranged)

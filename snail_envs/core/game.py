@@ -33,6 +33,8 @@ class Game(Protocol):
     num_players: int
     outcome: Outcome | None
     """None while the game goes on."""
+    chance: Chance
+    """The source of the game's future chance events; a resampled copy gets a new one."""
 
     @property
     def truncated(self) -> bool:
@@ -62,6 +64,10 @@ class Game(Protocol):
 
     def describe_action(self, seat: int, action: int) -> str:
         """A short description of `action` for `seat`, in the game's words."""
+        ...
+
+    def private_text(self, seat: int) -> str:
+        """What only `seat` knows (its hand, its card), in words; empty if nothing."""
         ...
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:

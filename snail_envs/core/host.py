@@ -102,13 +102,24 @@ class GameHost:
         game = self._require_game()
         seat = self._seat_of[agent]
         mask = np.zeros(self.spec.info.num_actions, dtype=np.int8)
-        if not self._penalized and game.outcome is None and not game.truncated:
-            mask[list(game.legal_actions(seat))] = 1
+        mask[self.legal_actions(agent)] = 1
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
+
+    def legal_actions(self, agent: str) -> list[int]:
+        """The actions `agent` may take now (the nonzero entries of its mask), without building
+        its observation; empty when it does not act now."""
+        game = self._require_game()
+        if self._penalized or game.outcome is not None or game.truncated:
+            return []
+        return list(game.legal_actions(self._seat_of[agent]))
 
     def state(self) -> np.ndarray:
         """The full situation, hidden information included (for centralised critics)."""
         return self._observer.state(self._require_game())
+
+    def private_text(self, agent: str) -> str:
+        """What only `agent` knows (its hand, its card), in words; for people playing a seat."""
+        return self._require_game().private_text(self._seat_of[agent])
 
     def action_to_string(self, agent: str, action: int) -> str:
         """A short description of `action` for `agent`."""
@@ -131,11 +142,15 @@ class GameHost:
             return None
         if self.render_mode == "rgb_array":
             return self.spec.render_rgb(game)
-        text = self.spec.render_ansi(game)
+        text = self.render_text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def render_text(self) -> str:
+        """The table as a spectator sees it, as text (the `ansi` view, whatever `render_mode`)."""
+        return self.spec.render_ansi(self._require_game())
 
     def close(self) -> None:
         """Nothing to release: rendering opens no windows."""
@@ -174,9 +189,21 @@ class GameHost:
         twin = copy.deepcopy(self)
         twin._chance = SeededChance(_as_seed(seed))
         assert twin.game is not None
+        twin.game.chance = twin._chance
         twin.game.redraw_hidden(self._seat_of[agent], twin._chance)
         twin._redraw_hidden_tick(self._seat_of[agent])
         twin._observer.reset(twin.game)
+        return twin
+
+    def __deepcopy__(self, memo: dict) -> GameHost:
+        """A copy that plays on exactly like this environment. The options and the spaces are
+        immutable in use and shared with the copy (search agents copy environments often)."""
+        for shared in (self.options, self.observation_spaces, self.action_spaces, self.state_space):
+            memo[id(shared)] = shared
+        twin = object.__new__(type(self))
+        memo[id(self)] = twin
+        for name, value in self.__dict__.items():
+            setattr(twin, name, copy.deepcopy(value, memo))
         return twin
 
     def _redraw_hidden_tick(self, seat: int) -> None:
@@ -191,10 +218,10 @@ class GameHost:
         legal = game.legal_actions(seat)
         if type(action) is int:
             chosen = action
-        elif isinstance(action, np.integer) or (
-            isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu"
-        ):
-            chosen = int(action.item() if isinstance(action, np.ndarray) else action)
+        elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            chosen = int(action)
+        elif isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+            chosen = int(action.item())
         else:
             raise ValueError(
                 f"{self.possible_agents[seat]}: an action must be an integer, got "

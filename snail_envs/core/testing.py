@@ -146,7 +146,8 @@ def check_no_leak(make_env: EnvFactory, games: int, seed: int = 0, resamples: in
 
     At every decision of `games` random games, every agent still in the game is given
     `resamples` worlds in which everything hidden from it is redrawn
-    (`resample_from_infostate`); its observation and action mask must be identical in each.
+    (`resample_from_infostate`); its observation and action mask must be identical in each, and
+    each world's future chance events must differ from the real game's.
     Every resampled world must also play on to a legal end. Returns how many resamples changed
     the hidden state, and fails if none did for a game with hidden information, so that the
     check cannot pass by redrawing nothing.
@@ -168,6 +169,7 @@ def check_no_leak(make_env: EnvFactory, games: int, seed: int = 0, resamples: in
                 for _ in range(resamples):
                     twin = env.unwrapped.resample_from_infostate(viewer, rng.randrange(2**31))
                     _assert_same_observation(seen, twin.observe(viewer), viewer)
+                    _assert_new_future(env, twin)
                     changed += not np.array_equal(twin.state(), env.state())
                     if rng.random() < 0.05:
                         for _ in play_steps(twin, random.Random(rng.randrange(2**31))):
@@ -177,6 +179,15 @@ def check_no_leak(make_env: EnvFactory, games: int, seed: int = 0, resamples: in
     if env.unwrapped.spec.info.hidden_information:
         assert changed > 0, "resampling never changed the hidden state: the check is vacuous"
     return changed
+
+
+def _assert_new_future(env: Any, twin: Any) -> None:
+    """The resampled world's future chance events are not the real game's."""
+    real = copy.deepcopy(env.unwrapped.game.chance)
+    draws = range(2**30)
+    ours = [real.pick(draws) for _ in range(4)]
+    theirs = [twin.unwrapped.game.chance.pick(draws) for _ in range(4)]
+    assert ours != theirs, "a resampled world shares the real game's future chance events"
 
 
 def _assert_same_observation(seen: dict, other: dict, agent: str) -> None:
@@ -283,17 +294,17 @@ def check_pettingzoo_conformance(module: Any, **options: Any) -> None:
     """PettingZoo's own tests: api_test, parallel_api_test, seed_test, parallel_seed_test and
     render_test, for one option combination. The parallel seed test samples actions without
     masks, so it runs with `illegal_action="penalize"`."""
-    from pettingzoo.test import (
-        api_test,
-        parallel_api_test,
-        parallel_seed_test,
-        render_test,
-        seed_test,
-    )
-
     with warnings.catch_warnings():
         for expected in _EXPECTED_PETTINGZOO_WARNINGS:
             warnings.filterwarnings("ignore", message=expected)
+        from pettingzoo.test import (
+            api_test,
+            parallel_api_test,
+            parallel_seed_test,
+            render_test,
+            seed_test,
+        )
+
         api_test(module.env(**options), num_cycles=200)
         parallel_api_test(module.parallel_env(**options), num_cycles=200)
         seed_test(lambda: module.env(**options), num_cycles=100)
@@ -310,6 +321,8 @@ _EXPECTED_PETTINGZOO_WARNINGS = (
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be",
     "reset\\(\\) options are not used",
+    # importing pettingzoo.test loads a classic env through PettingZoo's deprecated module path
+    "The old environment creation API has been deprecated",
 )
 
 

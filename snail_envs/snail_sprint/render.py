@@ -52,8 +52,7 @@ def render_ansi(game: SnailSprint) -> str:
         f"{place + 1}. {SNAIL_NAMES[snail]}" for place, snail in enumerate(game.podium)
     )
     lines.append(f"podium: {podium or '-'}")
-    if game.last_move:
-        lines.append(f"last move: {game.last_move}")
+    lines.extend(game.recent_moves)
     if game.outcome is not None:
         for seat, card in enumerate(game.race_cards):
             lines.append(f"player_{seat}: card {letters(card)}, {game.card_points(card)} points")
@@ -79,13 +78,14 @@ def render_rgb(game: SnailSprint) -> np.ndarray:
     """The track as a grid of spaces: printed symbols as small dots, snails as stacked discs."""
     from PIL import Image, ImageDraw
 
-    rows = (LAST_SPACE + 1 + SPACES_PER_ROW) // SPACES_PER_ROW + 1
-    width = MARGIN * 2 + CELL * (SPACES_PER_ROW + 1)
+    per_row = SPACES_PER_ROW + 1
+    rows = -(-(LAST_SPACE + 1) // per_row) + 1  # the track, then a row for podium and dice
+    width = MARGIN * 2 + CELL * per_row
     height = MARGIN * 2 + CELL * rows
     image = Image.new("RGB", (width, height), (250, 246, 235))
     draw = ImageDraw.Draw(image)
     for space in range(LAST_SPACE + 1):
-        row, col = divmod(space, SPACES_PER_ROW + 1)
+        row, col = divmod(space, per_row)
         x, y = MARGIN + col * CELL, MARGIN + row * CELL
         fill = (
             (200, 200, 210)
@@ -111,6 +111,9 @@ def render_rgb(game: SnailSprint) -> np.ndarray:
         draw.ellipse((cx - 12, y + 20, cx + 12, y + 44), fill=RGB[snail], outline=(0, 0, 0))
         draw.text((cx - 3, y + 4), str(place + 1), fill=(40, 40, 40))
     if game.dice is not None and game.outcome is None:
+        draw.text(
+            (width - MARGIN - 2 * CELL, y + 4), f"player_{game.turn} rolled", fill=(40, 40, 40)
+        )
         for i, symbol in enumerate(game.dice):
             x0 = width - MARGIN - 2 * CELL + i * 40
             draw.rectangle((x0, y + 16, x0 + 32, y + 48), fill=(255, 255, 255), outline=(0, 0, 0))

@@ -50,7 +50,7 @@ Options (defaults in brackets)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -140,13 +140,31 @@ class SnailSprintOptions:
         object.__setattr__(self, "cards", tuple(map(parse_symbols, cards)))
 
 
+@dataclass(frozen=True)
+class Position:
+    """A table to start from instead of the starting line: for puzzles, curricula and tests.
+
+    `towers` maps a space (1–36) to its snails, bottom first; snails placed nowhere stand on the
+    start. `podium` lists finished snails in place order. `race_cards` (letters, one per seat)
+    replaces the deal when given.
+    """
+
+    towers: Mapping[int, Sequence[int]] = field(default_factory=dict)
+    podium: Sequence[int] = ()
+    turn: int = 0
+    race_cards: Sequence[str] | None = None
+
+
 class SnailSprint:
     """One game of Snail Sprint! in progress."""
 
-    def __init__(self, options: SnailSprintOptions, chance: Chance) -> None:
+    def __init__(
+        self, options: SnailSprintOptions, chance: Chance, position: Position | None = None
+    ) -> None:
         self.options = options
         self.num_players = options.num_players
-        self._chance = chance
+        self.chance = chance
+        """The source of every chance event still to come (dice)."""
         tin = [parse_symbols(letter) for letter in TIN_SPACES.split()]
         if options.tin_order == "reversed":
             tin.reverse()
@@ -160,10 +178,8 @@ class SnailSprint:
             for space in range(LAST_SPACE + 1)
         )
         """Whether each space holds a single snail (tin walls) rather than a tower."""
-        self.race_cards: list[frozenset[int]] = chance.arrange(options.cards)[: self.num_players]
         self.stacks: list[list[int]] = [[] for _ in range(LAST_SPACE + 1)]
         """The snails on each space, bottom first (side by side on the start)."""
-        self.stacks[START] = list(range(NUM_SNAILS))
         self.space: list[int] = [START] * NUM_SNAILS
         self.podium: list[int] = []
         self.turn = 0
@@ -171,9 +187,37 @@ class SnailSprint:
         self.dice: tuple[int, int] | None = None
         self.moves: dict[int, int] = {}
         """The possible moves of the roll being decided: snail -> destination space."""
-        self.last_move: str = ""
+        self.recent_moves: list[str] = []
+        """The moves played since the previous decision, forced ones included."""
         self.outcome: Outcome | None = None
+        position = position or Position()
+        if position.race_cards is None:
+            self.race_cards: list[frozenset[int]] = chance.arrange(options.cards)[
+                : self.num_players
+            ]
+        else:
+            self.race_cards = [parse_symbols(card) for card in position.race_cards]
+        self._set_up(position)
         self._roll_until_decision()
+
+    def _set_up(self, position: Position) -> None:
+        placed = [snail for tower in position.towers.values() for snail in tower]
+        placed += list(position.podium)
+        if len(set(placed)) != len(placed) or not set(placed) <= set(range(NUM_SNAILS)):
+            raise ValueError(f"a position places each snail 0–5 at most once; got {position}")
+        if len(self.race_cards) != self.num_players or len(position.podium) >= len(PLACE_POINTS):
+            raise ValueError("a position needs one race card per seat and a podium not yet full")
+        for space, tower in position.towers.items():
+            if not 1 <= space <= LAST_SPACE or (self.holds_one[space] and len(tower) > 1):
+                raise ValueError(f"space {space} cannot hold the snails {list(tower)}")
+            self.stacks[space] = list(tower)
+            for snail in tower:
+                self.space[snail] = space
+        self.podium = list(position.podium)
+        for snail in self.podium:
+            self.space[snail] = ON_PODIUM
+        self.stacks[START] = [s for s in range(NUM_SNAILS) if self.space[s] == START]
+        self.turn = position.turn
 
     # ----------------------------------------------------------------- the Game protocol
 
@@ -191,6 +235,7 @@ class SnailSprint:
         return sorted(self.moves)
 
     def apply(self, actions: Mapping[int, int]) -> None:
+        self.recent_moves = []
         self._move(actions[self.turn])
         self._roll_until_decision()
 
@@ -209,6 +254,10 @@ class SnailSprint:
             target = self.moves[action]
             text += " onto the podium" if target == ON_PODIUM else f" to space {target}"
         return text
+
+    def private_text(self, seat: int) -> str:
+        snails = ", ".join(SNAIL_NAMES[snail] for snail in sorted(self.race_cards[seat]))
+        return f"your race card: {snails}"
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
         """Deal the other seats new race cards from the cards `seat` does not hold."""
@@ -275,7 +324,7 @@ class SnailSprint:
         """Roll for the seat to play; a roll with one possible move is played at once (unless
         `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
         while self.outcome is None and not self.truncated:
-            self.dice = (SYMBOL_DIE.roll(self._chance), SYMBOL_DIE.roll(self._chance))
+            self.dice = (SYMBOL_DIE.roll(self.chance), SYMBOL_DIE.roll(self.chance))
             self.moves = self.possible_moves(*self.dice)
             if len(self.moves) > 1 or self.options.expose_forced_moves:
                 return
@@ -291,8 +340,9 @@ class SnailSprint:
         else:
             self.stacks[target].append(snail)
         self.space[snail] = target
-        self.last_move = f"player_{self.turn}: {SNAIL_NAMES[snail]} " + (
-            f"onto podium place {len(self.podium)}" if target == ON_PODIUM else f"to space {target}"
+        self.recent_moves.append(
+            f"player_{self.turn} moved the {SNAIL_NAMES[snail]} snail "
+            + (f"onto podium place {len(self.podium)}" if target == ON_PODIUM else f"to {target}")
         )
         self.moves = {}
         self.turns_played += 1

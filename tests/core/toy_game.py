@@ -41,6 +41,7 @@ class ToyGame:
     def __init__(self, options: ToyOptions, chance: Chance) -> None:
         self.options = options
         self.num_players = options.num_players
+        self.chance = chance
         self.secrets = [chance.pick((0, 1)) for _ in range(self.num_players)]
         self.counter = 0
         self.active = 0
@@ -100,6 +101,9 @@ class ToyGame:
 
     def describe_action(self, seat: int, action: int) -> str:
         return ACTION_NAMES[action]
+
+    def private_text(self, seat: int) -> str:
+        return f"your secret is {self.secrets[seat]}"
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
         for other in range(self.num_players):

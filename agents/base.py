@@ -1,0 +1,54 @@
+"""The agent protocol: an agent chooses an action for the seat it plays, from that seat's view.
+
+An `Agent` sees only its seat's observation vector and action mask. A `PlanningAgent` plans with
+the environment itself, through the public API only: copies in which everything hidden from its
+seat is redrawn (`resample_from_infostate`), legal actions, steps and rewards — never the hidden
+state of the real game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Agent(Protocol):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action to take, one the mask allows."""
+        ...
+
+
+@runtime_checkable
+class PlanningAgent(Protocol):
+    def act_in(self, env: Any, agent: str) -> int:
+        """The action for `agent`, who is to act in `env` (an AEC environment)."""
+        ...
+
+
+def choose_action(player: Agent | PlanningAgent, env: Any, agent: str) -> int:
+    """Ask `player` for `agent`'s action in `env`, giving it only what it is entitled to."""
+    if isinstance(player, PlanningAgent):
+        return int(player.act_in(env, agent))
+    observation = env.observe(agent)
+    return int(player.act(observation["observation"], observation["action_mask"]))
+
+
+class RandomAgent:
+    """Uniformly random among the legal actions; seeded for reproducible games."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the mask is all zero")
+        return int(legal[self._rng.randrange(legal.size)])
+
+    __call__ = act

@@ -1,0 +1,37 @@
+"""You, at the terminal: the table, your own hidden information, your legal actions by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+class HumanAgent:
+    """Shows the table (the environment's `ansi` view) and what only this seat knows, lists the
+    legal actions with their names, and reads a choice; bad input is explained and asked again."""
+
+    def __init__(
+        self,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+    ) -> None:
+        self._read = read
+        self._write = write
+
+    def act_in(self, env: Any, agent: str) -> int:
+        host = env.unwrapped
+        legal = host.legal_actions(agent)
+        self._write(host.render_text())
+        private = host.private_text(agent)
+        if private:
+            self._write(f"{agent} (you): {private}")
+        for action in legal:
+            self._write(f"  {action}: {host.action_to_string(agent, action)}")
+        while True:
+            try:
+                text = self._read(f"{agent}, your action {legal}: ").strip()
+            except EOFError:
+                raise SystemExit("no more input: the game is abandoned") from None
+            if text.lstrip("-").isdigit() and int(text) in legal:
+                return int(text)
+            self._write(f"{text!r} is not a legal action; type one of the numbers {legal}")

@@ -1,0 +1,114 @@
+"""Information-set Monte Carlo tree search, for any game of the library.
+
+Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
+
+1. draws a world consistent with what the searching seat has seen
+   (`resample_from_infostate`: everything hidden from it redrawn, future chance reseeded);
+2. walks one tree shared by all seats down that world, choosing at each node the action with the
+   best UCB1 score among those legal in this world (availability counts stand in for the parent's
+   visits, since an action is not legal in every world);
+3. adds one node, then plays uniformly random legal actions to the end of the game;
+4. backs the returns up the path: each node scores the return of the seat that chose its action.
+
+The action played is the root action visited most. Only the public API is used: copies with the
+hidden information redrawn, legal actions, steps and rewards.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import defaultdict
+from typing import Any
+
+
+class _Node:
+    __slots__ = ("actor", "available", "children", "total", "visits")
+
+    def __init__(self, actor: str | None) -> None:
+        self.actor = actor
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.total = 0.0
+
+    def ucb(self, exploration: float) -> float:
+        return self.total / self.visits + exploration * math.sqrt(
+            math.log(self.available) / self.visits
+        )
+
+
+class ISMCTSAgent:
+    """IS-MCTS with a budget of `iterations` (and optionally `max_seconds` of wall time, which
+    makes play depend on the machine's speed); the same seed gives the same choices."""
+
+    def __init__(
+        self,
+        iterations: int = 200,
+        exploration: float = 0.7,
+        seed: int | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError(f"iterations must be at least 1; got {iterations}")
+        self.iterations = iterations
+        self.exploration = exploration
+        self.max_seconds = max_seconds
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def act_in(self, env: Any, agent: str) -> int:
+        host = env.unwrapped
+        legal = host.legal_actions(agent)
+        if not legal:
+            raise ValueError(f"{agent} has no legal action now")
+        if len(legal) == 1:
+            return legal[0]
+        root = _Node(None)
+        deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
+        for _ in range(self.iterations):
+            world = host.resample_from_infostate(agent, self._rng.getrandbits(31))
+            self._iterate(world, root)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
+
+    def _iterate(self, world: Any, root: _Node) -> None:
+        node, path = root, []
+        returns: defaultdict[str, float] = defaultdict(float)
+        in_tree = True
+        while world.agents:
+            actor = world.agent_selection
+            if world.terminations[actor] or world.truncations[actor]:
+                world.step(None)
+                continue
+            legal = world.legal_actions(actor)
+            if in_tree:
+                action, node, in_tree = self._descend(node, actor, legal)
+                path.append(node)
+            else:
+                action = legal[self._rng.randrange(len(legal))]
+            world.step(action)
+            for other, reward in world.rewards.items():
+                returns[other] += reward
+        for visited in path:
+            visited.visits += 1
+            visited.total += returns[visited.actor]
+
+    def _descend(self, node: _Node, actor: str, legal: list[int]) -> tuple[int, _Node, bool]:
+        """One step down the tree: expand an untried action if there is one, else follow UCB1.
+        Returns the action, the node reached, and whether the walk stays in the tree."""
+        for action in legal:
+            if action in node.children:
+                node.children[action].available += 1
+        untried = [action for action in legal if action not in node.children]
+        if untried:
+            action = untried[self._rng.randrange(len(untried))]
+            child = node.children[action] = _Node(actor)
+            child.available = 1
+            return action, child, False
+        action = max(legal, key=lambda a: node.children[a].ucb(self.exploration))
+        return action, node.children[action], True

@@ -1,0 +1,158 @@
+"""Decisions per second of random legal play, side by side with PettingZoo classic.
+
+    pip install -e ".[bench]"
+    python benchmarks/throughput.py            # every game, both APIs, against leduc
+    python benchmarks/throughput.py --seconds 1 --rounds 3 --only snail_sprint_v0
+
+Every entry plays seeded games with uniformly random legal actions in the same loop (`last()`,
+read the mask, `step()`), pinned to one core where the OS allows it. The entries run in turns,
+round after round, so that background load touches them alike; the table gives the median over
+rounds, the min–max, and the ratio to PettingZoo `leduc_holdem_v4` in the same run. A decision is
+one step of an agent that acts (finished agents' `None` steps are not counted); for the parallel
+API it is one acting seat's action within a tick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import snail_envs
+
+Measure = Callable[[float], float]
+
+
+def aec_rate(make_env: Callable[[], object]) -> Measure:
+    def measure(seconds: float) -> float:
+        env = make_env()
+        rng = random.Random(0)
+        decisions = games = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            env.reset(seed=games)
+            games += 1
+            for _agent in env.agent_iter():
+                observation, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(observation["action_mask"])
+                env.step(int(legal[rng.randrange(legal.size)]))
+                decisions += 1
+        return decisions / (time.perf_counter() - started)
+
+    return measure
+
+
+def parallel_rate(make_env: Callable[[], object]) -> Measure:
+    def measure(seconds: float) -> float:
+        env = make_env()
+        rng = random.Random(0)
+        decisions = games = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            observations, _ = env.reset(seed=games)
+            games += 1
+            while env.agents:
+                actions = {}
+                for agent in env.agents:
+                    legal = np.flatnonzero(observations[agent]["action_mask"])
+                    if legal.size:
+                        actions[agent] = int(legal[rng.randrange(legal.size)])
+                        decisions += 1
+                    else:
+                        actions[agent] = 0
+                observations, *_ = env.step(actions)
+        return decisions / (time.perf_counter() - started)
+
+    return measure
+
+
+def openspiel_rate(game_name: str) -> Measure:
+    import pyspiel
+
+    def measure(seconds: float) -> float:
+        game = pyspiel.load_game(game_name)
+        rng = random.Random(0)
+        decisions = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(rng.choices(outcomes, probabilities)[0])
+                    continue
+                state.observation_tensor(state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                decisions += 1
+        return decisions / (time.perf_counter() - started)
+
+    return measure
+
+
+def entries(only: list[str] | None) -> dict[str, Measure]:
+    table: dict[str, Measure] = {}
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+
+        table["pettingzoo leduc_holdem_v4 (AEC)"] = aec_rate(leduc_holdem_v4.env)
+    except ImportError:
+        print("rlcard is missing: pip install -e '.[bench]' to compare with leduc_holdem_v4")
+    from pettingzoo.classic import connect_four_v3
+
+    table["pettingzoo connect_four_v3 (AEC)"] = aec_rate(connect_four_v3.env)
+    with contextlib.suppress(ImportError):
+        table["open_spiel leduc_poker (python loop)"] = openspiel_rate("leduc_poker")
+    for name in snail_envs.available_env_names():
+        if only and name not in only:
+            continue
+        module = snail_envs._module(name)
+        table[f"snail_envs {name} (AEC)"] = aec_rate(module.env)
+        if module.SPEC.info.simultaneous:
+            table[f"snail_envs {name} (parallel)"] = parallel_rate(module.parallel_env)
+    return table
+
+
+def pin_to_one_core() -> str:
+    if hasattr(os, "sched_setaffinity"):
+        core = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {core})
+        return f"pinned to core {core}"
+    return "not pinned (no sched_setaffinity on this OS)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="per entry and round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", nargs="*", help="snail_envs names to include")
+    args = parser.parse_args()
+    print(pin_to_one_core())
+    table = entries(args.only)
+    results: dict[str, list[float]] = {name: [] for name in table}
+    for round_number in range(args.rounds):
+        for name, measure in table.items():
+            results[name].append(measure(args.seconds))
+        print(f"round {round_number + 1}/{args.rounds} done")
+    reference = next((n for n in results if "leduc_holdem" in n), None)
+    base = statistics.median(results[reference]) if reference else None
+    print()
+    print(f"| entry | decisions/s (median of {args.rounds}) | min–max | × leduc |")
+    print("|---|---:|---:|---:|")
+    for name, rates in results.items():
+        median = statistics.median(rates)
+        ratio = f"{median / base:.1f}×" if base else "n/a"
+        print(f"| {name} | {median:,.0f} | {min(rates):,.0f}–{max(rates):,.0f} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

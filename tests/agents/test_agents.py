@@ -1,0 +1,157 @@
+"""Agents: legal choices only, the heuristics' key decisions, deterministic search, people."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import snail_envs
+from agents import HEURISTICS, HumanAgent, ISMCTSAgent, RandomAgent, choose_action, make_agent
+from agents.heuristics.snail_sprint import SnailSprintHeuristic
+from agents.play import main as play_main
+from agents.play import play_game
+from snail_envs.core.testing import play_steps
+from snail_envs.snail_sprint.observer import OBSERVATION
+from snail_envs.snail_sprint.rules import Snail
+
+
+def random_states(env_name: str, count: int, seed: int = 0, **options: object):
+    """Environments stopped at `count` random decision points, with the agent to act."""
+    rng = random.Random(seed)
+    env = snail_envs.make(env_name, **options)
+    found = 0
+    game_seed = seed
+    while found < count:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        for agent in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if rng.random() < 0.2:
+                yield env, agent
+                found += 1
+                if found >= count:
+                    return
+            env.step(rng.choice(env.unwrapped.legal_actions(agent)))
+
+
+@pytest.mark.parametrize("env_name", sorted(HEURISTICS))
+@pytest.mark.parametrize("kind", ["random", "heuristic", "ismcts:10"])
+def test_agents_choose_only_legal_actions(env_name: str, kind: str) -> None:
+    player = make_agent(kind, env_name, seed=1)
+    count = 30 if kind.startswith("ismcts") else 400
+    for env, agent in random_states(env_name, count, num_players=3):
+        assert choose_action(player, env, agent) in env.unwrapped.legal_actions(agent)
+
+
+def snail_sprint_view(card: str, spaces: dict[Snail, int]) -> np.ndarray:
+    vector = OBSERVATION.zeros()
+    for letter in card:
+        vector[OBSERVATION.offset("own_race_card") + "YPKGOB".index(letter)] = 1
+    for snail in Snail:
+        vector[OBSERVATION.offset("snail_spaces") + 37 * snail + spaces.get(snail, 0)] = 1
+    return vector
+
+
+def mask(*snails: Snail) -> np.ndarray:
+    legal = np.zeros(6, dtype=np.int8)
+    legal[list(snails)] = 1
+    return legal
+
+
+def test_snail_sprint_heuristic_moves_its_own_snail_first() -> None:
+    heuristic = SnailSprintHeuristic()
+    view = snail_sprint_view("YOB", {Snail.STAR: 3, Snail.FLOWER: 20})
+    assert heuristic.act(view, mask(Snail.STAR, Snail.FLOWER)) == Snail.STAR
+
+
+def test_snail_sprint_heuristic_pushes_its_leader_and_holds_back_the_rearmost_stranger() -> None:
+    heuristic = SnailSprintHeuristic()
+    view = snail_sprint_view(
+        "YOB", {Snail.STAR: 3, Snail.SQUARE: 12, Snail.FLOWER: 9, Snail.CIRCLE: 2}
+    )
+    assert heuristic.act(view, mask(Snail.STAR, Snail.SQUARE)) == Snail.SQUARE
+    assert heuristic.act(view, mask(Snail.FLOWER, Snail.CIRCLE)) == Snail.CIRCLE
+
+
+def test_ismcts_with_a_fixed_seed_is_deterministic() -> None:
+    choices = []
+    for _ in range(2):
+        env = snail_envs.make("snail_sprint_v0", num_players=3)
+        env.reset(seed=5)
+        search = ISMCTSAgent(iterations=40, seed=9)
+        trace = []
+        for _agent, _action in zip(range(12), play_steps(env, random.Random(0)), strict=False):
+            if env.agents and env.unwrapped.legal_actions(env.agent_selection):
+                trace.append(search.act_in(env, env.agent_selection))
+        choices.append(trace)
+    assert choices[0] == choices[1] and choices[0]
+
+
+def test_ismcts_finds_the_winning_move() -> None:
+    """Toy game (tests/core/toy_game.py), counter 6 of 8, scores 1–1, player_0 to add: adding
+    two ends the game in a shared win at once; adding one opens a window in which player_1 can
+    claim the odd counter and take the lead."""
+    from tests.core.toy_game import ADD_TWO, ToyAEC
+
+    env = ToyAEC(num_players=2, target=8)
+    env.reset(seed=0)
+    env.game.counter = 6
+    env.game.score = [1, 1]
+    assert ISMCTSAgent(iterations=100, seed=0).act_in(env, "player_0") == ADD_TWO
+
+
+def test_human_agent_explains_bad_input_and_asks_again() -> None:
+    env = snail_envs.make("snail_sprint_v0")
+    env.reset(seed=0)
+    agent = env.agent_selection
+    legal = env.unwrapped.legal_actions(agent)
+    illegal = next(a for a in range(6) if a not in legal)
+    answers = iter(["", "star", str(illegal), f" {legal[-1]} "])
+    shown: list[str] = []
+    human = HumanAgent(read=lambda prompt: next(answers), write=shown.append)
+    assert human.act_in(env, agent) == legal[-1]
+    assert any("your race card" in line for line in shown)
+    assert sum("is not a legal action" in line for line in shown) == 3
+    assert any(line.strip().startswith(f"{legal[0]}: move the") for line in shown)
+
+
+def test_human_agent_stops_cleanly_at_end_of_input() -> None:
+    env = snail_envs.make("snail_sprint_v0")
+    env.reset(seed=0)
+
+    def no_input(prompt: str) -> str:
+        raise EOFError
+
+    with pytest.raises(SystemExit, match="no more input"):
+        HumanAgent(read=no_input, write=lambda text: None).act_in(env, env.agent_selection)
+
+
+def test_play_runs_a_full_game_with_bots_and_records_it(tmp_path, capsys) -> None:
+    target = tmp_path / "game.gif"
+    play_main(["snail_sprint_v0", "--seats", "heuristic,random,ismcts:5", "--record", str(target)])
+    out = capsys.readouterr().out
+    assert "player_2 (ismcts:5):" in out and "game over" in out
+    from PIL import Image
+
+    with Image.open(target) as gif:
+        assert gif.n_frames > 5
+
+
+def test_play_returns_each_seats_result() -> None:
+    returns = play_game("snail_sprint_v0", ["heuristic", "random"], seed=3, show=False)
+    assert sorted(returns) == ["player_0", "player_1"]
+    assert all(value in (-1.0, 1.0) for value in returns.values())
+
+
+def test_make_agent_rejects_unknown_agents() -> None:
+    with pytest.raises(ValueError, match="unknown agent 'genius'; agents: random, heuristic"):
+        make_agent("genius", "snail_sprint_v0")
+    with pytest.raises(ValueError, match="ismcts takes a number of iterations"):
+        make_agent("ismcts:many", "snail_sprint_v0")
+    with pytest.raises(ValueError, match="all zero"):
+        RandomAgent(0).act(np.zeros(3), np.zeros(3, dtype=np.int8))

@@ -1,0 +1,98 @@
+"""Shared mechanics: chance sources, dice, dealing, options and layouts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from snail_envs.core.cards import deal_round_robin
+from snail_envs.core.chance import ScriptedChance, SeededChance
+from snail_envs.core.dice import Die, roll_all
+from snail_envs.core.layout import Layout, Piece
+from snail_envs.core.options import check_choice, check_int, parse_options
+
+
+def test_seeded_chance_repeats_for_a_seed_and_differs_between_seeds() -> None:
+    draws = [[SeededChance(seed).pick(range(1000)) for _ in range(3)] for seed in (1, 1, 2)]
+    assert draws[0] == draws[1] != draws[2]
+    assert sorted(SeededChance(3).arrange(range(10))) == list(range(10))
+
+
+def test_scripted_chance_plays_its_script_and_refuses_impossible_outcomes() -> None:
+    chance = ScriptedChance([5, [3, 1, 2], 7])
+    assert chance.pick(range(1, 7)) == 5
+    assert chance.arrange([1, 2, 3]) == [3, 1, 2]
+    with pytest.raises(ValueError, match=r"scripted outcome 7 is not possible here"):
+        chance.pick(range(1, 7))
+    with pytest.raises(ValueError, match="ran out after 3 outcomes"):
+        chance.pick(range(1, 7))
+    with pytest.raises(ValueError, match="not a reordering"):
+        ScriptedChance([[1, 1, 2]]).arrange([1, 2, 3])
+
+
+def test_dice_roll_their_faces() -> None:
+    die = Die((1, 2, 3, 4, 5, "snail"))
+    assert roll_all([die, die], ScriptedChance(["snail", 4])) == ["snail", 4]
+    faces = {die.roll(SeededChance(seed)) for seed in range(200)}
+    assert faces == set(die.faces)
+
+
+@given(
+    cards=st.lists(st.integers(), min_size=0, max_size=60),
+    seats=st.integers(min_value=1, max_value=12),
+    first=st.integers(min_value=0, max_value=11),
+)
+def test_dealing_the_whole_pack_one_at_a_time_conserves_every_card(
+    cards: list[int], seats: int, first: int
+) -> None:
+    hands, rest = deal_round_robin(cards, seats, first_seat=first % seats)
+    assert rest == []
+    assert sorted(card for hand in hands for card in hand) == sorted(cards)
+    sizes = [len(hand) for hand in hands]
+    assert max(sizes) - min(sizes) <= 1
+    assert hands[first % seats][:1] == cards[-1:]  # the top card goes to the first seat
+
+
+def test_dealing_a_fixed_number_leaves_the_rest_in_order() -> None:
+    hands, rest = deal_round_robin(list(range(10)), 3, per_seat=2)
+    assert hands == [[9, 6], [8, 5], [7, 4]]
+    assert rest == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="cannot deal 4 cards to each of 3 seats from 10"):
+        deal_round_robin(list(range(10)), 3, per_seat=4)
+
+
+def test_option_checks_name_the_allowed_values() -> None:
+    @dataclass(frozen=True)
+    class Options:
+        size: int = 3
+        colour: str = "red"
+
+        def __post_init__(self) -> None:
+            check_int("size", self.size, 1, 5)
+            check_choice("colour", self.colour, ("red", "blue"))
+
+    assert parse_options(Options, {"size": 2}, "demo_v0") == Options(size=2)
+    with pytest.raises(
+        ValueError, match="demo_v0: unknown options 'a', 'b'; allowed options: size"
+    ):
+        parse_options(Options, {"a": 1, "b": 2}, "demo_v0")
+    with pytest.raises(ValueError, match="size must be an integer from 1 to 5; got True"):
+        Options(size=True)
+    with pytest.raises(ValueError, match="colour must be one of 'red', 'blue'; got 'green'"):
+        Options(colour="green")
+
+
+def test_a_layout_gives_each_piece_its_range_and_a_box() -> None:
+    layout = Layout((Piece("hand", 3, "cards"), Piece("score", 1, "points", low=-1, high=2)))
+    assert layout["score"] == slice(3, 4) and layout.size == 4
+    box = layout.box()
+    assert box.shape == (4,) and box.high[3] == 2 and box.low[3] == -1
+    pieces = layout.as_dict(np.arange(4, dtype=np.float32))
+    assert pieces["hand"].tolist() == [0, 1, 2] and pieces["score"].tolist() == [3]
+    assert "| `score` | 3–3 | [-1, 2] | points |" in layout.table()
+    with pytest.raises(ValueError, match="repeat"):
+        Layout((Piece("a", 1, ""), Piece("a", 1, "")))

@@ -1,0 +1,45 @@
+"""The README's two commands: the test command is the one CI runs, and the main job works."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from snail_envs import demo
+
+ROOT = Path(__file__).parents[1]
+
+
+def readme_commands() -> list[str]:
+    return re.findall(r"```bash\n(.+?)\n```", (ROOT / "README.md").read_text())
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    (command,) = re.findall(r"^TEST_COMMAND='(.+)'$", ci, flags=re.MULTILINE)
+    assert command in readme_commands()
+    assert command.endswith("pytest")
+
+
+def test_the_main_job_command_runs_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    main_job = readme_commands()[0]
+    module_call = re.search(r"python -m snail_envs\.demo (\S+)$", main_job)
+    assert module_call is not None
+    demo.main([module_call.group(1), "--games", "30"])
+    out = capsys.readouterr().out
+    assert "=== 30 games of snail_sprint_v0" in out
+    assert "finishes with return" in out
+
+
+def test_demo_rejects_bad_options() -> None:
+    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4"):
+        demo.main(["snail_sprint_v0", "-o", "num_players=7"])
+    with pytest.raises(SystemExit):
+        demo.main(["snail_sprint_v0", "-o", "num_players"])
+
+
+def test_wilson_interval_brackets_the_rate() -> None:
+    low, high = demo.wilson_interval(30, 100)
+    assert low < 0.3 < high and low > 0.2 and high < 0.4
