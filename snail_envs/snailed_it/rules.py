@@ -151,7 +151,7 @@ class SnailedIt:
     def __init__(self, options: SnailedItOptions, chance: Chance) -> None:
         self.options = options
         self.num_players = n = options.num_players
-        self._chance = chance
+        self.chance = chance
         self._card_points = tuple(options.card_points[VALUE[card] - 1] for card in range(NUM_CARDS))
         self._others = tuple(tuple((seat + k) % n for k in range(1, n)) for seat in range(n))
         """The seats of a toss window at each seat's turn, clockwise from its left."""
@@ -221,6 +221,9 @@ class SnailedIt:
         if action < PASS:
             return f"toss {card_name(action - TOSS)}"
         return "pass"
+
+    def private_text(self, seat: int) -> str:
+        return "your hand: " + (", ".join(map(card_name, sorted(self.hands[seat]))) or "empty")
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
         """Redeal the other seats' hands and the penalty pile from the cards `seat` cannot see.
@@ -320,7 +323,7 @@ class SnailedIt:
             self.card_lot[card] = lot
         for held in self.lot_held:
             held.append(0)
-        self.penalty_pile = self._chance.arrange(self.tossed_pile)
+        self.penalty_pile = self.chance.arrange(self.tossed_pile)
         self.tossed_pile = []
 
     def end_turn(self) -> None:
@@ -356,7 +359,7 @@ class SnailedIt:
         )
 
     def _start_round(self) -> None:
-        starters = self._chance.arrange(STARTER_VALUES)
+        starters = self.chance.arrange(STARTER_VALUES)
         self.rows: list[tuple[list[int], list[int]]] = [
             (
                 [STARTERS[STARTER_VALUES.index(starters[2 * colour])]],
@@ -367,7 +370,7 @@ class SnailedIt:
         """Each row's left and right piles, bottom (the starter) first."""
         self.played: list[int] = []
         """The number cards played onto the rows this round, in order."""
-        deck = self._chance.arrange(NUMBER_CARDS)
+        deck = self.chance.arrange(NUMBER_CARDS)
         self.hands, self.penalty_pile = deal_round_robin(
             deck, self.num_players, self.options.hand_size, first_seat=self.starter
         )

@@ -401,6 +401,10 @@ def test_action_strings() -> None:
     )
     assert env.unwrapped.action_to_string("player_1", TOSS + 18 * 3 + 17) == "toss pink 18"
     assert env.unwrapped.action_to_string("player_1", PASS) == "pass"
+    hand = sorted(env.unwrapped.game.hands[2])
+    assert env.unwrapped.private_text("player_2") == "your hand: " + ", ".join(
+        card_name(card) for card in hand
+    )
 
 
 def test_observation_shows_own_hand_and_relative_seats() -> None:
