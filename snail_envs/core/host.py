@@ -46,7 +46,10 @@ class GameHost:
             cls.metadata = {
                 "name": cls.spec.info.env_name,
                 "render_modes": list(RENDER_MODES),
-                "is_parallelizable": True,
+                # PettingZoo's aec_to_parallel needs every agent to step once per cycle, which a
+                # turn or a window of some seats does not do: the parallel API is the native
+                # `parallel_env()` of each game, never a conversion of the AEC env.
+                "is_parallelizable": False,
                 "render_fps": 2,
             }
 

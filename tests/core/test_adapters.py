@@ -195,6 +195,17 @@ def test_parallel_step_is_one_tick_of_the_acting_seats() -> None:
     assert env.agents == ["player_0", "player_2"]
 
 
+def test_the_aec_env_refuses_pettingzoos_generic_parallel_conversion() -> None:
+    """Not every agent steps once a cycle (turns, windows of some seats), so aec_to_parallel
+    would fail mid-game; the metadata says so up front and the native parallel env is used."""
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    assert ToyAEC.metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(ToyAEC())
+    assert ToyParallel.metadata["name"] == "toy_v0"
+
+
 def test_parallel_penalize_ends_the_game() -> None:
     env = ToyParallel(num_players=3, illegal_action="penalize")
     env.reset(seed=0)
