@@ -159,6 +159,7 @@ class SnapObserver:
         return np.concatenate([self._public_vector(game), hidden])
 
     def _public_vector(self, game: Snap) -> np.ndarray:
+        """The public table, seats absolute: rebuilt only when the table has changed."""
         if game is self._table and game.version == self._version:
             return self._public
         vector = self._template.copy()

@@ -41,7 +41,7 @@ def render_ansi(game: Snap) -> str:
         name for name in ("speed", "double", "single_pile", "slapjack") if getattr(options, name)
     ]
     header = f"Snap ({options.ruleset}{''.join(', ' + v for v in variants)}, "
-    header += f"{game.num_players} players)  flip {game.flips}, tick {game.ticks}"
+    header += f"{game.num_players} players)  {game.flips} flips, {game.ticks} ticks played"
     lines = [header, "seat       stack  pile  top"]
     flipped = {seat for seat, _, _ in game.just_flipped}
     for seat in range(game.num_players):
@@ -139,7 +139,7 @@ def render_rgb(game: Snap) -> np.ndarray:
     if not game.pools:
         draw.text((x, y + CARD_H // 2), f"no {_pool_name(game)}", fill=INK)
     text_y = y + CARD_H + 22
-    draw.text((MARGIN, text_y), f"flip {game.flips}  tick {game.ticks}", fill=INK)
+    draw.text((MARGIN, text_y), f"{game.flips} flips, {game.ticks} ticks", fill=INK)
     draw.text((MARGIN, text_y + 14), f"last calls: {last_calls_text(game)}", fill=INK)
     if game.outcome is not None:
         winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))

@@ -50,10 +50,11 @@ Resolution of the calling tick
        `snap_pool` calls in one tick: nobody wins, nothing moves.
     2. Correct `snap` calls (a match is showing). The snap is for the key of the card just flipped
        when it is still showing and matched (with `speed`, the lowest such key among the cards
-       of the round), otherwise for the lowest matched key. One caller takes every pile showing that key (all of them on a three-way match). Two or more callers
-       tie: `classic` moves the matched piles to the centre as a pool; `snap_pot` moves the tied
-       callers' own piles to the centre as a pot, and matched piles of other seats stay (so the
-       match still shows and a new window opens).
+       of the round), otherwise for the lowest matched key. One caller takes every pile showing
+       that key (all of them on a three-way match). Two or more callers tie: `classic` moves the
+       matched piles to the centre as a pool; `snap_pot` moves the tied callers' own piles to
+       the centre as a pot, and matched piles of other seats stay (so the match still shows and
+       a new window opens).
        `double`: on a snap won alone, every other owner of a taken pile also gives the caller the
        top card of its stack (nothing if its stack is empty).
     3. `slapjack`: one correct `slap` (a Jack on some pile) takes every pile showing a Jack. Two or
@@ -531,6 +532,7 @@ class Snap:
         n = self.num_players
         before = [self.held(seat) for seat in range(n)]
         matched = self.matched_keys()
+        snap_key = self.snap_key(matched) if matched else NO_KEY
         pools = self.claimable_pools()
         jack = self.jack_showing()
         snaps, pool_calls, slaps, wrong = [], [], [], []
@@ -551,9 +553,9 @@ class Snap:
         if len(pool_calls) == 1:
             self._win_pools(pool_calls[0], pools)
         if len(snaps) == 1:
-            self._win_snap(snaps[0], self.snap_key(matched))
+            self._win_snap(snaps[0], snap_key)
         elif snaps:
-            self._tie(snaps, self.snap_key(matched))
+            self._tie(snaps, snap_key)
         if len(slaps) == 1:
             self._take(slaps[0], [], self._piles_showing(JACK))
         for seat in wrong:

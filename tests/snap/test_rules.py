@@ -388,6 +388,20 @@ def test_calls_are_judged_at_the_start_of_the_tick_and_applied_in_order() -> Non
     invariant(game)
 
 
+def test_a_snap_is_for_the_rank_judged_at_the_start_of_the_tick() -> None:
+    """snap_pot: the snap_pool winner takes the K piles first; the snap, judged for the Ks at
+    the start of the tick (the last flip), then takes nothing, and the 9s stay matched."""
+    game = scripted_game([["K♣", "K♦"], ["9♣"], ["K♥"], ["9♥"]], num_players=4, ruleset="snap_pot")
+    tick(game, {0: SNAP})  # wrong: the pot [K♣]
+    for _ in range(3):
+        wait_out_window(game)
+    assert tops(game) == ["K♦", "9♣", "K♥", "9♥"] and game.snap_key(game.matched_keys()) == 12
+    tick(game, {1: SNAP_POOL, 3: SNAP})
+    assert game.last_correct == [False, True, False, True]
+    assert tops(game) == [None, "9♣", None, "9♥"] and game.reopened
+    assert game.last_gain == [-1, 3, -1, 0]
+
+
 # --------------------------------------------------------------------------- going out, the end
 
 
