@@ -167,25 +167,26 @@ class SnapObserver:
         options = self.options
         n, k, size = self.num_players, options.num_keys, options.deck_size
         key = game.key
+        piles = game.piles[:n]
+        pile_sizes, stack_sizes, last_gain = at["pile_sizes"], at["stack_sizes"], at["last_gain"]
+        vector[pile_sizes : pile_sizes + n] = [len(pile) / size for pile in piles]
+        vector[stack_sizes : stack_sizes + n] = [len(stack) / size for stack in game.stacks]
+        vector[last_gain : last_gain + n] = [gain / size for gain in game.last_gain]
+        pile_tops, in_game, may_call = at["pile_tops"], at["in_game"], at["may_call"]
+        last_calls, last_correct = at["last_calls"], at["last_correct"]
         ones: list[int] = []
-        for seat in range(n):
-            pile, stack = game.piles[seat], game.stacks[seat]
+        for seat, pile in enumerate(piles):
             if pile:
-                ones.append(at["pile_tops"] + k * seat + key[pile[-1]])
-                vector[at["pile_sizes"] + seat] = len(pile) / size
-            if stack:
-                vector[at["stack_sizes"] + seat] = len(stack) / size
+                ones.append(pile_tops + k * seat + key[pile[-1]])
             if game.in_game[seat]:
-                ones.append(at["in_game"] + seat)
+                ones.append(in_game + seat)
             if game.may_call(seat):
-                ones.append(at["may_call"] + seat)
+                ones.append(may_call + seat)
             call = game.last_calls[seat]
             if call:
-                ones.append(at["last_calls"] + len(CALLS) * seat + call - 1)
+                ones.append(last_calls + len(CALLS) * seat + call - 1)
                 if game.last_correct[seat]:
-                    ones.append(at["last_correct"] + seat)
-            if game.last_gain[seat]:
-                vector[at["last_gain"] + seat] = game.last_gain[seat] / size
+                    ones.append(last_correct + seat)
         for seat, pile, card in game.just_flipped:
             ones.append(at["just_flipped"] + seat)
             if game.piles[pile] and game.piles[pile][-1] == card:

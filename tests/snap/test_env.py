@@ -87,6 +87,44 @@ def test_random_play_totals_at_least_ten_thousand_games() -> None:
 
 
 @pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"num_players": 3, "ruleset": "snap_pot", **SMALL_DECK},
+        {"num_players": 3, "speed": True, "slapjack": True},
+        {"num_players": 4, "flipper_may_call": False, "reaction_delay": [0, 1, 0, 2]},
+    ],
+    ids=str,
+)
+def test_parallel_random_play(options: dict) -> None:
+    """Parallel API: a step is one tick; every seat still in the game acts (the last flipper
+    too, unless flipper_may_call=False); masks equal the rules; observations lie in their
+    space; cards are conserved; a seat that goes out before the end leaves with −1."""
+    env = snap_v0.parallel_env(**options)
+    space = env.observation_space("player_0")["observation"]
+    rng = random.Random(0)
+    for game_index in range(40):
+        observations, _ = env.reset(seed=game_index)
+        while env.agents:
+            game = env.unwrapped.game
+            acting = {f"player_{seat}" for seat in game.acting_seats()}
+            if options.get("flipper_may_call", True):
+                assert acting == set(env.agents)
+            actions = {}
+            for agent in env.agents:
+                mask = observations[agent]["action_mask"]
+                legal = game.legal_actions(env.possible_agents.index(agent))
+                assert list(np.flatnonzero(mask)) == list(legal)
+                assert space.contains(observations[agent]["observation"])
+                actions[agent] = testing.random_legal_action(mask, rng) if legal else WAIT
+            observations, rewards, terminations, _, _ = env.step(actions)
+            invariant(env.unwrapped.game)
+            if env.unwrapped.game.outcome is None:
+                for agent, ended in terminations.items():
+                    assert rewards[agent] == (-1.0 if ended else 0.0)
+
+
+@pytest.mark.parametrize(
     ("options", "games"),
     [
         ({}, 2),
