@@ -143,12 +143,15 @@ Silent Snap and Animal Snap change the call, not the rules; they are presets (`s
 | `snap_pot`, 6 players | 290 / 270 / 510 / 870 | 0% | 0% |
 | `snap_pot`, 12 players (300 games) | 1019 / 956 / 2000 / 2000 | 14% | 0% |
 
-A window has about 1.05 ticks on average under random play (someone nearly always calls at
-once). Equal reflexes make Snap endless: when every seat calls every claim at once, every claim
-is a tie, and 70% (`classic`, 2 players) to 85% (`classic`, 4 players) of 200 games reach the
-2000-flip limit; in `snap_pot` with four players a tie of two `snap_pool` calls beside a standing
-match repeats without end, so `max_ticks` stops 98% of those games. With `reaction_delay=(0, 1)`
-the same callers finish in 185 flips on average (4.5% truncated), the faster seat winning 95.5%.
+A window lasts 1.02 (`classic`) to 1.08 (`snap_pot`) ticks on average under random play:
+someone nearly always calls at once. Equal reflexes make Snap endless: when every seat makes
+every right call at the first tick (preferring `snap_pool`), every claim is a tie, and 70%
+(`classic`, 2 players) to 85% (`classic`, 4 players) of 200 games reach the 2000-flip limit; in
+`snap_pot` with four players, tied `snap_pool` calls beside a standing pile match move nothing
+and reopen the window again and again, so `max_ticks` stops 98% of those games. With
+`reaction_delay=(0, 1)` the same callers finish in 185 flips on average (4.5% truncated), the
+faster seat winning 95.5%. Tiny picture decks can also cycle for ever without a match, since a
+refresh never shuffles.
 
 ## Version history
 

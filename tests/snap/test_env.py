@@ -130,7 +130,8 @@ def test_parallel_random_play(options: dict) -> None:
         ({}, 2),
         ({"num_players": 3, "ruleset": "snap_pot", **SMALL_DECK}, 3),
         ({"num_players": 3, "speed": True}, 1),
-        ({"num_players": 3, "single_pile": True, "double": False, **SMALL_DECK}, 3),
+        ({"num_players": 3, "single_pile": True, **SMALL_DECK}, 3),
+        ({"num_players": 3, "double": True, "slapjack": True}, 1),
     ],
     ids=str,
 )
