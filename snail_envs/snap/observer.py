@@ -1,0 +1,224 @@
+"""What one seat of Snap sees: the public table, seats relative to the observer.
+
+Everything on a Snap table is public except the order of the cards in the stacks, which nobody
+sees; seats differ only in where they sit and whether they may call now. So the observer builds
+one public vector per table (seats absolute, cached until the table changes) and gives each seat
+a gathered, rotated copy of it: seat i in an observation is the i-th seat clockwise from the
+observer (0 = the observer). The full `state` adds the stacks' contents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from snail_envs.core.layout import Layout, Piece
+from snail_envs.snap.rules import CALLS, RANKS, Snap, SnapOptions
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A piece of the public table: `width` floats a seat (`per_seat`) or `width` in all."""
+
+    name: str
+    width: int
+    per_seat: bool
+    description: str
+    low: float = 0.0
+
+
+def _parts(options: SnapOptions) -> list[_Part]:
+    k, ticks = options.num_keys, options.reaction_ticks
+    keys = (
+        f"key k = rank {RANKS[0]}…{RANKS[-1]} as 0…12"
+        if options.match_key == "rank"
+        else f"key k = picture 0…{k - 1}"
+    )
+    parts = [
+        _Part("pile_tops", k, True, f"seat i's pile shows key k: index {k}·i + k ({keys})"),
+        _Part("pile_sizes", 1, True, "cards in seat i's pile / deck size"),
+        _Part("stack_sizes", 1, True, "cards in seat i's stack / deck size"),
+        _Part("in_game", 1, True, "1 while seat i is in the game"),
+        _Part("just_flipped", 1, True, "1 if seat i made the last flip"),
+        _Part("flipped_showing", 1, True, "1 if the card seat i flipped last still shows"),
+        _Part("next_flippers", 1, True, "1 if seat i flips next"),
+        _Part("reaction_delays", 1, True, f"seat i's reaction_delay / {ticks}"),
+        _Part(
+            "last_calls",
+            len(CALLS),
+            True,
+            "seat i's call in the last tick that had calls: index 3·i + (0 snap, 1 snap_pool, "
+            "2 slap)",
+        ),
+        _Part("last_correct", 1, True, "1 if that call of seat i was right"),
+        _Part(
+            "last_gain",
+            1,
+            True,
+            "the change in seat i's cards (stack + pile) at that resolution / deck size",
+            low=-1.0,
+        ),
+        _Part("pool_sizes", k, False, "cards in the pool (pot) whose top shows key k / deck size"),
+    ]
+    if options.single_pile:
+        parts += [
+            _Part("centre_top", k, False, "the central pile's top card shows key k"),
+            _Part("centre_below", k, False, "the card below it shows key k"),
+            _Part("centre_size", 1, False, "cards in the central pile / deck size"),
+        ]
+    return [
+        *parts,
+        _Part("window_tick", ticks, False, "one-hot: the tick of the window (0 = first)"),
+        _Part(
+            "window_full",
+            1,
+            False,
+            f"1 if the window lasts {ticks} ticks (something is claimable), 0 if one tick",
+        ),
+        _Part("reopened", 1, False, "1 if the window opened after a resolution, without a flip"),
+        _Part("progress", 2, False, "flips / max_flips and ticks / max_ticks (0 if no limit)"),
+    ]
+
+
+MAY_CALL_OWN = "1 if you may call in this tick (you act and your reaction_delay has passed)"
+MAY_CALL_SEAT = "1 if seat i may call in this tick"
+
+
+class SnapObserver:
+    """Builds observations (the public table, relative seats) and the full state."""
+
+    def __init__(self, options: SnapOptions) -> None:
+        self.options = options
+        n, k = options.num_players, options.num_keys
+        self.num_players = n
+        parts = _parts(options)
+        self.public_layout = Layout(
+            [
+                *(_piece(part, n) for part in parts),
+                Piece("may_call", n, MAY_CALL_SEAT),
+            ]
+        )
+        self.observation_layout = Layout(
+            [*(_piece(part, n) for part in parts), Piece("may_call", 1, MAY_CALL_OWN)]
+        )
+        self.state_layout = Layout(
+            [
+                *self.public_layout.pieces,
+                Piece("stack_tops", n * k, f"seat i's stack's top card has key k: index {k}·i + k"),
+                Piece(
+                    "stack_keys",
+                    n * k,
+                    f"cards of key k in seat i's stack / {options.copies_per_key}: index {k}·i + k",
+                ),
+            ]
+        )
+        self._gather = [self._gather_for(parts, seat) for seat in range(n)]
+        public = self.public_layout
+        self._template = public.zeros()
+        self._template[public["reaction_delays"]] = np.array(options.delays) / (
+            options.reaction_ticks
+        )
+        self._at = {piece.name: public.offset(piece.name) for piece in public.pieces}
+        self._table: Snap | None = None
+        self._version = -1
+        self._public = self._template
+
+    def _gather_for(self, parts: list[_Part], seat: int) -> np.ndarray:
+        """Where each observation index of `seat` reads from the public vector."""
+        n, public = self.num_players, self.public_layout
+        source: list[int] = []
+        for part in parts:
+            start = public.offset(part.name)
+            if not part.per_seat:
+                source.extend(range(start, start + part.width))
+                continue
+            for i in range(n):
+                at = start + part.width * ((seat + i) % n)
+                source.extend(range(at, at + part.width))
+        source.append(public.offset("may_call") + seat)
+        return np.array(source, dtype=np.intp)
+
+    def reset(self, game: Snap) -> None:
+        self._table = None
+        self._version = -1
+
+    def observe(self, game: Snap, seat: int) -> np.ndarray:
+        return self._public_vector(game)[self._gather[seat]]
+
+    def state(self, game: Snap) -> np.ndarray:
+        n, k = self.num_players, self.options.num_keys
+        hidden = np.zeros(2 * n * k, dtype=np.float32)
+        key = game.key
+        copies = self.options.copies_per_key
+        for seat, stack in enumerate(game.stacks):
+            if stack:
+                hidden[k * seat + key[stack[-1]]] = 1
+            for card in stack:
+                hidden[n * k + k * seat + key[card]] += 1 / copies
+        return np.concatenate([self._public_vector(game), hidden])
+
+    def _public_vector(self, game: Snap) -> np.ndarray:
+        """The public table, seats absolute: rebuilt only when the table has changed."""
+        if game is self._table and game.version == self._version:
+            return self._public
+        vector = self._template.copy()
+        at = self._at
+        options = self.options
+        n, k, size = self.num_players, options.num_keys, options.deck_size
+        key = game.key
+        piles = game.piles[:n]
+        pile_sizes, stack_sizes, last_gain = at["pile_sizes"], at["stack_sizes"], at["last_gain"]
+        vector[pile_sizes : pile_sizes + n] = [len(pile) / size for pile in piles]
+        vector[stack_sizes : stack_sizes + n] = [len(stack) / size for stack in game.stacks]
+        vector[last_gain : last_gain + n] = [gain / size for gain in game.last_gain]
+        pile_tops, in_game, may_call = at["pile_tops"], at["in_game"], at["may_call"]
+        last_calls, last_correct = at["last_calls"], at["last_correct"]
+        ones: list[int] = []
+        for seat, pile in enumerate(piles):
+            if pile:
+                ones.append(pile_tops + k * seat + key[pile[-1]])
+            if game.in_game[seat]:
+                ones.append(in_game + seat)
+            if game.may_call(seat):
+                ones.append(may_call + seat)
+            call = game.last_calls[seat]
+            if call:
+                ones.append(last_calls + len(CALLS) * seat + call - 1)
+                if game.last_correct[seat]:
+                    ones.append(last_correct + seat)
+        for seat, pile, card in game.just_flipped:
+            ones.append(at["just_flipped"] + seat)
+            if game.piles[pile] and game.piles[pile][-1] == card:
+                ones.append(at["flipped_showing"] + seat)
+        if game.outcome is None and not game.truncated:
+            if options.speed:
+                ones.extend(at["next_flippers"] + s for s in range(n) if game.in_game[s])
+            else:
+                ones.append(at["next_flippers"] + game.next_flipper())
+        for pool in game.pools:
+            vector[at["pool_sizes"] + key[pool[-1]]] = len(pool) / size
+        if options.single_pile:
+            centre = game.piles[-1]
+            if centre:
+                ones.append(at["centre_top"] + key[centre[-1]])
+                vector[at["centre_size"]] = len(centre) / size
+            if len(centre) > 1:
+                ones.append(at["centre_below"] + key[centre[-2]])
+        ones.append(at["window_tick"] + game.window_tick)
+        if game.window_length > 1:
+            ones.append(at["window_full"])
+        if game.reopened:
+            ones.append(at["reopened"])
+        vector[ones] = 1
+        if options.max_flips is not None:
+            vector[at["progress"]] = min(game.flips / options.max_flips, 1.0)
+        if options.max_ticks is not None:
+            vector[at["progress"] + 1] = game.ticks / options.max_ticks
+        self._table, self._version, self._public = game, game.version, vector
+        return vector
+
+
+def _piece(part: _Part, num_players: int) -> Piece:
+    width = part.width * num_players if part.per_seat else part.width
+    return Piece(part.name, width, part.description, low=part.low)

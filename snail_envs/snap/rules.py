@@ -1,0 +1,645 @@
+"""Snap: the rules, for the `classic` ruleset and the `snap_pot` ruleset.
+
+Components
+    One 52-card pack (13 ranks × 4 suits, no jokers); `decks` ["auto"] is the number of packs,
+    "auto" meaning two packs above six players. Players: 2–6 with one pack, up to 12 with two.
+    With `match_key="picture"` the deck is a picture deck instead: `pictures` [13] pictures ×
+    `copies` [4] copies of each. Suits never matter: a card's *key* is its rank (or picture).
+
+Setup
+    Shuffle, then deal the whole deck one card at a time from seat 0 (some seats may get one card
+    more). Each seat's cards form its face-down **stack**, first dealt card on top; nobody sees any
+    stack's order, its owner included. Beside it each seat builds a face-up **pile**.
+
+Flips (not decisions: the environment performs them)
+    Seat 0 flips first, then play goes clockwise over the seats still in the game. The flipper turns
+    its stack's top card onto its pile. A seat whose stack is empty first turns its pile over,
+    without shuffling, to become its stack (the pile's bottom card becomes the stack's top).
+    `speed`: every seat still in the game flips at once, each round (two or three players).
+
+Match
+    Two or more piles whose top cards share a key.
+
+Reaction windows (the decisions)
+    After every flip a window opens of up to `reaction_ticks` [3] ticks. In each tick every seat
+    still in the game acts at once, choosing `wait`, `snap`, `snap_pool` or (with `slapjack`)
+    `slap`; no seat sees another's choice of the same tick. The flipper acts too unless
+    `flipper_may_call=False` (then the last flipper sits out every window until the next flip).
+    - The first tick in which any seat calls resolves the window; its later ticks are not played.
+      If nobody calls in any tick, the next flip follows.
+    - When nothing is claimable (no match, no pool match, and with `slapjack` no Jack on a pile)
+      the window is one tick long: only a wrong call is possible.
+    - `reaction_delay` [0 for every seat]: a seat with delay d reacts d ticks late. In every window
+      it may call only from tick d on (before that its only action is `wait`), so its fastest call
+      lands in the same tick as a delay-0 seat's call made d ticks after the flip. Two seats calling
+      at the first tick they can therefore tie only when their delays are equal; otherwise the
+      faster seat wins alone. A delay must be smaller than `reaction_ticks`; in a one-tick window
+      only delay-0 seats can call.
+    - Calls are legal whether right or wrong. `snap` and `wait` are always legal (subject to the
+      delay), `slap` always with `slapjack`, and `snap_pool` whenever a pool exists.
+    - After a resolution, if a pile-to-pile match is still showing, a new window opens without a
+      flip. A pool match alone does not reopen one.
+
+Resolution of the calling tick
+    Every call is judged against the table as it was at the start of the tick; the effects then
+    apply in this order, each to the table as it is at that moment:
+    1. One correct `snap_pool` wins. It is correct when a pile top shares the key of a pool's top
+       card: in `classic` only the card just flipped counts (it must still be showing); in
+       `snap_pot` any pile top. `classic`: the caller takes the pool. `snap_pot`: the caller takes
+       every pot a pile top matches, each with the piles that match it. Two or more correct
+       `snap_pool` calls in one tick: nobody wins, nothing moves.
+    2. Correct `snap` calls (a match is showing). The snap is for the key of the card just flipped
+       when it is still showing and matched (with `speed`, the lowest such key among the cards
+       of the round), otherwise for the lowest matched key. One caller takes every pile showing
+       that key (all of them on a three-way match). Two or more callers tie: `classic` moves the
+       matched piles to the centre as a pool; `snap_pot` moves the tied callers' own piles to
+       the centre as a pot, and matched piles of other seats stay (so the match still shows and
+       a new window opens).
+       `double`: on a snap won alone, every other owner of a taken pile also gives the caller the
+       top card of its stack (nothing if its stack is empty).
+    3. `slapjack`: one correct `slap` (a Jack on some pile) takes every pile showing a Jack. Two or
+       more correct slaps in one tick: nobody wins, nothing moves.
+    4. Wrong calls, in seat order: each moves the caller's pile, as it is then, to the centre. A
+       caller whose pile is empty moves nothing (the call still ends the window).
+
+Card order
+    Taken cards go face down under the taker's stack: pools first (in the order they were made),
+    then piles in ascending seat order, then `double`'s gift cards in ascending seat order. A
+    packet turned face down keeps its cards together with its former bottom card nearest the top.
+    Piles moved to the centre together are stacked in ascending seat order, the highest seat's
+    pile on top. `classic` keeps one pool: a new set goes on top of it. `snap_pot` keeps several
+    pots: a new set goes on top of the pot whose top card has the new set's top key, or else starts
+    a new pot (so no two pots ever show the same key).
+
+Going out and the end
+    `classic`: a seat is out as soon as its stack and pile are both empty (checked when a window
+    closes). `snap_pot`: a seat with no cards stays in the game until its next turn to flip,
+    and may win cards back until then; if it still has nothing to flip then, it is out. (The text's
+    "its waste pile, if any, becomes a snap pot" never applies: a seat with a pile can always flip,
+    by turning the pile over.) The game ends when at most one seat is still in it; that seat wins,
+    even holding no card. Pools are held by nobody. If the last seats go out together, or no seat
+    still in the game holds a card, it is a draw shared by those seats. The next flipper is always
+    the next seat clockwise after the last flipper: winning a snap does not give the turn.
+
+Variants
+    `speed` (2–3 players; every seat flips each round), `double`, `single_pile` (`classic` only:
+    every seat flips onto one central pile; a match is its top card sharing the key of the card
+    just below; the snap winner takes the central pile; with no pile of its own a seat is out when
+    its stack is empty at the close of a window; a wrong call moves nothing, since the caller has no
+    pile), `slapjack` (packs of ranks only), `match_key="picture"`. Silent Snap and Animal Snap
+    change the call, not the rules: they are the `classic` presets `silent` and `animal` in
+    `configs/snap/` and need no option.
+
+Hidden information
+    Every stack's order. Stack sizes, every pile top and size, every pool top and size are public.
+    A card stays unknown until it is first turned face up; cards that come back into a stack face
+    down (refreshes, captures) were all seen and can be tracked by a seat with perfect memory. So
+    `redraw_hidden` shuffles the never-seen cards among the stack positions holding never-seen
+    cards, over all stacks at once, keeping every stack size and every seen card in place.
+
+Limits
+    `max_flips` [2000] stops (truncates) an unfinished game before the next flip once that many
+    cards were flipped; `max_ticks` [10000] after that many ticks (windows can follow each other
+    without flips, e.g. after repeated ties, so only a tick limit bounds a game).
+
+Options (defaults in brackets)
+    `num_players` [2]; `ruleset` ["classic"] or "snap_pot"; `decks` ["auto"], 1 or 2;
+    `reaction_ticks` [3] 1–10; `reaction_delay` [None: 0 for every seat] one integer a seat;
+    `flipper_may_call` [True]; `speed`, `double`, `single_pile`, `slapjack` [False];
+    `match_key` ["rank"] or "picture"; `pictures`, `copies` [None: 13 and 4 for picture decks];
+    `max_flips` [2000]; `max_ticks` [10000] (None for no limit).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from snail_envs.core.cards import deal_round_robin
+from snail_envs.core.chance import Chance
+from snail_envs.core.game import Outcome
+from snail_envs.core.options import check_bool, check_choice, check_int, check_optional_int
+
+WAIT, SNAP, SNAP_POOL, SLAP = range(4)
+NUM_ACTIONS = 4
+CALLS = (SNAP, SNAP_POOL, SLAP)
+RULESETS = ("classic", "snap_pot")
+MATCH_KEYS = ("rank", "picture")
+DECKS = ("auto", 1, 2)
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("♣", "♦", "♥", "♠")
+JACK = RANKS.index("J")
+PACK = len(RANKS) * len(SUITS)
+MAX_PLAYERS = 12
+MAX_PLAYERS_ONE_PACK = 6
+MAX_REACTION_TICKS = 10
+DEFAULT_MAX_TICKS = 10_000
+NO_KEY = -1
+
+
+@dataclass(frozen=True)
+class SnapOptions:
+    """The rule options of Snap (see the module docstring)."""
+
+    num_players: int = 2
+    ruleset: str = "classic"
+    decks: int | str = "auto"
+    reaction_ticks: int = 3
+    reaction_delay: Sequence[int] | None = None
+    flipper_may_call: bool = True
+    speed: bool = False
+    double: bool = False
+    single_pile: bool = False
+    slapjack: bool = False
+    match_key: str = "rank"
+    pictures: int | None = None
+    copies: int | None = None
+    max_flips: int | None = 2000
+    max_ticks: int | None = DEFAULT_MAX_TICKS
+    num_keys: int = field(init=False, repr=False, compare=False)
+    """How many keys (ranks or pictures) the deck has."""
+    copies_per_key: int = field(init=False, repr=False, compare=False)
+    deck_size: int = field(init=False, repr=False, compare=False)
+    card_keys: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """The key of every card id."""
+    delays: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """`reaction_delay` with one entry a seat."""
+
+    def __post_init__(self) -> None:
+        check_int("num_players", self.num_players, 2, MAX_PLAYERS)
+        check_choice("ruleset", self.ruleset, RULESETS)
+        check_choice("match_key", self.match_key, MATCH_KEYS)
+        check_choice("decks", self.decks, DECKS)
+        check_int("reaction_ticks", self.reaction_ticks, 1, MAX_REACTION_TICKS)
+        for name in ("flipper_may_call", "speed", "double", "single_pile", "slapjack"):
+            check_bool(name, getattr(self, name))
+        check_optional_int("max_flips", self.max_flips, 1)
+        check_optional_int("max_ticks", self.max_ticks, 1)
+        self._check_deck()
+        self._check_delays()
+        self._check_variants()
+
+    def _check_deck(self) -> None:
+        n = self.num_players
+        if self.match_key == "rank":
+            if self.pictures is not None or self.copies is not None:
+                raise ValueError(
+                    "pictures and copies apply to match_key='picture' only; "
+                    f"got pictures={self.pictures!r}, copies={self.copies!r}"
+                )
+            packs = (2 if n > MAX_PLAYERS_ONE_PACK else 1) if self.decks == "auto" else self.decks
+            if packs == 1 and n > MAX_PLAYERS_ONE_PACK:
+                raise ValueError(
+                    "num_players must be from 2 to 6 with one pack (decks=1), up to 12 with "
+                    f"two (decks=2 or 'auto'); got {n}"
+                )
+            keys, copies = len(RANKS), len(SUITS) * packs
+            card_keys = tuple((card % PACK) // len(SUITS) for card in range(PACK * packs))
+        else:
+            if self.decks != "auto":
+                raise ValueError(
+                    f"decks applies to match_key='rank' only; got decks={self.decks!r}"
+                )
+            keys = 13 if self.pictures is None else self.pictures
+            copies = 4 if self.copies is None else self.copies
+            check_int("pictures", keys, 2, 52)
+            check_int("copies", copies, 2, 8)
+            if keys * copies < n:
+                raise ValueError(
+                    f"a picture deck needs at least one card a seat: pictures × copies = "
+                    f"{keys * copies} < num_players = {n}"
+                )
+            card_keys = tuple(card // copies for card in range(keys * copies))
+        object.__setattr__(self, "num_keys", keys)
+        object.__setattr__(self, "copies_per_key", copies)
+        object.__setattr__(self, "deck_size", len(card_keys))
+        object.__setattr__(self, "card_keys", card_keys)
+
+    def _check_delays(self) -> None:
+        n, ticks = self.num_players, self.reaction_ticks
+        delays = (0,) * n if self.reaction_delay is None else self.reaction_delay
+        if isinstance(delays, (str, bytes)) or not isinstance(delays, Sequence):
+            raise ValueError(
+                f"reaction_delay must be None or one integer a seat ({n} integers); "
+                f"got {self.reaction_delay!r}"
+            )
+        delays = tuple(delays)
+        if len(delays) != n:
+            raise ValueError(
+                f"reaction_delay must hold one integer a seat ({n} integers); got {len(delays)}"
+            )
+        for seat, delay in enumerate(delays):
+            check_int(f"reaction_delay[{seat}]", delay, 0, ticks - 1)
+        if self.reaction_delay is not None:
+            object.__setattr__(self, "reaction_delay", delays)
+        object.__setattr__(self, "delays", delays)
+
+    def _check_variants(self) -> None:
+        if self.speed:
+            if self.num_players > 3:
+                raise ValueError(f"speed is played by 2 or 3 players; got {self.num_players}")
+            if not self.flipper_may_call:
+                raise ValueError(
+                    "speed needs flipper_may_call=True: every seat flips, so nobody could call"
+                )
+        if self.single_pile:
+            if self.ruleset != "classic":
+                raise ValueError("single_pile is played with ruleset='classic' only")
+            if self.speed or self.double:
+                raise ValueError(
+                    "single_pile cannot be combined with speed or double (one central pile: "
+                    "no simultaneous flips, no pile owners)"
+                )
+        if self.slapjack and self.match_key != "rank":
+            raise ValueError("slapjack needs match_key='rank' (a picture deck has no Jacks)")
+
+
+class Snap:
+    """One game of Snap in progress.
+
+    Piles are lists (top last); stacks are deques whose right end is the top, so that taken cards
+    go under a stack with `extendleft`. With `single_pile`, `piles` has one more entry, the
+    central pile, owned by nobody.
+    """
+
+    def __init__(self, options: SnapOptions, chance: Chance) -> None:
+        self.options = options
+        self.num_players = n = options.num_players
+        self.key = options.card_keys
+        self.classic = options.ruleset == "classic"
+        deck = chance.arrange(range(options.deck_size))
+        hands, _ = deal_round_robin(deck, n)
+        self.stacks: list[deque[int]] = [deque(reversed(hand)) for hand in hands]
+        self.piles: list[list[int]] = [[] for _ in range(n + options.single_pile)]
+        self.pools: list[list[int]] = []
+        """`classic`: at most one pool; `snap_pot`: the pots, in the order they were made."""
+        self.unseen = bytearray(b"\x01" * options.deck_size)
+        """1 for every card never turned face up."""
+        self.in_game = [True] * n
+        self.turn = n - 1
+        """The last flipper (before the first flip: the seat before seat 0)."""
+        self.flippers: tuple[int, ...] = ()
+        self.just_flipped: list[tuple[int, int, int]] = []
+        """(seat, pile, card) of every card of the last flip."""
+        self.flips = 0
+        self.ticks = 0
+        self.window_tick = 0
+        self.window_length = 1
+        self.reopened = False
+        self.last_calls = [WAIT] * n
+        """Every seat's action in the last tick that had a call."""
+        self.last_correct = [False] * n
+        self.last_gain = [0] * n
+        """The change in every seat's cards at the last resolution."""
+        self.gone_out: list[int] = []
+        """The seats that went out last, together."""
+        self.outcome: Outcome | None = None
+        self.version = 0
+        """Counts the changes of the table (observers cache by it)."""
+        self._truncated = False
+        self._acting: tuple[int, ...] = ()
+        self._acts = [False] * n
+        self._calls: tuple[int, ...] = ()
+        self._flip()
+
+    # ----------------------------------------------------------------- the Game protocol
+
+    @property
+    def truncated(self) -> bool:
+        return self._truncated
+
+    def acting_seats(self) -> tuple[int, ...]:
+        return self._acting
+
+    def legal_actions(self, seat: int) -> tuple[int, ...]:
+        if not self._acts[seat]:
+            return ()
+        if self.window_tick < self.options.delays[seat]:
+            return (WAIT,)
+        return self._calls
+
+    def apply(self, actions: Mapping[int, int]) -> None:
+        self.ticks += 1
+        self.version += 1
+        calls = sorted((seat, action) for seat, action in actions.items() if action != WAIT)
+        if calls:
+            self._resolve(calls)
+            self._close_window(resolved=True)
+        else:
+            self.window_tick += 1
+            if self.window_tick >= self.window_length:
+                self._close_window(resolved=False)
+        limit = self.options.max_ticks
+        if self.outcome is None and limit is not None and self.ticks >= limit:
+            self._stop()
+
+    def is_in_game(self, seat: int) -> bool:
+        return self.in_game[seat]
+
+    def may_call(self, seat: int) -> bool:
+        """Whether `seat` acts in this tick and its reaction delay has passed."""
+        return self._acts[seat] and self.window_tick >= self.options.delays[seat]
+
+    def points(self) -> list[float]:
+        """Each seat's share of the deck in its stack and pile (the `reward="points"` signal)."""
+        size = self.options.deck_size
+        return [self.held(seat) / size for seat in range(self.num_players)]
+
+    def describe_action(self, seat: int, action: int) -> str:
+        if action == SNAP_POOL:
+            return "call snap pool" if self.classic else "call snap pot"
+        return {WAIT: "wait", SNAP: "call snap", SLAP: "slap a Jack"}[action]
+
+    def redraw_hidden(self, seat: int, chance: Chance) -> None:
+        """Shuffle the never-seen cards among the stack positions that hold them (every seat
+        knows the same: no stack card was seen by one seat and not by another)."""
+        places = [
+            (stack, index)
+            for stack in self.stacks
+            for index, card in enumerate(stack)
+            if self.unseen[card]
+        ]
+        redrawn = chance.arrange([stack[index] for stack, index in places])
+        for (stack, index), card in zip(places, redrawn, strict=True):
+            stack[index] = card
+        self.version += 1
+
+    # ----------------------------------------------------------------- the table
+
+    def label(self, card: int) -> str:
+        """A card as players name it: rank and suit ("7♥"), or picture ("P7")."""
+        if self.options.match_key == "picture":
+            return f"P{self.key[card] + 1}"
+        return RANKS[self.key[card]] + SUITS[card % len(SUITS)]
+
+    def held(self, seat: int) -> int:
+        """The cards a seat holds: its stack and its pile (pools are held by nobody)."""
+        return len(self.stacks[seat]) + len(self.piles[seat])
+
+    def top_key(self, pile: int) -> int:
+        cards = self.piles[pile]
+        return self.key[cards[-1]] if cards else NO_KEY
+
+    def matched_keys(self) -> int:
+        """The keys showing on two or more piles (a bit set), or with `single_pile` the key of
+        the central pile's top card when the card below shares it."""
+        key = self.key
+        if self.options.single_pile:
+            centre = self.piles[-1]
+            if len(centre) >= 2 and key[centre[-1]] == key[centre[-2]]:
+                return 1 << key[centre[-1]]
+            return 0
+        seen = matched = 0
+        for pile in self.piles:
+            if pile:
+                bit = 1 << key[pile[-1]]
+                matched |= seen & bit
+                seen |= bit
+        return matched
+
+    def flipped_showing(self) -> list[int]:
+        """The keys of the cards of the last flip that still top their piles."""
+        return [
+            self.key[card]
+            for _, pile, card in self.just_flipped
+            if self.piles[pile] and self.piles[pile][-1] == card
+        ]
+
+    def snap_key(self, matched: int) -> int:
+        """A snap is for the key of the card just flipped if it still shows and is matched,
+        otherwise for the lowest matched key."""
+        flipped = [k for k in self.flipped_showing() if matched >> k & 1]
+        if flipped:
+            return min(flipped)
+        return (matched & -matched).bit_length() - 1
+
+    def claimable_pools(self) -> list[int]:
+        """The pools a correct `snap_pool` wins now (indices into `pools`)."""
+        if not self.pools:
+            return []
+        key = self.key
+        if self.classic:
+            pool_key = key[self.pools[0][-1]]
+            return [0] if pool_key in self.flipped_showing() else []
+        tops = {key[pile[-1]] for pile in self.piles if pile}
+        return [index for index, pot in enumerate(self.pools) if key[pot[-1]] in tops]
+
+    def jack_showing(self) -> bool:
+        return self.options.slapjack and any(
+            pile and self.key[pile[-1]] == JACK for pile in self.piles
+        )
+
+    def claimable(self) -> bool:
+        """Whether any call could be right now (else a window is one tick long)."""
+        return bool(self.matched_keys() or self.claimable_pools() or self.jack_showing())
+
+    # ----------------------------------------------------------------- flips and windows
+
+    def _flip(self) -> None:
+        """The next flip (every seat's at once with `speed`), then its window."""
+        limit = self.options.max_flips
+        if limit is not None and self.flips >= limit:
+            self._stop()
+            return
+        if self.options.speed:
+            if not self.classic:
+                self._go_out([s for s in range(self.num_players) if self._out_at_turn(s)])
+                if self.outcome is not None:
+                    return
+            flippers = tuple(s for s in range(self.num_players) if self.in_game[s])
+        else:
+            seat = self.next_flipper()
+            while self._out_at_turn(seat):
+                self._go_out([seat])
+                if self.outcome is not None:
+                    return
+                seat = self.next_flipper(seat)
+            flippers = (seat,)
+            self.turn = seat
+        self.just_flipped = []
+        for seat in flippers:
+            stack = self.stacks[seat]
+            if not stack:
+                self._refresh(seat)
+            card = stack.pop()
+            pile = -1 if self.options.single_pile else seat
+            self.piles[pile].append(card)
+            self.unseen[card] = 0
+            self.just_flipped.append((seat, pile % len(self.piles), card))
+        self.flippers = flippers
+        self.flips += len(flippers)
+        self._open_window(reopened=False)
+
+    def next_flipper(self, after: int | None = None) -> int:
+        """The next seat still in the game clockwise after `after` (default: the last flipper)."""
+        seat = self.turn if after is None else after
+        for _ in range(self.num_players):
+            seat = (seat + 1) % self.num_players
+            if self.in_game[seat]:
+                return seat
+        raise AssertionError("no seat is left in the game")
+
+    def _out_at_turn(self, seat: int) -> bool:
+        """`snap_pot`: a seat with nothing to flip at its turn is out."""
+        return self.in_game[seat] and not self.classic and self.held(seat) == 0
+
+    def _refresh(self, seat: int) -> None:
+        """Turn the pile over, without shuffling, to become the stack."""
+        self.stacks[seat].extendleft(self.piles[seat])
+        self.piles[seat] = []
+
+    def _open_window(self, reopened: bool) -> None:
+        self.window_tick = 0
+        self.reopened = reopened
+        self.window_length = self.options.reaction_ticks if self.claimable() else 1
+        excluded = () if self.options.flipper_may_call else self.flippers
+        self._acting = tuple(
+            s for s in range(self.num_players) if self.in_game[s] and s not in excluded
+        )
+        self._acts = [s in self._acting for s in range(self.num_players)]
+        self._calls = (
+            (WAIT, SNAP)
+            + ((SNAP_POOL,) if self.pools else ())
+            + ((SLAP,) if self.options.slapjack else ())
+        )
+
+    def _close_window(self, resolved: bool) -> None:
+        self.window_tick = 0
+        if self.classic:
+            self._go_out(
+                [s for s in range(self.num_players) if self.in_game[s] and not self.held(s)]
+            )
+        elif resolved:
+            self._check_end()
+        if self.outcome is not None:
+            return
+        if resolved and self.matched_keys():
+            self._open_window(reopened=True)
+        else:
+            self._flip()
+
+    def _stop(self) -> None:
+        self._truncated = True
+        self._acting = ()
+        self._acts = [False] * self.num_players
+
+    # ----------------------------------------------------------------- resolution
+
+    def _resolve(self, calls: list[tuple[int, int]]) -> None:
+        """Judge every call against the table at the start of the tick, then apply the
+        effects: a correct snap_pool, correct snaps, a correct slap, wrong calls."""
+        n = self.num_players
+        before = [self.held(seat) for seat in range(n)]
+        matched = self.matched_keys()
+        snap_key = self.snap_key(matched) if matched else NO_KEY
+        pools = self.claimable_pools()
+        jack = self.jack_showing()
+        snaps, pool_calls, slaps, wrong = [], [], [], []
+        self.last_calls = [WAIT] * n
+        self.last_correct = [False] * n
+        for seat, action in calls:
+            self.last_calls[seat] = action
+            if action == SNAP and matched:
+                snaps.append(seat)
+            elif action == SNAP_POOL and pools:
+                pool_calls.append(seat)
+            elif action == SLAP and jack:
+                slaps.append(seat)
+            else:
+                wrong.append(seat)
+                continue
+            self.last_correct[seat] = True
+        if len(pool_calls) == 1:
+            self._win_pools(pool_calls[0], pools)
+        if len(snaps) == 1:
+            self._win_snap(snaps[0], snap_key)
+        elif snaps:
+            self._tie(snaps, snap_key)
+        if len(slaps) == 1:
+            self._take(slaps[0], [], self._piles_showing(JACK))
+        for seat in wrong:
+            self._to_centre([seat])
+        self.last_gain = [self.held(seat) - before[seat] for seat in range(n)]
+
+    def _piles_showing(self, key: int) -> list[int]:
+        return [p for p, pile in enumerate(self.piles) if pile and self.key[pile[-1]] == key]
+
+    def _take(self, seat: int, pools: list[int], piles: list[int]) -> None:
+        """Put pools (in order), then piles (ascending seats) face down under `seat`'s stack."""
+        stack = self.stacks[seat]
+        for index in pools:
+            stack.extendleft(self.pools[index])
+        for index in sorted(pools, reverse=True):
+            del self.pools[index]
+        for pile in piles:
+            stack.extendleft(self.piles[pile])
+            self.piles[pile] = []
+
+    def _win_pools(self, seat: int, pools: list[int]) -> None:
+        """`classic`: the caller takes the pool. `snap_pot`: every claimable pot, each with the
+        piles matching its top."""
+        if self.classic:
+            self._take(seat, pools, [])
+            return
+        keys = {self.key[self.pools[index][-1]] for index in pools}
+        piles = [p for p in range(len(self.piles)) if self.top_key(p) in keys]
+        self._take(seat, pools, piles)
+
+    def _win_snap(self, seat: int, key: int) -> None:
+        piles = self._piles_showing(key)
+        self._take(seat, [], piles)
+        if self.options.double:
+            for owner in piles:
+                if owner != seat and self.stacks[owner]:
+                    self.stacks[seat].appendleft(self.stacks[owner].pop())
+
+    def _tie(self, callers: list[int], key: int) -> None:
+        """`classic`: the matched piles go to the pool; `snap_pot`: the callers' piles form a
+        pot."""
+        self._to_centre(self._piles_showing(key) if self.classic else callers)
+
+    def _to_centre(self, piles: list[int]) -> None:
+        """Move piles (ascending seats, the highest on top) to the centre as one set."""
+        cards = [card for pile in piles for card in self.piles[pile]]
+        if not cards:
+            return
+        for pile in piles:
+            self.piles[pile] = []
+        if self.classic:
+            if self.pools:
+                self.pools[0].extend(cards)
+            else:
+                self.pools.append(cards)
+            return
+        top = self.key[cards[-1]]
+        for pot in self.pools:
+            if self.key[pot[-1]] == top:
+                pot.extend(cards)
+                return
+        self.pools.append(cards)
+
+    # ----------------------------------------------------------------- the end
+
+    def _go_out(self, seats: list[int]) -> None:
+        if not seats:
+            return
+        for seat in seats:
+            self.in_game[seat] = False
+        self.gone_out = seats
+        self._check_end()
+
+    def _check_end(self) -> None:
+        """At most one seat left: it wins. None left, or none left holds a card: a draw."""
+        left = [seat for seat in range(self.num_players) if self.in_game[seat]]
+        if len(left) == 1:
+            self._finish(left, "one seat is left in the game")
+        elif not left:
+            self._finish(self.gone_out, "the last seats went out together: a draw")
+        elif not any(self.held(seat) for seat in left):
+            self._finish(left, "no seat in the game holds a card: a draw")
+
+    def _finish(self, winners: list[int], reason: str) -> None:
+        self.outcome = Outcome(winners=frozenset(winners), reason=reason)
+        self._acting = ()
+        self._acts = [False] * self.num_players

@@ -1,0 +1,102 @@
+"""Shared pieces of the Snap tests: scripted deals, table readers, the conservation invariant."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from snail_envs.core.chance import ScriptedChance
+from snail_envs.snap.rules import RANKS, SUITS, WAIT, Snap, SnapOptions
+
+
+def card_id(options: SnapOptions, label: str, taken: set[int]) -> int:
+    """The first free card called `label`: "7♥", "10♠" (ranks) or "P3" (pictures)."""
+    if options.match_key == "picture":
+        picture = int(label[1:]) - 1
+        candidates = [picture * options.copies_per_key + c for c in range(options.copies_per_key)]
+    else:
+        rank, suit = RANKS.index(label[:-1]), SUITS.index(label[-1])
+        candidates = [
+            pack * 52 + rank * len(SUITS) + suit for pack in range(options.deck_size // 52)
+        ]
+    for card in candidates:
+        if card not in taken:
+            taken.add(card)
+            return card
+    raise ValueError(f"no card {label} left in the deck")
+
+
+def deck_order(options: SnapOptions, stacks: Sequence[Sequence[str]]) -> list[int]:
+    """The shuffle that deals each seat a stack starting (top first) with the named cards; the
+    rest of every stack is filled with the remaining cards in ascending order."""
+    n, size = options.num_players, options.deck_size
+    taken: set[int] = set()
+    named = [[card_id(options, label, taken) for label in stack] for stack in stacks]
+    named += [[] for _ in range(n - len(named))]
+    rest = [card for card in range(size) if card not in taken]
+    full = []
+    for seat, cards in enumerate(named):
+        share = size // n + (seat < size % n)
+        if len(cards) > share:
+            raise ValueError(f"player_{seat} is dealt {share} cards, not {len(cards)}")
+        full.append(cards + [rest.pop(0) for _ in range(share - len(cards))])
+    order = [0] * size
+    for dealt in range(size):  # the deal takes cards from the end of the shuffled list
+        order[size - 1 - dealt] = full[dealt % n][dealt // n]
+    return order
+
+
+def scripted_game(stacks: Sequence[Sequence[str]], **options: object) -> Snap:
+    """A game whose shuffle deals the named stacks (top card first)."""
+    rules = SnapOptions(**options)  # type: ignore[arg-type]
+    return Snap(rules, ScriptedChance([deck_order(rules, stacks)]))
+
+
+def names(game: Snap, cards: Sequence[int]) -> list[str]:
+    return [game.label(card) for card in cards]
+
+
+def tops(game: Snap) -> list[str | None]:
+    """The top card of every pile (None for an empty pile)."""
+    return [game.label(pile[-1]) if pile else None for pile in game.piles]
+
+
+def stack_top_first(game: Snap, seat: int) -> list[str]:
+    return names(game, list(reversed(game.stacks[seat])))
+
+
+def tick(game: Snap, calls: Mapping[int, int] | None = None) -> None:
+    """One tick: the seats in `calls` call, every other acting seat waits."""
+    actions = dict.fromkeys(game.acting_seats(), WAIT)
+    actions.update(calls or {})
+    for seat, action in actions.items():
+        assert action in game.legal_actions(seat), (seat, action, game.legal_actions(seat))
+    game.apply(actions)
+
+
+def wait_out_window(game: Snap) -> None:
+    """Every seat waits until the window closes (and the next flip is made)."""
+    flips = game.flips
+    while game.flips == flips and game.outcome is None and not game.truncated:
+        tick(game)
+
+
+def invariant(game: Snap) -> None:
+    """Every card of the deck is in exactly one stack, pile or pool; seats out of the game hold
+    nothing; `classic` has at most one pool; no pool is empty and no two pools show one key;
+    every card that has shown on a pile is marked seen."""
+    cards = [card for stack in game.stacks for card in stack]
+    cards += [card for pile in game.piles for card in pile]
+    cards += [card for pool in game.pools for card in pool]
+    assert sorted(cards) == list(range(game.options.deck_size)), "a card was lost or doubled"
+    for seat in range(game.num_players):
+        if not game.in_game[seat]:
+            assert game.held(seat) == 0, f"player_{seat} is out but holds cards"
+    assert all(game.pools), "an empty pool"
+    pool_keys = [game.key[pool[-1]] for pool in game.pools]
+    assert len(set(pool_keys)) == len(pool_keys), "two pools show the same key"
+    if game.classic:
+        assert len(game.pools) <= 1
+    if game.options.single_pile:
+        assert not any(game.piles[: game.num_players])
+    for pile in game.piles:
+        assert not any(game.unseen[card] for card in pile), "a face-up card is marked unseen"
