@@ -17,7 +17,8 @@ def parse_options(
     options_class: type[OptionsT], given: Mapping[str, Any], env_name: str
 ) -> OptionsT:
     """Build `options_class` from `given`, rejecting option names it does not define."""
-    allowed = [field.name for field in dataclasses.fields(options_class)]  # type: ignore[arg-type]
+    fields = dataclasses.fields(options_class)  # type: ignore[arg-type]
+    allowed = [field.name for field in fields if field.init]
     unknown = sorted(set(given) - set(allowed))
     if unknown:
         raise ValueError(

@@ -342,6 +342,18 @@ def check_docstring(module: Any) -> None:
     assert "Version history" in doc
 
 
+# --------------------------------------------------------------------------- presets
+
+
+def rule_presets(game: str) -> list[Any]:
+    """The YAML presets of rule options in `configs/<game>/` of a source checkout (training
+    configs, `ppo*.yaml`, are not rule presets)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "configs" / game
+    return sorted(p for p in folder.glob("*.yaml") if not p.name.startswith("ppo"))
+
+
 # --------------------------------------------------------------------------- golden traces
 
 

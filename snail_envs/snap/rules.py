@@ -268,6 +268,8 @@ class Snap:
         self.num_players = n = options.num_players
         self.key = options.card_keys
         self.classic = options.ruleset == "classic"
+        self.chance = chance
+        """Snap's only chance event is the shuffle before the deal; play after it is determined."""
         deck = chance.arrange(range(options.deck_size))
         hands, _ = deal_round_robin(deck, n)
         self.stacks: list[deque[int]] = [deque(reversed(hand)) for hand in hands]
@@ -350,6 +352,9 @@ class Snap:
         if action == SNAP_POOL:
             return "call snap pool" if self.classic else "call snap pot"
         return {WAIT: "wait", SNAP: "call snap", SLAP: "slap a Jack"}[action]
+
+    def private_text(self, seat: int) -> str:
+        return "your stack is face down: nobody, you included, knows its order"
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
         """Shuffle the never-seen cards among the stack positions that hold them (every seat

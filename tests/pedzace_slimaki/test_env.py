@@ -18,7 +18,6 @@ from snail_envs.core import testing
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
 
 GOLDEN = Path(__file__).parent / "golden"
-CONFIGS = Path(__file__).parents[2] / "configs" / "pedzace_slimaki"
 OPTION_SETS = [
     {},
     {"num_players": 5},
@@ -326,7 +325,7 @@ def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     )
 
 
-PRESETS = sorted(CONFIGS.glob("*.yaml"))
+PRESETS = testing.rule_presets("pedzace_slimaki")
 
 
 def test_there_are_presets_for_every_variant() -> None:

@@ -17,7 +17,6 @@ from snail_envs.snail_sprint.observer import OBSERVATION, STATE
 from snail_envs.snail_sprint.rules import ON_PODIUM
 
 GOLDEN = Path(__file__).parent / "golden"
-CONFIGS = Path(__file__).parents[2] / "configs" / "snail_sprint"
 OPTION_SETS = [
     {},
     {"num_players": 3, "board": "B"},
@@ -201,7 +200,7 @@ def test_rgb_array_is_an_image() -> None:
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 5
 
 
-@pytest.mark.parametrize("preset", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("preset", testing.rule_presets("snail_sprint"), ids=lambda p: p.stem)
 def test_config_presets_make_playable_games(preset: Path) -> None:
     options = yaml.safe_load(preset.read_text())
     report = testing.check_random_play(lambda: snail_envs.make("snail_sprint_v0", **options), 20)

@@ -20,7 +20,7 @@ from snail_envs.snailed_it.rules import PASS, TOSS, TOSS_WINDOW, card_name
 from tests.snailed_it.invariants import check_position
 
 GOLDEN = Path(__file__).parent / "golden"
-PRESETS = sorted((Path(__file__).parents[2] / "configs" / "snailed_it").glob("*.yaml"))
+PRESETS = testing.rule_presets("snailed_it")
 OPTION_SETS = [
     {},
     {"num_players": 3, "reward": "points"},

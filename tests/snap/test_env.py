@@ -19,7 +19,6 @@ from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
 from tests.snap.helpers import deck_order, invariant
 
 GOLDEN = Path(__file__).parent / "golden"
-CONFIGS = Path(__file__).parents[2] / "configs" / "snap"
 SMALL_DECK = {"match_key": "picture", "pictures": 4, "copies": 2}
 
 VARIANTS = [
@@ -411,7 +410,7 @@ def test_penalize_ends_the_game_on_an_illegal_action() -> None:
 # --------------------------------------------------------------------------- presets, goldens
 
 
-PRESETS = sorted(CONFIGS.glob("*.yaml"))
+PRESETS = testing.rule_presets("snap")
 
 
 def test_every_variant_has_a_preset() -> None:
