@@ -23,6 +23,8 @@ class SnailAECEnv(GameHost, AECEnv):
         self.agents: list[str] = []
         self._tick_seats: list[int] = []
         self._tick_actions: dict[int, int] = {}
+        self._rewards_paid = False
+        """Whether `rewards` holds a nonzero reward (to be cleared at the next step)."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._start_game(seed, options)
@@ -33,6 +35,7 @@ class SnailAECEnv(GameHost, AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._tick_actions = {}
+        self._rewards_paid = False
         if self.game.outcome is not None or self.game.truncated:
             self._settle()
         else:
@@ -57,8 +60,7 @@ class SnailAECEnv(GameHost, AECEnv):
             return
         self._tick_actions[seat] = chosen
         if len(self._tick_actions) < len(self._tick_seats):
-            for other in self.rewards:
-                self.rewards[other] = 0.0
+            self._clear_rewards()
             self.agent_selection = self.possible_agents[self._tick_seats[len(self._tick_actions)]]
             return
         self.game.apply(self._tick_actions)
@@ -72,25 +74,37 @@ class SnailAECEnv(GameHost, AECEnv):
         self.agent_selection = self.possible_agents[self._tick_seats[0]]
 
     def _settle(self) -> None:
-        """Hand out the rewards of the transition just played and select the next agent."""
-        live = [
-            self._seat_of[agent]
-            for agent in self.agents
-            if not (self.terminations[agent] or self.truncations[agent])
-        ]
+        """Hand out the rewards of the transition just played and select the next agent.
+
+        Every agent is live here: finished agents are selected (to step None) before any live
+        agent acts again, so none is waiting when a transition is played.
+        """
+        game = self.game
+        if self.reward_mode == "winlose" and game.outcome is None and not game.truncated:
+            seat_of = self._seat_of
+            if all(game.is_in_game(seat_of[agent]) for agent in self.agents):
+                self._clear_rewards()
+                self._begin_tick()
+                return
+        live = [self._seat_of[agent] for agent in self.agents]
         rewards, ended = self._transition_rewards(live)
-        for agent in self.agents:
-            self.rewards[agent] = 0.0
         for seat, reward in rewards.items():
             agent = self.possible_agents[seat]
             self.rewards[agent] = reward
             self._cumulative_rewards[agent] += reward
+        self._rewards_paid = True
         for seat in ended:
             self.terminations[self.possible_agents[seat]] = True
-        if self.game.outcome is None and self.game.truncated:
+        if game.outcome is None and game.truncated:
             for seat in live:
                 self.truncations[self.possible_agents[seat]] = True
         self._select_next()
+
+    def _clear_rewards(self) -> None:
+        if self._rewards_paid:
+            for agent in self.rewards:
+                self.rewards[agent] = 0.0
+            self._rewards_paid = False
 
     def _select_next(self) -> None:
         for agent in self.agents:
@@ -115,8 +129,8 @@ class SnailAECEnv(GameHost, AECEnv):
             self.infos,
         ):
             del table[agent]
-        for other in self.rewards:
-            self.rewards[other] = 0.0
+        self._rewards_paid = True
+        self._clear_rewards()
         self._select_next()
 
     def _penalize(self, offender: int) -> None:
@@ -126,6 +140,7 @@ class SnailAECEnv(GameHost, AECEnv):
             self.rewards[agent] = reward
             self._cumulative_rewards[agent] += reward
             self.terminations[agent] = True
+        self._rewards_paid = True
         self._tick_actions = {}
         self._penalized = True
         self._select_next()

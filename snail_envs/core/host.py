@@ -84,6 +84,7 @@ class GameHost:
             agent: spaces.Discrete(info.num_actions) for agent in self.possible_agents
         }
         self.state_space = self._observer.state_layout.box()
+        self._num_actions = info.num_actions
         self.game: Game | None = None
         self._chance: SeededChance | None = None
         self._points: list[float] = []
@@ -101,8 +102,10 @@ class GameHost:
         """`agent`'s view of the table and its legal actions now."""
         game = self._require_game()
         seat = self._seat_of[agent]
-        mask = np.zeros(self.spec.info.num_actions, dtype=np.int8)
-        mask[self.legal_actions(agent)] = 1
+        mask = np.zeros(self._num_actions, dtype=np.int8)
+        if not self._penalized and game.outcome is None and not game.truncated:
+            legal = game.legal_actions(seat)
+            mask[legal if type(legal) is list else list(legal)] = 1
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
 
     def legal_actions(self, agent: str) -> list[int]:

@@ -101,25 +101,39 @@ class SnailSprintObserver:
 
     @staticmethod
     def _write_table(layout: Layout, game: SnailSprint, vector: np.ndarray, turn: int) -> None:
-        ones = [layout.offset("turn") + turn]
-        spaces, free = layout.offset("snail_spaces"), layout.offset("snails_free")
-        levels = layout.offset("tower_levels")
+        """Write the snails, towers, podium, dice and turn into `vector` (zero there before)."""
+        spaces, free, levels, podium, dice, turn_at = _OFFSETS[id(layout)]
+        # single writes: cheaper than one fancy-indexed write at this size
+        vector[turn_at + turn] = 1.0
+        stacks = game.stacks
         for snail, space in enumerate(game.space):
             if space == ON_PODIUM:
                 continue
-            ones.append(spaces + SPACES * snail + space)
+            vector[spaces + SPACES * snail + space] = 1.0
             if space == START:
-                ones.append(free + snail)
+                vector[free + snail] = 1.0
                 continue
-            stack = game.stacks[space]
-            level = stack.index(snail)
-            if level == len(stack) - 1:
-                ones.append(free + snail)
-            vector[levels + snail] = level / MAX_TOWER_LEVEL
-        podium = layout.offset("podium")
-        ones.extend(podium + NUM_SNAILS * place + snail for place, snail in enumerate(game.podium))
-        vector[ones] = 1
+            stack = stacks[space]
+            top = len(stack) - 1
+            if stack[top] == snail:
+                vector[free + snail] = 1.0
+                if top:
+                    vector[levels + snail] = top / MAX_TOWER_LEVEL
+            else:
+                vector[levels + snail] = stack.index(snail) / MAX_TOWER_LEVEL
+        for place, snail in enumerate(game.podium):
+            vector[podium + NUM_SNAILS * place + snail] = 1.0
         if game.dice is not None:
-            dice = layout.offset("dice")
-            for symbol in game.dice:
-                vector[dice + symbol] += 0.5
+            first, second = game.dice
+            vector[dice + first] += 0.5
+            vector[dice + second] += 0.5
+
+
+_OFFSETS = {
+    id(layout): tuple(
+        layout.offset(piece)
+        for piece in ("snail_spaces", "snails_free", "tower_levels", "podium", "dice", "turn")
+    )
+    for layout in (OBSERVATION, STATE)
+}
+"""Where the changing pieces start in each layout (looked up once, used at every step)."""

@@ -11,6 +11,7 @@ import numpy as np
 from snail_envs.snail_sprint.boards import SNAIL_LETTERS
 from snail_envs.snail_sprint.rules import (
     LAST_SPACE,
+    ON_PODIUM,
     PLACE_POINTS,
     SNAIL_NAMES,
     START,
@@ -52,7 +53,10 @@ def render_ansi(game: SnailSprint) -> str:
         f"{place + 1}. {SNAIL_NAMES[snail]}" for place, snail in enumerate(game.podium)
     )
     lines.append(f"podium: {podium or '-'}")
-    lines.extend(game.recent_moves)
+    for seat, snail, target in game.recent_moves:
+        place = game.podium.index(snail) + 1 if target == ON_PODIUM else 0
+        where = f"onto podium place {place}" if place else f"to {target}"
+        lines.append(f"player_{seat} moved the {SNAIL_NAMES[snail]} snail {where}")
     if game.outcome is not None:
         for seat, card in enumerate(game.race_cards):
             lines.append(f"player_{seat}: card {letters(card)}, {game.card_points(card)} points")

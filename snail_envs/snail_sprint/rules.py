@@ -187,8 +187,9 @@ class SnailSprint:
         self.dice: tuple[int, int] | None = None
         self.moves: dict[int, int] = {}
         """The possible moves of the roll being decided: snail -> destination space."""
-        self.recent_moves: list[str] = []
-        """The moves played since the previous decision, forced ones included."""
+        self.recent_moves: list[tuple[int, int, int]] = []
+        """The moves played since the previous decision, forced ones included: (seat, snail,
+        destination space or ON_PODIUM)."""
         self.outcome: Outcome | None = None
         position = position or Position()
         if position.race_cards is None:
@@ -323,8 +324,9 @@ class SnailSprint:
     def _roll_until_decision(self) -> None:
         """Roll for the seat to play; a roll with one possible move is played at once (unless
         `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
+        pick, faces = self.chance.pick, SYMBOL_DIE.faces
         while self.outcome is None and not self.truncated:
-            self.dice = (SYMBOL_DIE.roll(self.chance), SYMBOL_DIE.roll(self.chance))
+            self.dice = (pick(faces), pick(faces))
             self.moves = self.possible_moves(*self.dice)
             if len(self.moves) > 1 or self.options.expose_forced_moves:
                 return
@@ -340,10 +342,7 @@ class SnailSprint:
         else:
             self.stacks[target].append(snail)
         self.space[snail] = target
-        self.recent_moves.append(
-            f"player_{self.turn} moved the {SNAIL_NAMES[snail]} snail "
-            + (f"onto podium place {len(self.podium)}" if target == ON_PODIUM else f"to {target}")
-        )
+        self.recent_moves.append((self.turn, snail, target))
         self.moves = {}
         self.turns_played += 1
         if len(self.podium) == len(PLACE_POINTS):

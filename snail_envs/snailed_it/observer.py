@@ -106,9 +106,10 @@ class SnailedItObserver:
     def observe(self, game: SnailedIt, seat: int) -> np.ndarray:
         vector = self._public_table(game).copy()
         base = _OBS["own_hand"]
-        ones = [base + card for card in game.hands[seat]]
-        self._write_seats(_OBS, game, vector, ones, seat)
-        vector[ones] = 1
+        # single writes: cheaper than one fancy-indexed write for a hand of a few cards
+        for card in game.hands[seat]:
+            vector[base + card] = 1.0
+        self._write_seats(_OBS, game, vector, seat)
         return vector
 
     def state(self, game: SnailedIt) -> np.ndarray:
@@ -118,7 +119,7 @@ class SnailedItObserver:
             base + NUM_CARDS * seat + card for seat, hand in enumerate(game.hands) for card in hand
         ]
         self._write_table(_STATE, game, vector, ones)
-        self._write_seats(_STATE, game, vector, ones, 0)
+        self._write_seats(_STATE, game, vector, 0)
         vector[ones] = 1
         pile, base = game.penalty_pile, _STATE["penalty_pile"]
         for depth, card in enumerate(reversed(pile)):
@@ -165,14 +166,12 @@ class SnailedItObserver:
         )
 
     def _write_seats(
-        self, at: dict[str, int], game: SnailedIt, vector: np.ndarray, ones: list[int], seat: int
+        self, at: dict[str, int], game: SnailedIt, vector: np.ndarray, seat: int
     ) -> None:
         """The seat to play, hand sizes and totals, relative to `seat` (0: absolute)."""
-        n = self.num_players
-        ones.append(at["turn"] + (game.turn - seat) % n)
-        order = self._clockwise[seat]
+        vector[at["turn"] + (game.turn - seat) % self.num_players] = 1.0
         sizes, totals = at["hand_sizes"], at["totals"]
-        vector[sizes : sizes + n] = [len(game.hands[other]) / CARD_SCALE for other in order]
-        vector[totals : totals + n] = [
-            min(game.totals[other] / self.target, 1.0) for other in order
-        ]
+        hands, game_totals, target = game.hands, game.totals, self.target
+        for position, other in enumerate(self._clockwise[seat]):
+            vector[sizes + position] = len(hands[other]) / CARD_SCALE
+            vector[totals + position] = min(game_totals[other] / target, 1.0)

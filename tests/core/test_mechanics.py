@@ -22,6 +22,18 @@ def test_seeded_chance_repeats_for_a_seed_and_differs_between_seeds() -> None:
     assert sorted(SeededChance(3).arrange(range(10))) == list(range(10))
 
 
+def test_seeded_picks_are_those_of_randrange() -> None:
+    """Picks must stay the outcomes of `random.Random(seed).randrange`, so that seeded games of
+    earlier versions replay identically."""
+    import random
+
+    chance, reference = SeededChance(7), random.Random(7)
+    for size in (1, 2, 6, 52, 1000, 2**40):
+        assert [chance.pick(range(size)) for _ in range(50)] == [
+            reference.randrange(size) for _ in range(50)
+        ]
+
+
 def test_scripted_chance_plays_its_script_and_refuses_impossible_outcomes() -> None:
     chance = ScriptedChance([5, [3, 1, 2], 7])
     assert chance.pick(range(1, 7)) == 5
