@@ -38,3 +38,19 @@ def test_demo_rejects_bad_options() -> None:
         demo.main(["snail_sprint_v0", "-o", "num_players=7"])
     with pytest.raises(SystemExit):
         demo.main(["snail_sprint_v0", "-o", "num_players"])
+
+
+def test_importing_the_library_loads_no_heavy_dependency() -> None:
+    """`import snail_envs` (and making an env) must not load torch, Pillow, pygame, numba or
+    matplotlib: they are imported lazily where they are used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, snail_envs\n"
+        "for name in snail_envs.available_env_names():\n"
+        "    snail_envs.make(name).reset(seed=0)\n"
+        "print([m for m in ('torch', 'PIL', 'pygame', 'numba', 'matplotlib') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -16,8 +16,8 @@ Any single-agent library (Stable-Baselines3, CleanRL, Tianshou) can train on the
   then, from the environment's generator, so that `reset(seed=...)` repeats episodes exactly.
 - Simultaneous windows work as in the AEC API: the learner acts in its ticks, opponents in theirs,
   none seeing the others' choices of the same tick.
-- `action_masks()` (as sb3-contrib's `MaskablePPO` expects) and `info["action_mask"]` give the
-  learner's legal actions.
+- `action_masks()` gives the learner's legal actions, as sb3-contrib's `MaskablePPO` expects
+  (not in `info`, which Stable-Baselines3 deep-copies at every step).
 
 Each game is registered with Gymnasium under its PettingZoo id, as this single-agent view:
 `gymnasium.make("snail_envs/snail_sprint-v0", num_players=3)`.
@@ -163,7 +163,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _learner_view(self) -> tuple[np.ndarray, dict[str, Any]]:
         view = self.game.observe(self.learner)
         self._last_mask = view["action_mask"]
-        return view["observation"], {"action_mask": view["action_mask"], "seat": self.learner}
+        return view["observation"], {"seat": self.learner}
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as booleans."""
