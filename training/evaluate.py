@@ -25,8 +25,8 @@ from typing import Any
 
 import snail_envs
 from agents import choose_action, make_agent
+from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import mean_interval, wilson_interval
-from snail_envs.demo import parse_option
 
 
 @dataclass
@@ -306,14 +306,7 @@ def main(argv: list[str] | None = None) -> Tournament:
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--table", action="store_true", help="all agents at one table")
-    parser.add_argument(
-        "-o",
-        "--option",
-        type=parse_option,
-        action="append",
-        default=[],
-        help="a rule option as name=value (repeatable)",
-    )
+    add_rule_options(parser)
     parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
     args = parser.parse_args(argv)
     tournament = run_tournament(
