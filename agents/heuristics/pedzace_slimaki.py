@@ -29,17 +29,17 @@ class PedzaceSlimakiHeuristic:
     - points scored at once (pushes, a mushroom, the finish) count in full;
     - a move that ends the race is worth the place points it settles: for each snail, its
       points times how much it matters to me — 1 if it is on my card, less the chance that a
-      given opponent holds it (the share of the cards I cannot see that name it). A place that
-      my card and an opponent's card share is worth little; a place only an opponent scores is
-      worth less than nothing;
+      given opponent holds it (the share of the cards I cannot see that name it). With the
+      default cards a snail of mine counts ¾ and any other snail −½;
     - a move that does not end the race is worth half the place points the snails may expect
       from where they then stand, counted the same way. The guess, fitted to games of this
-      bot against itself: a snail gains about (1% + 7% of the race run) of the first-place
-      points per leaf it leads the others by (or loses per leaf it trails the leader by,
-      down to 6), and a snail alone at the back keeps about ⅔ × (race run)² of the last-place
-      points (0.4 × when it shares the back). Since last place pays more than second, this
-      pushes my leading snail on, and leaves my trailing snail behind for the others to pass.
-      Half weight played better than full weight: the guess is rough, points in hand are not;
+      bot against itself: with r the share of the race run (the leader's leaf over the last
+      leaf), a snail gains (0.01 + 0.07 r) × the first-place points for each leaf it leads
+      the others by (up to 4), or loses as much for each leaf it trails the leader by (up to
+      6); a snail alone at the back keeps ⅔ r² × the last-place points, one sharing the back
+      0.4 r². Since last place pays more than second, this pushes my leading snail on and
+      leaves my trailing snail behind for the others to pass. Half weight played better
+      than full weight: the guess is rough, points in hand are not;
     - in the game's last race, a finish that wins whatever cards the others hold is always
       played, and a finish that loses whatever they hold is never played when another move
       exists.

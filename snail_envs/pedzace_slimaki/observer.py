@@ -3,6 +3,9 @@
 Seats are written relative to the observer (0 = the observer, 1 = the next seat to its left, ...).
 Opponents' cards appear only in the full `state`, never in an observation. The sizes of the leaf
 pieces follow `board_length` (the tables in the env docstring are for the default 20).
+
+`public_table(observation)` reads an observation vector back into named fields (the card, the
+snails' leaves, the dice, the points, ...): for players that see only their observation.
 """
 
 from __future__ import annotations
