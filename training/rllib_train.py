@@ -180,7 +180,8 @@ def ray_session(address: str | None, folder: Path, num_cpus: int | None = None) 
 
 def run_ray(args: Args) -> contextlib.AbstractContextManager[None]:
     """The Ray the run uses: the one already running in this process if any (started by a
-    notebook or a test; left running), else the one `ray_session` starts for the run."""
+    notebook or a test; left running, and `--address` unused), else the one `ray_session` starts
+    for the run."""
     import ray
 
     if ray.is_initialized():
@@ -266,7 +267,7 @@ def progress_line(result: dict[str, Any], seconds: float) -> dict[str, Any]:
         "seconds": round(seconds, 2),
         "env_steps": runners.get("num_env_steps_sampled_lifetime"),
         "agent_steps": runners.get("num_agent_steps_sampled_lifetime", {}),
-        "episodes": runners.get("num_episodes_lifetime"),
+        "episodes": runners.get("num_episodes_lifetime", 0),
         "episode_len_mean": runners.get("episode_len_mean"),
         "policy_loss": learner.get("policy_loss"),
         "vf_loss": learner.get("vf_loss"),

@@ -238,6 +238,31 @@ def test_without_ray_the_script_says_what_to_install() -> None:
     assert done.returncode == 1 and done.stderr.startswith(INSTALL_HINT), done.stderr
 
 
+# ----------------------------------------------------------------- the script
+
+
+def test_flags_become_the_runs_settings() -> None:
+    args = rllib_train.parse_args(
+        ["--env=snap_v0", "-o", "num_players=3", "--lambda=0.9", "--hidden", "8", "8"]
+    )
+    assert args.options == {"num_players": 3} and args.lambda_ == 0.9 and args.hidden == [8, 8]
+    assert args.address is None and args.num_env_runners == 2
+    assert args.run_dir == Path("runs/rllib/snap_v0-0").absolute()
+
+
+def test_a_long_ray_folder_is_reached_through_a_short_link(tmp_path: Path) -> None:
+    """Ray's Unix sockets live below its temporary folder, and their paths may not exceed 107
+    bytes."""
+    with rllib_train.short_alias(Path("/srv/ray")) as path:
+        assert path == "/srv/ray"
+    deep = tmp_path / ("a-long-folder-name" * 4) / "ray"
+    deep.mkdir(parents=True)
+    with rllib_train.short_alias(deep) as path:
+        assert len(path) <= rllib_train.MAX_SOCKET_DIR
+        assert Path(path).resolve() == deep.resolve()
+    assert not Path(path).exists() and not Path(path).parent.exists()
+
+
 # ----------------------------------------------------------------- tiny runs on a local Ray
 
 TINY = [
