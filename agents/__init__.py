@@ -6,7 +6,8 @@
 
 `make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
-need the `train` extra).
+need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
+its `policy.pt`; needs torch, not Ray).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = [
     "make_agent",
 ]
 
-AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo")
+AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo", "rllib")
 
 
 def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
@@ -51,6 +52,12 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
         return HumanAgent()
     if name == "ppo":
         return load("ppo", env_name, path=argument or None, seed=seed)
+    if name == "rllib":
+        if not argument:
+            raise ValueError(f"rllib agents name their policy: rllib:PATH; got {kind!r}")
+        from agents.rllib_policy import RLlibAgent
+
+        return RLlibAgent.load(argument, env_name, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
 
 

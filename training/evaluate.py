@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> Tournament:
         "--agents",
         nargs="+",
         required=True,
-        help="random, heuristic, ismcts[:N], ppo (shipped), ppo:PATH",
+        help="random, heuristic, ismcts[:N], ppo (shipped), ppo:PATH, rllib:PATH",
     )
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
     parser.add_argument("--seed", type=int, default=0)

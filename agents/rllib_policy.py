@@ -1,0 +1,155 @@
+"""A policy trained on Ray RLlib (`training.rllib_train`), as an agent: torch only, no Ray.
+
+Every checkpoint of `training.rllib_train` holds, beside RLlib's own files, `policy.pt`: the
+policy network's weights and shape, saved with plain torch. Loading it needs torch (the `train`
+or `rllib` extra) but neither Ray nor a cluster:
+
+    from agents import make_agent
+    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0", "snail_sprint_v0")   # run folder
+    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0/policy.pt", "snail_sprint_v0")
+
+The network is defined here once; the RLModule that trains it (`training.rllib_module`) builds the
+same one, so the trained weights load into it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+INSTALL_HINT = 'Ray RLlib training needs the rllib extra: pip install "snail_envs[rllib]"'
+POLICY_FILE = "policy.pt"
+"""The name of the exported policy in a run folder and in every checkpoint folder."""
+FORMAT = "snail_envs.rllib_policy/1"
+
+
+def rllib_missing(missing: ModuleNotFoundError) -> ModuleNotFoundError:
+    """The error to raise when an import of Ray or torch failed: it says what to install."""
+    return ModuleNotFoundError(f"{INSTALL_HINT} ({missing})", name=missing.name)
+
+
+def mlp(inputs: int, hidden: Sequence[int], outputs: int) -> Any:
+    """A torch multilayer perceptron: `hidden` tanh layers, then a linear output layer."""
+    from torch import nn
+
+    layers: list[Any] = []
+    for width in hidden:
+        layers += [nn.Linear(inputs, width), nn.Tanh()]
+        inputs = width
+    layers.append(nn.Linear(inputs, outputs))
+    return nn.Sequential(*layers)
+
+
+def masked_logits(logits: Any, action_mask: Any) -> Any:
+    """`logits` with every action the mask forbids pushed to the lowest float, so that it is
+    never chosen nor sampled (an all-zero mask leaves a uniform distribution, never NaN)."""
+    import torch
+
+    return logits.masked_fill(action_mask == 0, torch.finfo(logits.dtype).min)
+
+
+def save_policy(
+    path: str | Path,
+    state_dict: Mapping[str, Any],
+    observation_size: int,
+    num_actions: int,
+    hidden: Sequence[int],
+    env_name: str,
+) -> Path:
+    """Write the policy network's weights (`mlp(observation_size, hidden, num_actions)`) to
+    `path` with plain torch."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(
+        {
+            "format": FORMAT,
+            "env": env_name,
+            "observation_size": int(observation_size),
+            "num_actions": int(num_actions),
+            "hidden": [int(width) for width in hidden],
+            "state_dict": {name: torch.as_tensor(value) for name, value in state_dict.items()},
+        },
+        path,
+    )
+    return path
+
+
+def policy_path(path: str | Path) -> Path:
+    """The exported policy at `path`: the file itself, or `policy.pt` inside a run or checkpoint
+    folder."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / POLICY_FILE
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no trained policy at {path}: give a run folder or a checkpoint folder of "
+            f"training.rllib_train, or the {POLICY_FILE} inside one"
+        )
+    return path
+
+
+class RLlibAgent:
+    """Acts with a policy trained by `training.rllib_train`: the most likely legal action
+    (`deterministic`), or a sample from the policy's legal distribution."""
+
+    def __init__(
+        self,
+        network: Any,
+        env_name: str | None = None,
+        deterministic: bool = True,
+        seed: int | None = None,
+    ) -> None:
+        self.network = network.eval()
+        self.env_name = env_name
+        self.deterministic = deterministic
+        self.reset(seed)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        env_name: str | None = None,
+        deterministic: bool = True,
+        seed: int | None = None,
+    ) -> RLlibAgent:
+        """The policy exported at `path` (see `policy_path`); with `env_name`, it must have been
+        trained on that game."""
+        try:
+            import torch
+        except ModuleNotFoundError as missing:
+            raise rllib_missing(missing) from None
+        file = policy_path(path)
+        saved = torch.load(file, map_location="cpu", weights_only=True)
+        if not isinstance(saved, dict) or saved.get("format") != FORMAT:
+            raise ValueError(f"{file} is not a policy exported by training.rllib_train")
+        if env_name is not None and saved["env"] != env_name:
+            raise ValueError(f"{file} was trained on {saved['env']}, not {env_name}")
+        network = mlp(saved["observation_size"], saved["hidden"], saved["num_actions"])
+        network.load_state_dict(saved["state_dict"])
+        return cls(network, saved["env"], deterministic, seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        import torch
+
+        self._generator = torch.Generator()
+        self._generator.manual_seed(0 if seed is None else seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        import torch
+
+        mask = np.asarray(action_mask)
+        if not mask.any():
+            raise ValueError("no legal action: the mask is all zero")
+        with torch.inference_mode():
+            logits = self.network(torch.as_tensor(observation, dtype=torch.float32))
+            logits = masked_logits(logits, torch.as_tensor(mask))
+            if self.deterministic:
+                return int(torch.argmax(logits))
+            return int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self._generator))
+
+    __call__ = act

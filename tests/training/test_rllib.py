@@ -1,0 +1,363 @@
+"""Training on Ray RLlib: the env adapter, the masking module, the exported agent, and tiny runs
+on a local Ray (one turn-based game, one with simultaneous windows).
+
+These tests need the `rllib` extra; without Ray they fail at import with the install hint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import snail_envs
+from agents import make_agent
+from agents.rllib_policy import INSTALL_HINT, POLICY_FILE, RLlibAgent, rllib_missing, save_policy
+from training import evaluate, rllib_train
+
+try:
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    from training.rllib_env import SnailMultiAgentEnv
+    from training.rllib_module import MaskedPolicyModule, policy_state
+except ModuleNotFoundError as missing:
+    raise rllib_missing(missing) from None
+
+torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ----------------------------------------------------------------- the env adapter
+
+
+def random_actions(
+    env: SnailMultiAgentEnv, observations: dict[str, Any], rng: np.random.Generator
+) -> dict[str, int]:
+    """A random legal action for every agent given an observation, but those that are done (as
+    RLlib does)."""
+    return {
+        agent: int(rng.choice(np.flatnonzero(seen["action_mask"])))
+        for agent, seen in observations.items()
+        if agent in env.agents
+    }
+
+
+def play(env: SnailMultiAgentEnv, seed: int) -> Iterator[tuple[dict, dict, tuple]]:
+    """Random legal play of one game: (observations, actions, step results) for every step."""
+    rng = np.random.default_rng(seed)
+    observations, _ = env.reset(seed=seed)
+    while True:
+        actions = random_actions(env, observations, rng)
+        results = env.step(actions)
+        yield observations, actions, results
+        observations, _, terminated, truncated, _ = results
+        if terminated["__all__"] or truncated["__all__"]:
+            return
+
+
+def test_agents_and_spaces_are_the_games() -> None:
+    env = SnailMultiAgentEnv({"env": "snail_sprint_v0", "options": {"num_players": 3}})
+    game = snail_envs.make_parallel("snail_sprint_v0", num_players=3)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    for agent in env.possible_agents:
+        assert env.get_observation_space(agent) == game.observation_space(agent)
+        assert env.get_action_space(agent) == game.action_space(agent)
+    env.reset(seed=1)
+    assert env.agents == env.possible_agents
+
+
+@pytest.mark.parametrize(
+    ("env_name", "simultaneous"),
+    [("snail_sprint_v0", False), ("pedzace_slimaki_v0", False), ("snap_v0", True)],
+)
+def test_exactly_the_seats_that_act_now_get_observations(env_name: str, simultaneous: bool) -> None:
+    env = SnailMultiAgentEnv({"env": env_name})
+    first, _ = env.reset(seed=3)
+    observed = [len(first)]
+    for _, _, (seen, _, terminated, truncated, _) in play(env, seed=3):
+        acting = [agent for agent in env.agents if env.game.legal_actions(agent)]
+        assert sorted(agent for agent in seen if agent in env.agents) == sorted(acting)
+        assert all(seen[agent]["action_mask"].any() for agent in acting)
+        if not (terminated["__all__"] or truncated["__all__"]):
+            observed.append(len(acting))
+    assert max(observed) > 1 if simultaneous else set(observed) == {1}
+
+
+@pytest.mark.parametrize("env_name", snail_envs.ENV_NAMES)
+def test_rllib_episodes_credit_every_seat_with_its_own_rewards(env_name: str) -> None:
+    """RLlib's own episode bookkeeping accepts every step, and each seat's return there is its
+    return in the PettingZoo game (a terminal reward reaches seats that did not act last)."""
+    env = SnailMultiAgentEnv({"env": env_name})
+    twin = snail_envs.make_parallel(env_name)
+    for seed in range(3):
+        episode = MultiAgentEpisode(
+            observation_space=env.observation_spaces,
+            action_space=env.action_spaces,
+            agent_to_module_mapping_fn=rllib_train.shared_policy,
+        )
+        observations, infos = env.reset(seed=seed)
+        twin.reset(seed=seed)
+        episode.add_env_reset(observations=observations, infos=infos)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for _, actions, (observations, rewards, terminated, truncated, infos) in play(env, seed):
+            _, twin_rewards, _, _, _ = twin.step(actions)
+            assert rewards == twin_rewards
+            for agent, reward in twin_rewards.items():
+                returns[agent] += reward
+            episode.add_env_step(
+                observations, actions, rewards, infos, terminateds=terminated, truncateds=truncated
+            )
+        assert episode.is_done and not twin.agents
+        credited = {agent: single.get_return() for agent, single in episode.agent_episodes.items()}
+        assert credited == returns
+        assert sorted(set(returns.values())) in ([-1.0, 1.0], [1.0])
+
+
+def test_a_seat_that_goes_out_gets_its_last_reward_and_observation_then_leaves() -> None:
+    env = SnailMultiAgentEnv({"env": "snap_v0", "options": {"num_players": 4}})
+    for seed in range(20):
+        gone: set[str] = set()
+        for _, actions, (seen, rewards, terminated, _, _) in play(env, seed):
+            assert not gone & (set(actions) | set(rewards) | set(seen))
+            out = {a for a, done in terminated.items() if done and a != "__all__"}
+            if out and not terminated["__all__"]:
+                for agent in out:
+                    assert rewards[agent] == -1.0
+                    assert not seen[agent]["action_mask"].any()
+                    assert agent not in env.agents
+                gone |= out
+        if gone:
+            return
+    pytest.fail("no seat went out early in 20 games of four-player Snap")
+
+
+def test_truncation_ends_the_game_for_every_seat_with_a_last_observation() -> None:
+    env = SnailMultiAgentEnv({"env": "snap_v0", "options": {"max_ticks": 6}})
+    steps = list(play(env, seed=0))
+    _, _, (seen, _, terminated, truncated, _) = steps[-1]
+    assert len(steps) == 6
+    assert truncated["__all__"] and not terminated["__all__"]
+    assert set(seen) == set(env.possible_agents) and all(truncated[a] for a in seen)
+
+
+# ----------------------------------------------------------------- the masking module
+
+
+def module_for(env_name: str, hidden: list[int]) -> tuple[MaskedPolicyModule, Any]:
+    env = SnailMultiAgentEnv({"env": env_name})
+    agent = env.possible_agents[0]
+    module = MaskedPolicyModule(
+        observation_space=env.get_observation_space(agent),
+        action_space=env.get_action_space(agent),
+        model_config={"hidden": hidden},
+    )
+    return module, env
+
+
+def random_batch(size: int, observation_size: int, num_actions: int) -> dict[str, torch.Tensor]:
+    rng = np.random.default_rng(0)
+    masks = (rng.random((size, num_actions)) < 0.4).astype(np.int8)
+    masks[np.arange(size), rng.integers(num_actions, size=size)] = 1
+    masks[0] = 0  # a finished seat's last observation: nothing is legal
+    return {
+        "observation": torch.as_tensor(rng.random((size, observation_size), dtype=np.float32)),
+        "action_mask": torch.as_tensor(masks),
+    }
+
+
+def test_the_module_never_samples_a_forbidden_action() -> None:
+    module, env = module_for("snap_v0", [8])
+    observations = random_batch(
+        200, env.get_observation_space("player_0")["observation"].shape[0], 4
+    )
+    output = module.forward_exploration({Columns.OBS: observations})
+    logits = output[Columns.ACTION_DIST_INPUTS]
+    distribution = module.get_exploration_action_dist_cls().from_logits(logits)
+    for _ in range(5):
+        actions = distribution.sample()
+        legal = observations["action_mask"][torch.arange(200), actions] == 1
+        assert legal[1:].all()
+    assert torch.isfinite(distribution.logp(actions)[1:]).all()
+    assert torch.isfinite(distribution.entropy()).all()
+    values = module.compute_values({Columns.OBS: observations})
+    assert values.shape == (200,)
+
+
+def test_the_exported_policy_is_the_modules_policy(tmp_path: Path) -> None:
+    module, env = module_for("snail_sprint_v0", [16, 8])
+    size = env.get_observation_space("player_0")["observation"].shape[0]
+    path = save_policy(
+        tmp_path / POLICY_FILE,
+        policy_state(module.get_state()),
+        size,
+        6,
+        [16, 8],
+        "snail_sprint_v0",
+    )
+    agent = make_agent(f"rllib:{tmp_path}", "snail_sprint_v0")
+    batch = random_batch(50, size, 6)
+    logits = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
+    for row in range(1, 50):
+        chosen = agent.act(batch["observation"][row].numpy(), batch["action_mask"][row].numpy())
+        assert chosen == int(torch.argmax(logits[row]))
+    sampler = RLlibAgent.load(path, deterministic=False, seed=4)
+    mask = np.array([0, 1, 0, 1, 0, 0], dtype=np.int8)
+    assert {sampler.act(batch["observation"][1].numpy(), mask) for _ in range(50)} == {1, 3}
+
+
+def test_rllib_agents_name_their_policy_and_game(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="rllib:PATH"):
+        make_agent("rllib", "snap_v0")
+    with pytest.raises(FileNotFoundError, match="no trained policy"):
+        make_agent(f"rllib:{tmp_path}", "snap_v0")
+    module, _ = module_for("snap_v0", [4])
+    save_policy(tmp_path / POLICY_FILE, policy_state(module.get_state()), 71, 4, [4], "snap_v0")
+    with pytest.raises(ValueError, match="trained on snap_v0, not snail_sprint_v0"):
+        make_agent(f"rllib:{tmp_path}", "snail_sprint_v0")
+
+
+def test_without_ray_the_script_says_what_to_install() -> None:
+    code = (
+        "import sys; sys.modules['ray'] = None\n"
+        "from training import rllib_train\n"
+        "rllib_train.main(['--env', 'snap_v0', '--iterations', '1'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1 and done.stderr.startswith(INSTALL_HINT), done.stderr
+
+
+# ----------------------------------------------------------------- the script
+
+
+def test_flags_become_the_runs_settings() -> None:
+    args = rllib_train.parse_args(
+        ["--env=snap_v0", "-o", "num_players=3", "--lambda=0.9", "--hidden", "8", "8"]
+    )
+    assert args.options == {"num_players": 3} and args.lambda_ == 0.9 and args.hidden == [8, 8]
+    assert args.address is None and args.num_env_runners == 2
+    assert args.run_dir == Path("runs/rllib/snap_v0-0").absolute()
+
+
+def test_a_long_ray_folder_is_reached_through_a_short_link(tmp_path: Path) -> None:
+    """Ray's Unix sockets live below its temporary folder, and their paths may not exceed 107
+    bytes."""
+    with rllib_train.short_alias(Path("/srv/ray")) as path:
+        assert path == "/srv/ray"
+    deep = tmp_path / ("a-long-folder-name" * 4) / "ray"
+    deep.mkdir(parents=True)
+    with rllib_train.short_alias(deep) as path:
+        assert len(path) <= rllib_train.MAX_SOCKET_DIR
+        assert Path(path).resolve() == deep.resolve()
+    assert not Path(path).exists() and not Path(path).parent.exists()
+
+
+# ----------------------------------------------------------------- tiny runs on a local Ray
+
+TINY = [
+    "--iterations=2",
+    "--train-batch-size=64",
+    "--minibatch-size=32",
+    "--num-epochs=1",
+    "--hidden",
+    "16",
+    "--checkpoint-every=1",
+    "--eval-games=2",
+]
+RUNS = {"snail_sprint_v0": 1, "snap_v0": 0}
+"""The games of the tiny runs (turn-based, simultaneous) and their env runner actors. One run
+samples in a remote actor like on a cluster; the other in this process, to spare a second actor
+start (seconds) in CI."""
+
+
+def ray_traces(folder: Path) -> set[str]:
+    return {name for name in os.listdir(folder) if name.startswith(("ray", "snail-ray"))}
+
+
+@pytest.fixture(scope="module")
+def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Both runs on one local Ray started by the script's own `ray_session` (one Ray start,
+    ~7 s, for both), with the home folder pointed at an empty temporary one."""
+    out = tmp_path_factory.mktemp("rllib")
+    home = out / "home"
+    home.mkdir()
+    system_temp = Path(tempfile.gettempdir())
+    before = ray_traces(system_temp)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        with rllib_train.ray_session(None, out / "ray", num_cpus=2):
+            summaries = {
+                env: rllib_train.main(
+                    [f"--env={env}", f"--num-env-runners={runners}", f"--output-dir={out}", *TINY]
+                )
+                for env, runners in RUNS.items()
+            }
+            resumed = rllib_train.main(
+                [
+                    "--env=snap_v0",
+                    "--num-env-runners=0",
+                    f"--output-dir={out / 'resumed'}",
+                    f"--resume={summaries['snap_v0']['checkpoint']}",
+                    *TINY,
+                ]
+            )
+    return {
+        "out": out,
+        "home": home,
+        "new_ray_traces": ray_traces(system_temp) - before,
+        "summaries": summaries,
+        "resumed": resumed,
+    }
+
+
+@pytest.mark.parametrize("env_name", list(RUNS))
+def test_a_tiny_run_writes_checkpoints_and_its_policy(
+    tiny_runs: dict[str, Any], env_name: str
+) -> None:
+    summary = tiny_runs["summaries"][env_name]
+    run = tiny_runs["out"] / f"{env_name}-0"
+    assert Path(summary["policy"]) == run / POLICY_FILE
+    assert Path(summary["checkpoint"]) == run / "checkpoints" / "iteration_0002"
+    for iteration in (1, 2):
+        checkpoint = run / "checkpoints" / f"iteration_{iteration:04d}"
+        assert (checkpoint / POLICY_FILE).is_file()
+        assert (checkpoint / "learner_group").is_dir()
+    lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+    assert [line["iteration"] for line in lines] == [1, 2]
+    assert lines[-1]["env_steps"] >= 128
+    saved = json.loads((run / "summary.json").read_text())
+    assert saved["final_evaluation"]["random"]["games"] == 2
+    assert len(saved["iteration_seconds"]) == 2
+
+
+def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
+    run = tiny_runs["out"] / "resumed" / "snap_v0-0"
+    assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
+    lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+    assert [line["iteration"] for line in lines] == [3, 4]
+
+
+@pytest.mark.parametrize("env_name", list(RUNS))
+def test_the_trained_policy_plays_legal_moves_in_a_tournament(
+    tiny_runs: dict[str, Any], env_name: str
+) -> None:
+    spec = f"rllib:{tiny_runs['out'] / f'{env_name}-0'}"
+    tournament = evaluate.run_tournament(env_name, [spec, "random"], games=4, progress=False)
+    assert len(tournament.pairings[0].records) == 4  # an illegal move would have raised
+
+
+def test_runs_write_nothing_outside_their_folder(tiny_runs: dict[str, Any]) -> None:
+    assert not any(tiny_runs["home"].iterdir())
+    assert not tiny_runs["new_ray_traces"]
+    assert (tiny_runs["out"] / "ray" / "session_latest").exists()

@@ -1,0 +1,407 @@
+"""Train one policy for every seat of a game with PPO on Ray RLlib, on one machine or a cluster.
+
+    python -m training.rllib_train --env snail_sprint_v0 --iterations 50
+    python -m training.rllib_train --env snap_v0 -o num_players=3 --num-env-runners 4
+    python -m training.rllib_train --env snail_sprint_v0 --address HEAD_IP:6379 \\
+        --num-env-runners 32 --iterations 500        # on a running Ray cluster
+
+Every seat plays the same policy, and every seat's experience trains it (self-play by parameter
+sharing). The policy is our action-masking RLModule (`training.rllib_module`), the games reach
+RLlib through `training.rllib_env` (turn-based and simultaneous alike). Needs the `rllib` extra.
+
+Without `--address` the script starts a local Ray and shuts it down at the end; with it, it joins
+that cluster: env runners (sampling) spread over its nodes, the learner stays in this process.
+A run writes under `<output-dir>/<env>-<seed>/` and nowhere else (local Ray included):
+
+    ray/                     Ray's temporary files and logs (local Ray only)
+    progress.jsonl           one line of metrics per iteration
+    checkpoints/iteration_N/ RLlib checkpoints (`--resume` one) with `policy.pt` inside each
+    policy.pt                the final policy, torch only: `make_agent("rllib:RUN_FOLDER", env)`
+    summary.json             settings, timings and the final score rates against baseline agents
+
+See docs/scaling_out.md for clusters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import json
+import os
+import secrets
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import snail_envs
+from agents import HEURISTICS
+from agents.rllib_policy import (
+    INSTALL_HINT,
+    POLICY_FILE,
+    RLlibAgent,
+    rllib_missing,
+    save_policy,
+)
+from snail_envs.cli import add_rule_options
+
+POLICY_ID = "shared"
+"""The one policy every seat plays."""
+AUTH_VARIABLES = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+"""Ray's token authentication settings: when you set one, a local Ray follows yours."""
+MAX_SOCKET_DIR = 40
+"""Longest Ray temporary folder we hand to Ray as it is: its Unix sockets live a session name
+and `/sockets/plasma_store` below it, and Unix limits a socket's path to 107 bytes."""
+
+
+@dataclass
+class Args:
+    """Settings of one run (every one is a command-line flag of the same name)."""
+
+    env: str
+    """The game (one of `snail_envs.ENV_NAMES`)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Rule options of the game (`-o num_players=3`)."""
+    address: str | None = None
+    """A running Ray cluster to join (`HEAD_IP:6379`, or `auto` on one of its nodes); none: start
+    a local Ray for this run."""
+    num_env_runners: int = 2
+    """Sampling actors (each plays games with a copy of the policy, on one CPU)."""
+    num_learners: int = 0
+    """Learner actors (0: the learner runs in this process)."""
+    iterations: int = 20
+    """Training iterations (each: sample `train_batch_size` env steps, then update)."""
+    train_batch_size: int = 4000
+    """Env steps (ticks) sampled per iteration."""
+    minibatch_size: int = 256
+    num_epochs: int = 10
+    """Passes over each iteration's batch."""
+    lr: float = 3e-4
+    gamma: float = 0.99
+    lambda_: float = 0.95
+    entropy_coeff: float = 0.01
+    hidden: list[int] = field(default_factory=lambda: [128, 128])
+    """Hidden layer sizes of the policy and value networks."""
+    checkpoint_every: int = 10
+    """Iterations between two checkpoints (the last iteration always gets one)."""
+    eval_games: int = 100
+    """Games against each baseline agent (random, and the game's heuristic) at the end."""
+    seed: int = 0
+    output_dir: Path = Path("runs/rllib")
+    """Where each run writes its folder (`<output_dir>/<env>-<seed>`)."""
+    resume: Path | None = None
+    """An RLlib checkpoint folder of an earlier run to continue from."""
+    torch_threads: int = 1
+    """Threads torch may use in this process (small networks run fastest on one)."""
+
+    @property
+    def run_dir(self) -> Path:
+        return self.output_dir.absolute() / f"{self.env}-{self.seed}"
+
+
+def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    """Every seat plays the one shared policy."""
+    return POLICY_ID
+
+
+def build_config(args: Args) -> Any:
+    """The PPO configuration of the run."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from training.rllib_env import SnailMultiAgentEnv
+    from training.rllib_module import MaskedPolicyModule
+
+    module = RLModuleSpec(module_class=MaskedPolicyModule, model_config={"hidden": args.hidden})
+    return (
+        PPOConfig(algo_class=ppo_in_folder(args.run_dir))
+        .environment(
+            SnailMultiAgentEnv,
+            env_config={"env": args.env, "options": args.options},
+            # RLlib's checker steps actions sampled without the mask, which our games refuse
+            # (tests/training/test_rllib.py checks the adapter instead).
+            disable_env_checking=True,
+        )
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1)
+        .learners(num_learners=args.num_learners)
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=shared_policy)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
+        .training(
+            lr=args.lr,
+            gamma=args.gamma,
+            lambda_=args.lambda_,
+            entropy_coeff=args.entropy_coeff,
+            train_batch_size_per_learner=args.train_batch_size // max(1, args.num_learners),
+            minibatch_size=args.minibatch_size,
+            num_epochs=args.num_epochs,
+        )
+        .debugging(seed=args.seed, log_level="WARN")
+    )
+
+
+def ppo_in_folder(folder: Path) -> type:
+    """RLlib's PPO, with its (otherwise unused) trial folder in `folder` instead of a new one
+    under `~/ray_results`, where Ray puts it when Tune does not run the algorithm."""
+    from ray.rllib.algorithms.ppo import PPO
+
+    class PPOInRunFolder(PPO):
+        def _setup_logdir(self) -> None:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._logdir = str(folder)
+
+    return PPOInRunFolder
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None, folder: Path, num_cpus: int | None = None) -> Iterator[None]:
+    """Ray, connected for the `with` block: the cluster at `address`, or a new local Ray (of
+    `num_cpus` CPUs) that writes its files in `folder` and nowhere else."""
+    import ray
+
+    if address is not None:
+        ray.init(address=address)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    with short_alias(folder) as ray_dir, local_ray_environment(ray_dir):
+        try:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, _temp_dir=ray_dir)
+            yield
+        finally:
+            ray.shutdown()
+
+
+def run_ray(args: Args) -> contextlib.AbstractContextManager[None]:
+    """The Ray the run uses: the one already running in this process if any (started by a
+    notebook or a test; left running, and `--address` unused), else the one `ray_session` starts
+    for the run."""
+    import ray
+
+    if ray.is_initialized():
+        return contextlib.nullcontext()
+    cpus = max(os.cpu_count() or 1, args.num_env_runners + args.num_learners)
+    return ray_session(args.address, args.run_dir / "ray", None if args.address else cpus)
+
+
+@contextlib.contextmanager
+def local_ray_environment(ray_dir: str) -> Iterator[None]:
+    """Environment variables that keep a local Ray's files in `ray_dir`: its temporary folder,
+    and (unless you set up Ray's token authentication yourself) an authentication token held in
+    memory, where Ray would otherwise write a new one to `~/.ray/auth_token`."""
+    names = ("RAY_TMPDIR", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ["RAY_TMPDIR"] = ray_dir
+    if not any(name in os.environ for name in AUTH_VARIABLES):
+        # Ray turns token authentication on for a new local cluster (RAY_AUTH_MODE=token) and
+        # takes this token instead of generating one into a file.
+        os.environ["RAY_AUTH_TOKEN"] = local_token()
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@functools.cache
+def local_token() -> str:
+    """The token of every local Ray this process starts (Ray's client caches the first one)."""
+    return secrets.token_hex(32)
+
+
+@contextlib.contextmanager
+def short_alias(folder: Path) -> Iterator[str]:
+    """`folder` itself if Ray's socket paths below it fit Unix's limit; otherwise a short
+    symbolic link to it in the system's temporary folder, removed on leaving."""
+    if len(str(folder).encode()) <= MAX_SOCKET_DIR:
+        yield str(folder)
+        return
+    link = Path(tempfile.mkdtemp(prefix="snail-ray-")) / "r"
+    link.symlink_to(folder, target_is_directory=True)
+    try:
+        yield str(link)
+    finally:
+        link.unlink()
+        link.parent.rmdir()
+
+
+def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
+    """Write the shared policy's weights, torch only, to `folder/policy.pt`."""
+    from training.rllib_module import policy_state
+
+    weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
+    game = snail_envs.make(args.env, **args.options)
+    agent = game.possible_agents[0]
+    return save_policy(
+        folder / POLICY_FILE,
+        policy_state(weights),
+        observation_size=game.observation_space(agent)["observation"].shape[0],
+        num_actions=game.action_space(agent).n,
+        hidden=args.hidden,
+        env_name=args.env,
+    )
+
+
+def checkpoint(algorithm: Any, args: Args) -> Path:
+    folder = args.run_dir / "checkpoints" / f"iteration_{algorithm.iteration:04d}"
+    algorithm.save_to_path(str(folder))
+    export_policy(algorithm, args, folder)
+    return folder
+
+
+def progress_line(result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """The metrics of one iteration worth keeping (RLlib's result has hundreds)."""
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(POLICY_ID, {})
+    return {
+        "iteration": result.get("training_iteration"),
+        "seconds": round(seconds, 2),
+        "env_steps": runners.get("num_env_steps_sampled_lifetime"),
+        "agent_steps": runners.get("num_agent_steps_sampled_lifetime", {}),
+        "episodes": runners.get("num_episodes_lifetime", 0),
+        "episode_len_mean": runners.get("episode_len_mean"),
+        "policy_loss": learner.get("policy_loss"),
+        "vf_loss": learner.get("vf_loss"),
+        "entropy": learner.get("entropy"),
+    }
+
+
+def evaluate(args: Args, agent: RLlibAgent) -> dict[str, Any]:
+    """The trained policy in one seat against each baseline agent in the others."""
+    from training.evaluate import score_against
+
+    opponents = ["random", "heuristic"] if args.env in HEURISTICS else ["random"]
+    results = {}
+    for opponent in opponents:
+        rate, low, high = score_against(
+            args.env, agent, opponent, args.eval_games, seed=20_000_000, options=args.options
+        )
+        results[opponent] = {"score_rate": rate, "ci95": [low, high], "games": args.eval_games}
+    return results
+
+
+def train(args: Args) -> dict[str, Any]:
+    """Run one training job; returns its summary (also written to summary.json)."""
+    try:
+        import ray.rllib  # noqa: F401
+        import torch
+    except ModuleNotFoundError as missing:
+        raise rllib_missing(missing) from None
+
+    torch.set_num_threads(args.torch_threads)
+    snail_envs.make(args.env, **args.options)  # bad rule options fail before Ray starts
+    run_dir = args.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    progress = run_dir / "progress.jsonl"
+    timings: list[float] = []
+    started = time.perf_counter()
+    with run_ray(args):
+        algorithm = build_config(args).build_algo()
+        try:
+            if args.resume is not None:
+                algorithm.restore_from_path(str(args.resume.absolute()))
+            setup_seconds = time.perf_counter() - started
+            last = None
+            for _ in range(args.iterations):
+                tick = time.perf_counter()
+                result = algorithm.train()
+                timings.append(time.perf_counter() - tick)
+                line = progress_line(result, timings[-1])
+                with progress.open("a") as handle:
+                    handle.write(json.dumps(line) + "\n")
+                print(
+                    f"iteration {line['iteration']}: {line['seconds']:.1f} s, "
+                    f"{line['env_steps']} env steps, {line['episodes']} games"
+                )
+                if algorithm.iteration % args.checkpoint_every == 0:
+                    last = checkpoint(algorithm, args)
+            if last is None or not last.name.endswith(f"{algorithm.iteration:04d}"):
+                last = checkpoint(algorithm, args)
+            policy = export_policy(algorithm, args, run_dir)
+        finally:
+            algorithm.stop()
+    agent = RLlibAgent.load(policy, args.env)
+    summary = {
+        "args": {**asdict(args), "output_dir": str(args.output_dir), "resume": str(args.resume)},
+        "setup_seconds": round(setup_seconds, 1),
+        "iteration_seconds": [round(t, 2) for t in timings],
+        "final_evaluation": evaluate(args, agent) if args.eval_games else {},
+        "checkpoint": str(last),
+        "policy": str(policy),
+        "progress": str(progress),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Needs the rllib extra. Clusters: docs/scaling_out.md.",
+    )
+    defaults = Args(env="")
+    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
+    add_rule_options(parser)
+    parser.add_argument("--address", help="join this Ray cluster (default: start a local Ray)")
+    for name in (
+        "num_env_runners",
+        "num_learners",
+        "iterations",
+        "train_batch_size",
+        "minibatch_size",
+        "num_epochs",
+        "checkpoint_every",
+        "eval_games",
+        "seed",
+        "torch_threads",
+    ):
+        parser.add_argument(
+            f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name)
+        )
+    for name in ("lr", "gamma", "lambda_", "entropy_coeff"):
+        flag = name.rstrip("_").replace("_", "-")
+        parser.add_argument(f"--{flag}", dest=name, type=float, default=getattr(defaults, name))
+    parser.add_argument("--hidden", type=int, nargs="+", default=defaults.hidden)
+    parser.add_argument("--output-dir", type=Path, default=defaults.output_dir)
+    parser.add_argument("--resume", type=Path, help="an RLlib checkpoint folder to continue")
+    namespace = parser.parse_args(argv)
+    values = vars(namespace)
+    values["options"] = dict(values.pop("option"))
+    args = Args(**values)
+    for name in ("iterations", "train_batch_size", "minibatch_size", "num_epochs"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.checkpoint_every < 1 or args.num_env_runners < 0 or args.num_learners < 0:
+        parser.error("--checkpoint-every must be at least 1; runner and learner counts >= 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    try:
+        summary = train(args)
+    except ModuleNotFoundError as missing:
+        if INSTALL_HINT not in str(missing):
+            raise
+        raise SystemExit(str(missing)) from None
+    for opponent, result in summary["final_evaluation"].items():
+        low, high = result["ci95"]
+        print(
+            f"vs {opponent:<9} score rate {result['score_rate']:.1%} "
+            f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games)"
+        )
+    print(f"policy: {summary['policy']}\ncheckpoint: {summary['checkpoint']}")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
