@@ -23,18 +23,27 @@ class PPOAgent:
     def load(
         cls, path: str | Path, deterministic: bool = True, seed: int | None = None
     ) -> PPOAgent:
-        from sb3_contrib import MaskablePPO
+        """A trained model (`model.zip` of `training.train`) or its policy alone (`policy.pt`,
+        the form shipped with the library: no optimizer state)."""
+        import zipfile
 
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"no trained policy at {path}")
-        return cls(MaskablePPO.load(path, device="cpu"), deterministic, seed)
+        with zipfile.ZipFile(path) as archive:
+            whole_model = "data" in archive.namelist()  # a model archive; a policy is torch's
+        if whole_model:
+            from sb3_contrib import MaskablePPO
+
+            return cls(MaskablePPO.load(path, device="cpu"), deterministic, seed)
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        return cls(MaskableActorCriticPolicy.load(path, device="cpu"), deterministic, seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             import torch
 
-            self.model.set_random_seed(seed)
             torch.manual_seed(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -47,5 +56,5 @@ class PPOAgent:
 
 
 def shipped_checkpoint(env_name: str) -> Path:
-    """The trained baseline shipped with the library for `env_name`."""
-    return CHECKPOINTS / f"{env_name}.zip"
+    """The trained baseline policy shipped with the library for `env_name`."""
+    return CHECKPOINTS / f"{env_name}.pt"

@@ -207,6 +207,8 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
     train_seconds = time.perf_counter() - started
     model_path = run_dir / "model.zip"
     model.save(model_path)
+    policy_path = run_dir / "policy.pt"
+    model.policy.save(policy_path)
     learner = PPOAgent(model)
     num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
     final = (
@@ -237,6 +239,7 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
         "chance_score_rate": 1 / num_players,
         "learning_curve": curve,
         "model": str(model_path),
+        "policy": str(policy_path),
         "learning_curve_png": str(curve_path),
         "tensorboard": str(run_dir / "tensorboard"),
     }
@@ -263,7 +266,8 @@ def print_summary(summary: dict[str, Any]) -> None:
             f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games): {verdict}"
         )
     print(
-        f"model: {summary['model']}\nlearning curve: {summary['learning_curve_png']}\n"
+        f"model: {summary['model']} (the policy alone: {summary['policy']})\n"
+        f"learning curve: {summary['learning_curve_png']}\n"
         f"tensorboard: tensorboard --logdir {summary['tensorboard']}"
     )
 

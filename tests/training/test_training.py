@@ -68,6 +68,7 @@ def test_a_checkpoint_loads_as_an_agent_that_acts_like_the_model(tiny_run: dict)
 
     model = MaskablePPO.load(tiny_run["model"], device="cpu")
     agent = make_agent(f"ppo:{tiny_run['model']}", "snail_sprint_v0")
+    policy_only = PPOAgent.load(tiny_run["policy"])
     rng = np.random.default_rng(0)
     for _ in range(20):
         observation = rng.random(487).astype(np.float32)
@@ -75,6 +76,7 @@ def test_a_checkpoint_loads_as_an_agent_that_acts_like_the_model(tiny_run: dict)
         mask[rng.choice(6, size=2, replace=False)] = 1
         expected, _ = model.predict(observation, action_masks=mask.astype(bool), deterministic=True)
         assert agent.act(observation, mask) == int(expected)
+        assert policy_only.act(observation, mask) == int(expected)
         assert mask[agent.act(observation, mask)] == 1
 
 
@@ -205,3 +207,12 @@ def test_one_seat_tournaments_put_each_agent_alone_against_the_other() -> None:
     assert [r.seats.index("heuristic") for r in first] == [0, 1, 2, 0]
     assert "| **heuristic** vs random (×2) |" in tournament.markdown()
     assert "| **random** vs heuristic (×2) |" in tournament.markdown()
+
+
+@pytest.mark.parametrize("env_name", ["snail_sprint_v0"])
+def test_the_shipped_baseline_plays_legal_moves(env_name: str) -> None:
+    from agents.ppo import shipped_checkpoint
+
+    assert shipped_checkpoint(env_name).stat().st_size < 2_000_000
+    tournament = evaluate.run_tournament(env_name, ["ppo", "random"], games=4, progress=False)
+    assert len(tournament.pairings[0].records) == 4
