@@ -1,0 +1,302 @@
+"""What every batched engine shares: the batch API, seeding, rewards, random players, replays.
+
+A batched engine holds N games of one game in a NumPy record array (one record a game: its table,
+its generators, its chance recording) and steps them together with compiled kernels. The rules
+engine of the game (`snail_envs.<game>.rules`) stays the single source of truth: the kernels
+reproduce it move for move, and the differential tests replay the kernels' games through it.
+
+Shapes, for N games of P seats, K acting slots, A actions and observations of D floats:
+
+- `observations` float32 (N, K, D), `action_masks` int8 (N, K, A): what the seat in each acting
+  slot sees and may do, exactly as the reference observer gives it for the same situation.
+- `seats` int8 (N, K): the seat acting in each slot, −1 for an empty slot. A turn-based game has
+  K = 1 (one seat to play); a game with simultaneous windows has K = P, slot k for seat k.
+- `rewards` float32 (N, P): every seat's reward for the transition just played (`reward=
+  "winlose"`: +1 to every winner and −1 to the others when a game ends, 0 otherwise; `"points"`:
+  the change in the game's own points).
+- `terminated`, `truncated` bool (N): the game in that slot ended in this step (won, or stopped
+  by `max_turns`). It was replaced at once by a new game (auto-reset): the observations are
+  already the new game's, and `final_observations` (P, D per game, when asked for) every seat's
+  view of the finished table.
+
+The arrays belong to the engine and are rewritten in place by every `reset` and `step`: copy what
+you keep. A game that would end before its first decision (possible only with extreme options) is
+dealt again, so every game in a batch always has a seat to act.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit
+
+from snail_envs.batched.chance import TapeChance, agent_pick_among, seed_games
+from snail_envs.core.game import GameSpec
+from snail_envs.core.layout import Layout
+from snail_envs.core.options import check_choice, check_int, parse_options
+
+REWARD_MODES = ("winlose", "points")
+GOING, TERMINATED, TRUNCATED = 0, 1, 2
+"""How a game stands after a transition."""
+
+
+class BatchStep(NamedTuple):
+    """The engine's arrays after `reset` or `step` (views, rewritten by the next call)."""
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    seats: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
+class BatchedGame:
+    """N games of one game, held in arrays and stepped together (see the module docstring).
+
+    A game module subclasses this with its record dtype and its kernels; everything else, the
+    options, the arrays, seeding, errors and replays, is here.
+    """
+
+    spec: ClassVar[GameSpec]
+    """The reference game's facts and options (from `snail_envs.<game>.env`)."""
+    max_acting: ClassVar[int] = 1
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        reward: str = "winlose",
+        chance_tape: int = 0,
+        final_observations: bool = False,
+        **options: Any,
+    ) -> None:
+        """`num_envs` games, with the rule options of the reference environment.
+
+        `chance_tape` > 0 keeps each slot's latest chance outcomes, at least that many (a power
+        of two), for replays (`replay_chance`); `final_observations=True` keeps every seat's view
+        of each finished game.
+        """
+        info = self.spec.info
+        check_int("num_envs", num_envs, 1)
+        check_choice("reward", reward, REWARD_MODES)
+        check_int("chance_tape", chance_tape, 0)
+        for unsupported in ("illegal_action", "render_mode"):
+            if unsupported in options:
+                raise ValueError(
+                    f"{info.env_name} (batched): {unsupported} is not an option of the batched "
+                    "engine: an illegal action raises ValueError, and games are not rendered "
+                    "(replay one through the reference environment to see it)"
+                )
+        self.env_name = info.env_name
+        self.options = parse_options(self.spec.options_class, options, info.env_name)
+        self.check_supported(self.options)
+        self.reward_mode = reward
+        self.num_envs = num_envs
+        self.num_players = self.options.num_players
+        self.num_actions = info.num_actions
+        observer = self.spec.new_observer(self.options)
+        self.observation_layout: Layout = observer.observation_layout
+        self.state_layout: Layout = observer.state_layout
+        self.observation_space = observer.observation_layout.box()
+        self.action_space = spaces.Discrete(self.num_actions)
+        n, k, p = num_envs, self.max_acting, self.num_players
+        size = self.observation_layout.size
+        self.tape_length = 1 << max(chance_tape - 1, 0).bit_length() if chance_tape else 0
+        self.games = np.zeros(n, self.game_dtype(max(self.tape_length, 1)))
+        self.observations = np.zeros((n, k, size), np.float32)
+        self.action_masks = np.zeros((n, k, self.num_actions), np.int8)
+        self.seats = np.full((n, k), -1, np.int8)
+        self.rewards = np.zeros((n, p), np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.final_observations = np.zeros((n if final_observations else 0, p, size), np.float32)
+        self.rules = self.compile_rules(self.options)
+        self._started = False
+
+    # ----------------------------------------------------------------- what a game module adds
+
+    @classmethod
+    def check_supported(cls, options: Any) -> None:
+        """Reject rule options the kernels do not implement (ValueError naming what is)."""
+
+    def game_dtype(self, tape: int) -> np.dtype:
+        """The record of one game, with a chance tape of `tape` outcomes."""
+        raise NotImplementedError
+
+    def compile_rules(self, options: Any) -> np.ndarray:
+        """The options as the kernels read them: a record (in an array of one)."""
+        raise NotImplementedError
+
+    def _start_all(self) -> None:
+        """Start a new game in every slot and write the acting seats' views."""
+        raise NotImplementedError
+
+    def _step(self, actions: np.ndarray) -> int:
+        """Play `actions` (N, K); the first game whose action is illegal (nothing played then),
+        else −1."""
+        raise NotImplementedError
+
+    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
+        """Write game i's observation for seat `seats[i]` into `out[i]`."""
+        raise NotImplementedError
+
+    def _state(self, out: np.ndarray) -> None:
+        """Write each game's full state into `out`."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- the batch API
+
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """A new game in every slot. Game i's chance follows from `seed` and i alone, so the same
+        seed gives the same games in any process and any batch size."""
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        self.games[:] = 0
+        seed_games(self.games, np.uint64(int(seed) % 2**64))
+        self._start_all()
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self._started = True
+        return self.last()
+
+    def step(self, actions: Any) -> BatchStep:
+        """Play one action of every acting seat: `actions` (N, K), or (N,) when K = 1. Entries of
+        empty slots are ignored. Finished games are replaced by new ones at once."""
+        if not self._started:
+            raise RuntimeError(f"{self.env_name} (batched): call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got an array of {chosen.dtype}")
+        if chosen.ndim == 1 and self.max_acting == 1:
+            chosen = chosen[:, None]
+        shape = (self.num_envs, self.max_acting)
+        if chosen.shape != shape:
+            raise ValueError(f"actions must have shape {shape}, got {chosen.shape}")
+        illegal = self._step(np.ascontiguousarray(chosen, dtype=np.int64))
+        if illegal >= 0:
+            self._raise_illegal(illegal, chosen[illegal])
+        return self.last()
+
+    def last(self) -> BatchStep:
+        """The arrays of the last `reset` or `step`."""
+        return BatchStep(
+            self.observations,
+            self.action_masks,
+            self.seats,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+        )
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action for every acting slot (0 for empty slots), drawn
+        from each game's agent generator (never from its chance)."""
+        actions = np.zeros((self.num_envs, self.max_acting), np.int64)
+        random_legal_actions(self.games, self.action_masks, self.seats, actions)
+        return actions
+
+    def observe(self, seat: int | np.ndarray) -> np.ndarray:
+        """Every game seen by `seat` (one seat for all games, or one per game): float32 (N, D)."""
+        seats = np.broadcast_to(np.asarray(seat, dtype=np.int64), (self.num_envs,))
+        if seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"seats are 0 to {self.num_players - 1}; got {seat!r}")
+        out = np.zeros((self.num_envs, self.observation_layout.size), np.float32)
+        self._observe(np.ascontiguousarray(seats), out)
+        return out
+
+    def observe_all(self) -> np.ndarray:
+        """Every seat's view of every game: float32 (N, P, D)."""
+        return np.stack([self.observe(seat) for seat in range(self.num_players)], axis=1)
+
+    def state(self) -> np.ndarray:
+        """Every game's full state, hidden information included (as the reference `state()`):
+        float32 (N, S)."""
+        out = np.zeros((self.num_envs, self.state_layout.size), np.float32)
+        self._state(out)
+        return out
+
+    def replay_chance(self, index: int) -> TapeChance:
+        """The chance outcomes of the game now in slot `index`, for its reference engine.
+
+        They are read as the kernel records them, so a reference game built now follows the
+        kernel's game step by step, to its end (also once the slot has moved on to a new game).
+        Needs `chance_tape` > 0, longer than the outcomes of one step."""
+        capacity = self.tape_length
+        if capacity == 0:
+            raise ValueError("replays need a recording: build the engine with chance_tape > 0")
+        games = self.games
+        serial, start = int(games[index]["serial"]), int(games[index]["game_start"])
+
+        def window() -> tuple[int, int]:
+            game = games[index]
+            recorded = int(game["recorded"])
+            if int(game["serial"]) == serial:
+                end = recorded
+            elif int(game["serial"]) == serial + 1:
+                end = int(game["game_start"])
+            else:
+                raise ValueError(f"slot {index} has moved on by more than one game")
+            return recorded - capacity, end
+
+        return TapeChance(games["tape"][index], start, window)
+
+    # ----------------------------------------------------------------- checks
+
+    def _raise_illegal(self, index: int, actions: np.ndarray) -> None:
+        for slot, seat in enumerate(self.seats[index]):
+            if seat < 0:
+                continue
+            action = int(actions[slot])
+            legal = np.flatnonzero(self.action_masks[index, slot]).tolist()
+            if action not in legal:
+                raise ValueError(
+                    f"{self.env_name} (batched): game {index}, player_{seat}: action {action} is "
+                    f"illegal now; legal actions: {', '.join(map(str, legal))}"
+                )
+        raise AssertionError("the kernel reported an illegal action that is legal")
+
+
+@njit(cache=True)
+def random_legal_actions(
+    games: np.ndarray, masks: np.ndarray, seats: np.ndarray, out: np.ndarray
+) -> None:
+    """A uniformly random legal action for every acting slot, from the games' agent generators."""
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] >= 0:
+                out[i, slot] = agent_pick_among(games[i], masks[i, slot])
+
+
+@njit(cache=True)
+def is_illegal(action: int, mask: np.ndarray) -> bool:
+    return action < 0 or action >= mask.shape[0] or mask[action] == 0
+
+
+@njit(cache=True)
+def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> None:
+    """+1 to every seat with the most points (ties share the win), −1 to the others."""
+    best = points[0]
+    for seat in range(1, num_players):
+        best = max(best, points[seat])
+    for seat in range(num_players):
+        rewards[seat] = 1.0 if points[seat] == best else -1.0
+
+
+def record(dtype: np.dtype, **values: Any) -> np.ndarray:
+    """An array of one record of `dtype`, its fields set from `values`."""
+    one = np.zeros(1, dtype)
+    for name, value in values.items():
+        one[name] = value
+    return one
+
+
+def pieces_dtype(names: tuple[str, ...]) -> np.dtype:
+    """A record of the first index of each named piece of an observation."""
+    return np.dtype([(name, np.int64) for name in names])

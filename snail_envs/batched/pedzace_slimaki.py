@@ -1,0 +1,638 @@
+"""Pędzące Ślimaki in batches: the rules of `snail_envs.pedzace_slimaki.rules`, compiled.
+
+Each game is one record of `game_dtype`: the snails' leaves, the dice (held by the seat to play,
+set aside, and the faces of this turn's roll), the cards and the points. Every rule function
+below has the name and the behaviour of its counterpart in the reference engine; observations
+are written exactly as `PedzaceSlimakiObserver` writes them. Every rule option is supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from snail_envs.batched.chance import agent_pick, arrange, begin_game, chance_fields, pick
+from snail_envs.batched.core import BatchedGame, is_illegal, pay_win_lose, pieces_dtype, record
+from snail_envs.core.layout import Layout
+from snail_envs.pedzace_slimaki.env import SPEC
+from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
+from snail_envs.pedzace_slimaki.rules import (
+    MAX_BOARD_LENGTH,
+    MAX_PLAYERS,
+    NUM_SNAILS,
+    SNAIL_FACE,
+    SNAIL_FACE_LEAVES,
+    START,
+    PedzaceSlimakiOptions,
+)
+
+NOT_ROLLED = 0
+MAX_LEAVES = MAX_BOARD_LENGTH + 1
+RANDOM = 0
+OPPONENTS = ("random",)
+"""The in-kernel players, by the index the kernels know them by."""
+
+PIECES = pieces_dtype(
+    (
+        "card",
+        "leaves",
+        "dice",
+        "set_aside",
+        "mushrooms",
+        "points",
+        "turn",
+        "race",
+        "three_races",
+        "players",
+    )
+)
+"""Where each piece of an observation (or of the state) starts."""
+
+_PIECE_NAMES = (
+    "snail_leaves",
+    "dice_rolled",
+    "dice_set_aside",
+    "mushrooms",
+    "points",
+    "turn",
+    "race",
+    "three_races",
+    "num_players",
+)
+
+
+def game_dtype(tape: int) -> np.dtype:
+    """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
+    turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
+    card (bit s for snail s) and points; the race, the seat that began it, the seat to play."""
+    return np.dtype(
+        [
+            *chance_fields(tape),
+            ("leaf", np.int8, NUM_SNAILS),
+            ("held", np.uint8, NUM_SNAILS),
+            ("set_aside", np.uint8, NUM_SNAILS),
+            ("faces", np.int8, NUM_SNAILS),
+            ("legal", np.uint8, NUM_SNAILS),
+            ("card", np.uint8, MAX_PLAYERS),
+            ("scores", np.int64, MAX_PLAYERS),
+            ("race", np.int8),
+            ("first_seat", np.int8),
+            ("turn", np.int8),
+            ("finished", np.uint8),
+            ("turns_played", np.int64),
+        ],
+        align=True,
+    )
+
+
+def rules_dtype(num_cards: int) -> np.dtype:
+    """The rule options as the kernels read them."""
+    return np.dtype(
+        [
+            ("num_players", np.int64),
+            ("last_leaf", np.int64),
+            ("is_mushroom", np.uint8, MAX_LEAVES),
+            ("cards", np.uint8, num_cards),  # the cards to deal from, as snail bits
+            ("rounds", np.int64),
+            ("backwards", np.uint8),
+            ("place_points", np.int64, 3),  # 1st, 2nd, last
+            ("max_turns", np.int64),  # −1: no limit
+            ("points_reward", np.uint8),
+            ("observation", PIECES),
+            ("state", PIECES),
+        ]
+    )
+
+
+def _pieces(layout: Layout) -> tuple[int, ...]:
+    return (layout.offset(layout.pieces[0].name), *map(layout.offset, _PIECE_NAMES))
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+@njit(cache=True)
+def is_over(g) -> bool:
+    return g.finished == 1
+
+
+@njit(cache=True)
+def is_truncated(g, rules) -> bool:
+    return not is_over(g) and rules.max_turns >= 0 and g.turns_played >= rules.max_turns
+
+
+@njit(cache=True)
+def allowed_dice(g, rules) -> int:
+    """Write the rolled dice the seat to play may choose into `legal`: all of them, except
+    (with `snail_face_backwards`) the snail face of a snail on leaf 0 or 1; returns how many."""
+    count = 0
+    for die in range(NUM_SNAILS):
+        face = g.faces[die]
+        allowed = face != NOT_ROLLED and not (
+            rules.backwards and face == SNAIL_FACE and g.leaf[die] < SNAIL_FACE_LEAVES
+        )
+        g.legal[die] = allowed
+        count += allowed
+    return count
+
+
+@njit(cache=True)
+def push_from(g, leaf: int, mover: int) -> int:
+    """Every snail on `leaf` other than `mover` goes back one leaf; returns how many."""
+    pushed = 0
+    for snail in range(NUM_SNAILS):
+        if g.leaf[snail] == leaf and snail != mover:
+            g.leaf[snail] = leaf - 1
+            pushed += 1
+    return pushed
+
+
+@njit(cache=True)
+def move_forward(g, rules, snail: int, leaves: int) -> int:
+    """Move `snail` forward (stopping on the last leaf); returns the points it scored."""
+    target = min(g.leaf[snail] + leaves, rules.last_leaf)
+    g.leaf[snail] = target
+    if target == rules.last_leaf or rules.is_mushroom[target]:
+        return 1
+    return push_from(g, target, snail)
+
+
+@njit(cache=True)
+def move_back(g, rules, snail: int, leaves: int) -> None:
+    """Move `snail` back (variant): it pushes as usual but scores nothing."""
+    target = g.leaf[snail] - leaves
+    g.leaf[snail] = target
+    if target != START and not rules.is_mushroom[target]:
+        push_from(g, target, snail)
+
+
+@njit(cache=True)
+def use_die(g, rules, die: int) -> None:
+    """Move the die's snail, set a pip die aside (a snail-face die stays in the pool, unless it
+    moved the snail backwards), and pass the pool to the next seat."""
+    face = g.faces[die]
+    stays_in_pool = False
+    gained = 0
+    if face != SNAIL_FACE:
+        gained = move_forward(g, rules, die, face)
+    elif rules.backwards:
+        move_back(g, rules, die, SNAIL_FACE_LEAVES)
+    else:
+        gained = move_forward(g, rules, die, SNAIL_FACE_LEAVES)
+        stays_in_pool = True
+    g.scores[g.turn] += gained
+    g.turns_played += 1
+    if g.leaf[die] == rules.last_leaf:
+        end_race(g, rules)
+        return
+    if not stays_in_pool:
+        g.set_aside[die] = 1
+        g.held[die] = 0
+    pass_dice(g, rules)
+
+
+@njit(cache=True)
+def pass_dice(g, rules) -> None:
+    """The pool goes to the next seat; one die alone is not passed: all five are collected."""
+    g.turn = (g.turn + 1) % rules.num_players
+    if g.held.sum() == 1:
+        g.held[:] = 1
+        g.set_aside[:] = 0
+
+
+@njit(cache=True)
+def roll_until_decision(g, rules) -> None:
+    """The seat to play rolls its dice; a seat with no die it may choose passes them on
+    unchanged, and the next seat rolls, until a decision, the end, or the turn limit."""
+    while not is_over(g) and not is_truncated(g, rules):
+        for die in range(NUM_SNAILS):
+            g.faces[die] = pick(g, NUM_FACES) + 1 if g.held[die] else NOT_ROLLED
+        if allowed_dice(g, rules):
+            return
+        g.turns_played += 1
+        g.turn = (g.turn + 1) % rules.num_players
+
+
+@njit(cache=True)
+def snail_place_points(g, rules, snail: int) -> int:
+    """A snail's place points at the end of a race: 1st (on the last leaf), last (on the rearmost
+    occupied leaf), 2nd (on the foremost leaf behind the winner, unless it is also the rearmost),
+    others 0."""
+    rearmost, foremost = rules.last_leaf, START
+    for other in range(NUM_SNAILS):
+        leaf = g.leaf[other]
+        if leaf != rules.last_leaf:
+            rearmost = min(rearmost, leaf)
+            foremost = max(foremost, leaf)
+    leaf = g.leaf[snail]
+    if leaf == rules.last_leaf:
+        return rules.place_points[0]
+    if leaf == rearmost:
+        return rules.place_points[2]
+    if leaf == foremost:
+        return rules.place_points[1]
+    return 0
+
+
+@njit(cache=True)
+def start_race(g, rules, race: int, first_seat: int) -> None:
+    """All snails on the start, a new deal, and all five dice for `first_seat`."""
+    g.race = race
+    g.first_seat = first_seat
+    g.turn = first_seat
+    g.leaf[:] = START
+    order = np.empty(rules.cards.shape[0], np.int64)
+    arrange(g, order)
+    g.card[:] = 0
+    for seat in range(rules.num_players):
+        g.card[seat] = rules.cards[order[seat]]
+    g.held[:] = 1
+    g.set_aside[:] = 0
+    g.faces[:] = NOT_ROLLED
+
+
+@njit(cache=True)
+def end_race(g, rules) -> None:
+    """Score the snails on each seat's card; then the next race, or the end of the game."""
+    for seat in range(rules.num_players):
+        for snail in range(NUM_SNAILS):
+            if g.card[seat] >> snail & 1:
+                g.scores[seat] += snail_place_points(g, rules, snail)
+    if g.race + 1 < rules.rounds:
+        start_race(g, rules, g.race + 1, (g.first_seat + 1) % rules.num_players)
+    else:
+        g.finished = 1
+
+
+@njit(cache=True)
+def start_game(g, rules) -> None:
+    begin_game(g)
+    g.scores[:] = 0
+    g.turns_played = 0
+    g.finished = 0
+    start_race(g, rules, 0, 0)
+    roll_until_decision(g, rules)
+
+
+@njit(cache=True)
+def deal(g, rules) -> None:
+    """A new game that has a decision (a game over before its first decision is dealt again)."""
+    start_game(g, rules)
+    while is_over(g) or is_truncated(g, rules):
+        start_game(g, rules)
+
+
+@njit(cache=True)
+def play(g, rules, die: int) -> None:
+    use_die(g, rules, die)
+    roll_until_decision(g, rules)
+
+
+@njit(cache=True)
+def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
+    """The rewards of the transition just played, given each seat's points `before` it: the
+    change in points (`reward="points"`), or win/lose when the game just ended."""
+    if rules.points_reward:
+        for seat in range(rules.num_players):
+            rewards[seat] = g.scores[seat] - before[seat]
+    elif is_over(g):
+        pay_win_lose(g.scores, rules.num_players, rewards)
+    else:
+        for seat in range(rules.num_players):
+            rewards[seat] = 0
+
+
+# --------------------------------------------------------------------------- players
+
+
+@njit(cache=True)
+def random_action(g) -> int:
+    """A uniformly random die among those the seat to play may choose."""
+    chosen = agent_pick(g, g.legal.sum())
+    for die in range(NUM_SNAILS):
+        if g.legal[die]:
+            if chosen == 0:
+                return die
+            chosen -= 1
+    return -1
+
+
+@njit(cache=True)
+def opponent_action(g, kind: int) -> int:
+    return random_action(g)
+
+
+# --------------------------------------------------------------------------- observations
+
+
+@njit(cache=True)
+def clear(out: np.ndarray, start: int, size: int) -> None:
+    for k in range(start, start + size):
+        out[k] = 0
+
+
+@njit(cache=True)
+def write_board(rules, at, out: np.ndarray) -> None:
+    """What stays the same during a game: the mushrooms, the races, the number of players."""
+    for leaf in range(rules.last_leaf + 1):
+        out[at.mushrooms + leaf] = rules.is_mushroom[leaf]
+    out[at.three_races] = rules.rounds == MAX_RACES
+    out[at.players + rules.num_players - 2] = 1
+
+
+@njit(cache=True)
+def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
+    """Everything public, seats counted from `seat` (0 for the absolute state), over whatever
+    these pieces held before."""
+    leaves, n = rules.last_leaf + 1, rules.num_players
+    clear(out, at.leaves, NUM_SNAILS * leaves)
+    clear(out, at.dice, NUM_SNAILS * NUM_FACES)
+    clear(out, at.set_aside, NUM_SNAILS)
+    clear(out, at.points, MAX_PLAYERS)
+    clear(out, at.turn, MAX_PLAYERS)
+    clear(out, at.race, MAX_RACES)
+    for snail in range(NUM_SNAILS):
+        out[at.leaves + leaves * snail + g.leaf[snail]] = 1
+    for die in range(NUM_SNAILS):
+        if g.faces[die] != NOT_ROLLED:
+            out[at.dice + NUM_FACES * die + g.faces[die] - 1] = 1
+        out[at.set_aside + die] = g.set_aside[die]
+    out[at.turn + (g.turn - seat) % n] = 1
+    out[at.race + g.race] = 1
+    for other in range(n):
+        out[at.points + (other - seat) % n] = g.scores[other] / POINTS_SCALE
+
+
+@njit(cache=True)
+def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """Rewrite `out`, an observation of the same game, as `seat` sees the table now."""
+    at = rules.observation
+    for snail in range(NUM_SNAILS):
+        out[at.card + snail] = g.card[seat] >> snail & 1
+    write_table(g, rules, at, out, seat)
+
+
+@njit(cache=True)
+def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """What `seat` sees: its card and the table, seats relative to it."""
+    out.fill(0)
+    write_board(rules, rules.observation, out)
+    update_observation(g, rules, seat, out)
+
+
+@njit(cache=True)
+def write_state(g, rules, out: np.ndarray) -> None:
+    at = rules.state
+    out.fill(0)
+    for seat in range(rules.num_players):
+        for snail in range(NUM_SNAILS):
+            if g.card[seat] >> snail & 1:
+                out[at.card + NUM_SNAILS * seat + snail] = 1
+    write_board(rules, at, out)
+    write_table(g, rules, at, out, 0)
+
+
+@njit(cache=True)
+def write_mask(g, mask: np.ndarray) -> None:
+    for die in range(NUM_SNAILS):
+        mask[die] = g.legal[die]
+
+
+@njit(cache=True)
+def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bool) -> None:
+    """The seat to play's observation and action mask; `observation` holds the previous view
+    of the same game unless `new_game`."""
+    if new_game:
+        write_observation(g, rules, g.turn, observation)
+    else:
+        update_observation(g, rules, g.turn, observation)
+    write_mask(g, mask)
+
+
+# --------------------------------------------------------------------------- batch kernels
+
+
+@njit(cache=True)
+def start_all(games, rules_array, observations, masks, seats) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        deal(g, rules)
+        seats[i, 0] = g.turn
+        write_turn(g, rules, observations[i, 0], masks[i, 0], True)
+
+
+@njit(cache=True)
+def step_all(
+    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
+) -> int:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        if is_illegal(actions[i, 0], masks[i, 0]):
+            return i
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        before[:] = g.scores
+        play(g, rules, actions[i, 0])
+        pay(g, rules, before, rewards[i])
+        terminated[i] = is_over(g)
+        truncated[i] = is_truncated(g, rules)
+        ended = terminated[i] or truncated[i]
+        if ended:
+            if finals.shape[0]:
+                for seat in range(rules.num_players):
+                    write_observation(g, rules, seat, finals[i, seat])
+            deal(g, rules)
+        seats[i, 0] = g.turn
+        write_turn(g, rules, observations[i, 0], masks[i, 0], ended)
+    return -1
+
+
+@njit(cache=True)
+def observe_all(games, rules_array, seats, out) -> None:
+    for i in range(games.shape[0]):
+        write_observation(games[i], rules_array[0], seats[i], out[i])
+
+
+@njit(cache=True)
+def state_all(games, rules_array, out) -> None:
+    for i in range(games.shape[0]):
+        write_state(games[i], rules_array[0], out[i])
+
+
+# --------------------------------------------------------------------------- one learner seat
+
+
+@njit(cache=True)
+def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
+    """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
+    with probability `tickets[k]` / sum(tickets)."""
+    seat = fixed_seat if fixed_seat >= 0 else agent_pick(g, rules.num_players)
+    total = tickets.sum()
+    for other in range(rules.num_players):
+        ticket = agent_pick(g, total)
+        kind = 0
+        while ticket >= tickets[kind]:
+            ticket -= tickets[kind]
+            kind += 1
+        kinds[other] = kind
+    return seat
+
+
+@njit(cache=True)
+def play_opponents(g, rules, learner: int, kinds: np.ndarray) -> None:
+    """The other seats play until the learner is to play or the game is over."""
+    while not is_over(g) and not is_truncated(g, rules) and g.turn != learner:
+        play(g, rules, opponent_action(g, kinds[g.turn]))
+
+
+@njit(cache=True)
+def new_episode(g, rules, fixed_seat: int, tickets, kinds) -> int:
+    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+    while True:
+        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
+        deal(g, rules)
+        play_opponents(g, rules, learner, kinds)
+        if not is_over(g) and not is_truncated(g, rules):
+            return learner
+
+
+@njit(cache=True)
+def learner_reset(
+    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
+) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i])
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, masks[i])
+
+
+@njit(cache=True)
+def learner_step(
+    games,
+    rules_array,
+    actions,
+    fixed_seat,
+    tickets,
+    learners,
+    kinds,
+    observations,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    finals,
+) -> int:
+    """The learner of every game plays `actions[i]` and the other seats answer, until the learner
+    is to play again; a finished episode leaves the learner's last view in `finals`, and the next
+    one begins."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        if is_illegal(actions[i], masks[i]):
+            return i
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
+    for i in range(games.shape[0]):
+        g = games[i]
+        learner = learners[i]
+        before[:] = g.scores
+        play(g, rules, actions[i])
+        play_opponents(g, rules, learner, kinds[i])
+        pay(g, rules, before, seat_rewards)
+        rewards[i] = seat_rewards[learner]
+        terminated[i] = is_over(g)
+        truncated[i] = is_truncated(g, rules)
+        if terminated[i] or truncated[i]:
+            write_observation(g, rules, learner, finals[i])
+            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i])
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, masks[i])
+    return -1
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class PedzaceSlimakiBatch(BatchedGame):
+    """N games of Pędzące Ślimaki (see `snail_envs.batched.core` for the arrays).
+
+        batch = snail_envs.batched.make("pedzace_slimaki_v0", num_envs=4096, rounds=3)
+        out = batch.reset(seed=0)
+        out = batch.step(batch.random_actions())
+
+    Turn-based: one acting slot, the seat to play (`seat`, `observation` and `action_mask` are
+    its views without the slot axis).
+    """
+
+    spec = SPEC
+    opponents = OPPONENTS
+
+    def game_dtype(self, tape: int) -> np.dtype:
+        return game_dtype(tape)
+
+    def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
+        is_mushroom = np.zeros(MAX_LEAVES, np.uint8)
+        is_mushroom[: options.board_length + 1] = options.is_mushroom
+        return record(
+            rules_dtype(len(options.card_snails)),
+            num_players=options.num_players,
+            last_leaf=options.board_length,
+            is_mushroom=is_mushroom,
+            cards=[(1 << first) | (1 << second) for first, second in options.card_snails],
+            rounds=options.rounds,
+            backwards=options.snail_face_backwards,
+            place_points=options.place_points,
+            max_turns=-1 if options.max_turns is None else options.max_turns,
+            points_reward=self.reward_mode == "points",
+            observation=_pieces(self.observation_layout),
+            state=_pieces(self.state_layout),
+        )
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The seat to play in each game: int8 (N,)."""
+        return self.seats[:, 0]
+
+    @property
+    def observation(self) -> np.ndarray:
+        """The seat to play's observation in each game: float32 (N, D)."""
+        return self.observations[:, 0]
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """The seat to play's legal actions in each game: int8 (N, A)."""
+        return self.action_masks[:, 0]
+
+    def _start_all(self) -> None:
+        start_all(self.games, self.rules, self.observations, self.action_masks, self.seats)
+
+    def _step(self, actions: np.ndarray) -> int:
+        return step_all(
+            self.games,
+            self.rules,
+            actions,
+            self.observations,
+            self.action_masks,
+            self.seats,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.final_observations,
+        )
+
+    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
+        observe_all(self.games, self.rules, seats, out)
+
+    def _state(self, out: np.ndarray) -> None:
+        state_all(self.games, self.rules, out)
+
+    def _learner_reset(self, learner: Any) -> None:
+        learner_reset(self.games, self.rules, *learner.reset_arrays())
+
+    def _learner_step(self, learner: Any, actions: np.ndarray) -> int:
+        return learner_step(self.games, self.rules, actions, *learner.step_arrays())
