@@ -50,7 +50,7 @@ def engine_class(name: str) -> Any:
 
 def make(name: str, num_envs: int, **options: Any) -> Any:
     """`num_envs` games of environment `name` in one batch, with its rule options as keywords
-    (and `reward`, `chance_tape`, `final_observations`; see `snail_envs.batched.core`)."""
+    (and `reward`, `final_observations`; see `snail_envs.batched.core`)."""
     return engine_class(name)(num_envs, **options)
 
 

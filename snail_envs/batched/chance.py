@@ -26,24 +26,26 @@ from snail_envs.core.chance import Chance
 
 T = TypeVar("T")
 
-TAPE_DTYPE = np.int16
+TAPE_LENGTH = 256
+"""How many of its latest chance outcomes a game keeps (more than any one step draws)."""
+
+CHANCE_FIELDS: list[tuple] = [
+    ("chance_state", np.uint64),
+    ("agent_state", np.uint64),
+    ("recorded", np.int64),
+    ("game_start", np.int64),
+    ("serial", np.int64),
+]
 
 
-def chance_fields(tape: int) -> list[tuple]:
-    """The fields every game record starts with: the two generators; the ring of the latest
-    `tape` outcomes (a power of two; 1 when no replay is wanted); how many outcomes the slot has
-    drawn since the batch was reset; that count when the game now in the slot began; and how
-    many games the slot has begun."""
-    if tape < 1 or tape & (tape - 1):
-        raise ValueError(f"the chance tape holds a power of two of outcomes; got {tape}")
-    return [
-        ("chance_state", np.uint64),
-        ("agent_state", np.uint64),
-        ("recorded", np.int64),
-        ("game_start", np.int64),
-        ("serial", np.int64),
-        ("tape", TAPE_DTYPE, (tape,)),
-    ]
+def game_record(fields: list[tuple]) -> np.dtype:
+    """The record of one game: its generators, how many outcomes the slot has drawn since the
+    batch was reset, that count when the game now in the slot began, how many games the slot
+    has begun; then the game's own `fields`; last, the ring of its latest outcomes."""
+    return np.dtype(
+        [*CHANCE_FIELDS, *fields, ("tape", np.int16, (TAPE_LENGTH,))],
+        align=True,
+    )
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -90,7 +92,7 @@ def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
 
 @njit(cache=True)
 def _record(game, outcome: int) -> None:
-    game.tape[game.recorded & (game.tape.shape[0] - 1)] = outcome
+    game.tape[game.recorded % TAPE_LENGTH] = outcome
     game.recorded += 1
 
 

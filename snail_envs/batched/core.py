@@ -26,6 +26,7 @@ dealt again, so every game in a batch always has a seat to act.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from typing import Any, ClassVar, NamedTuple
 
@@ -33,10 +34,10 @@ import numpy as np
 from gymnasium import spaces
 from numba import njit
 
-from snail_envs.batched.chance import TapeChance, agent_pick_among, seed_games
+from snail_envs.batched.chance import TAPE_LENGTH, TapeChance, agent_pick_among, seed_games
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
-from snail_envs.core.options import check_choice, check_int, parse_options
+from snail_envs.core.options import check_bool, check_choice, check_int, parse_options
 
 REWARD_MODES = ("winlose", "points")
 GOING, TERMINATED, TRUNCATED = 0, 1, 2
@@ -63,6 +64,8 @@ class BatchedGame:
 
     spec: ClassVar[GameSpec]
     """The reference game's facts and options (from `snail_envs.<game>.env`)."""
+    game_dtype: ClassVar[np.dtype]
+    """The record of one game (`snail_envs.batched.chance.game_record`)."""
     max_acting: ClassVar[int] = 1
 
     def __init__(
@@ -70,20 +73,17 @@ class BatchedGame:
         num_envs: int,
         *,
         reward: str = "winlose",
-        chance_tape: int = 0,
         final_observations: bool = False,
         **options: Any,
     ) -> None:
         """`num_envs` games, with the rule options of the reference environment.
 
-        `chance_tape` > 0 keeps each slot's latest chance outcomes, at least that many (a power
-        of two), for replays (`replay_chance`); `final_observations=True` keeps every seat's view
-        of each finished game.
+        `final_observations=True` keeps every seat's view of each finished game.
         """
         info = self.spec.info
         check_int("num_envs", num_envs, 1)
         check_choice("reward", reward, REWARD_MODES)
-        check_int("chance_tape", chance_tape, 0)
+        check_bool("final_observations", final_observations)
         for unsupported in ("illegal_action", "render_mode"):
             if unsupported in options:
                 raise ValueError(
@@ -91,9 +91,15 @@ class BatchedGame:
                     "engine: an illegal action raises ValueError, and games are not rendered "
                     "(replay one through the reference environment to see it)"
                 )
+        rule_options = [f.name for f in dataclasses.fields(self.spec.options_class) if f.init]
+        unknown = sorted(set(options) - set(rule_options))
+        if unknown:
+            raise ValueError(
+                f"{info.env_name} (batched): unknown option {', '.join(map(repr, unknown))}; "
+                f"allowed options: {', '.join([*rule_options, 'reward', 'final_observations'])}"
+            )
         self.env_name = info.env_name
         self.options = parse_options(self.spec.options_class, options, info.env_name)
-        self.check_supported(self.options)
         self.reward_mode = reward
         self.num_envs = num_envs
         self.num_players = self.options.num_players
@@ -105,8 +111,7 @@ class BatchedGame:
         self.action_space = spaces.Discrete(self.num_actions)
         n, k, p = num_envs, self.max_acting, self.num_players
         size = self.observation_layout.size
-        self.tape_length = 1 << max(chance_tape - 1, 0).bit_length() if chance_tape else 0
-        self.games = np.zeros(n, self.game_dtype(max(self.tape_length, 1)))
+        self.games = np.zeros(n, self.game_dtype)
         self.observations = np.zeros((n, k, size), np.float32)
         self.action_masks = np.zeros((n, k, self.num_actions), np.int8)
         self.seats = np.full((n, k), -1, np.int8)
@@ -118,14 +123,6 @@ class BatchedGame:
         self._started = False
 
     # ----------------------------------------------------------------- what a game module adds
-
-    @classmethod
-    def check_supported(cls, options: Any) -> None:
-        """Reject rule options the kernels do not implement (ValueError naming what is)."""
-
-    def game_dtype(self, tape: int) -> np.dtype:
-        """The record of one game, with a chance tape of `tape` outcomes."""
-        raise NotImplementedError
 
     def compile_rules(self, options: Any) -> np.ndarray:
         """The options as the kernels read them: a record (in an array of one)."""
@@ -150,15 +147,20 @@ class BatchedGame:
 
     # ----------------------------------------------------------------- the batch API
 
-    def reset(self, seed: int | None = None) -> BatchStep:
-        """A new game in every slot. Game i's chance follows from `seed` and i alone, so the same
-        seed gives the same games in any process and any batch size."""
+    def seed(self, seed: int | None = None) -> None:
+        """Seed every slot's generators (`reset` does it, then deals). Game i's chance follows
+        from `seed` and i alone, so the same seed gives the same games in any process and any
+        batch size; None draws a seed from the operating system."""
         if seed is None:
             seed = secrets.randbits(63)
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
         self.games[:] = 0
         seed_games(self.games, np.uint64(int(seed) % 2**64))
+
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """A new game in every slot (see `seed`)."""
+        self.seed(seed)
         self._start_all()
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -227,10 +229,7 @@ class BatchedGame:
 
         They are read as the kernel records them, so a reference game built now follows the
         kernel's game step by step, to its end (also once the slot has moved on to a new game).
-        Needs `chance_tape` > 0, longer than the outcomes of one step."""
-        capacity = self.tape_length
-        if capacity == 0:
-            raise ValueError("replays need a recording: build the engine with chance_tape > 0")
+        """
         games = self.games
         serial, start = int(games[index]["serial"]), int(games[index]["game_start"])
 
@@ -243,7 +242,7 @@ class BatchedGame:
                 end = int(game["game_start"])
             else:
                 raise ValueError(f"slot {index} has moved on by more than one game")
-            return recorded - capacity, end
+            return recorded - TAPE_LENGTH, end
 
         return TapeChance(games["tape"][index], start, window)
 

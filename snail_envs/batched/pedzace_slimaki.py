@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from snail_envs.batched.chance import agent_pick, arrange, begin_game, chance_fields, pick
+from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import BatchedGame, is_illegal, pay_win_lose, pieces_dtype, record
 from snail_envs.core.layout import Layout
 from snail_envs.pedzace_slimaki.env import SPEC
@@ -63,28 +63,25 @@ _PIECE_NAMES = (
 )
 
 
-def game_dtype(tape: int) -> np.dtype:
-    """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
-    turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
-    card (bit s for snail s) and points; the race, the seat that began it, the seat to play."""
-    return np.dtype(
-        [
-            *chance_fields(tape),
-            ("leaf", np.int8, NUM_SNAILS),
-            ("held", np.uint8, NUM_SNAILS),
-            ("set_aside", np.uint8, NUM_SNAILS),
-            ("faces", np.int8, NUM_SNAILS),
-            ("legal", np.uint8, NUM_SNAILS),
-            ("card", np.uint8, MAX_PLAYERS),
-            ("scores", np.int64, MAX_PLAYERS),
-            ("race", np.int8),
-            ("first_seat", np.int8),
-            ("turn", np.int8),
-            ("finished", np.uint8),
-            ("turns_played", np.int64),
-        ],
-        align=True,
-    )
+GAME = game_record(
+    [
+        ("leaf", np.int8, NUM_SNAILS),
+        ("held", np.uint8, NUM_SNAILS),
+        ("set_aside", np.uint8, NUM_SNAILS),
+        ("faces", np.int8, NUM_SNAILS),
+        ("legal", np.uint8, NUM_SNAILS),
+        ("card", np.uint8, MAX_PLAYERS),
+        ("scores", np.int64, MAX_PLAYERS),
+        ("race", np.int8),
+        ("first_seat", np.int8),
+        ("turn", np.int8),
+        ("finished", np.uint8),
+        ("turns_played", np.int64),
+    ]
+)
+"""One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
+turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
+card (bit s for snail s) and points; the race, the seat that began it, the seat to play."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -570,10 +567,8 @@ class PedzaceSlimakiBatch(BatchedGame):
     """
 
     spec = SPEC
+    game_dtype = GAME
     opponents = OPPONENTS
-
-    def game_dtype(self, tape: int) -> np.dtype:
-        return game_dtype(tape)
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)

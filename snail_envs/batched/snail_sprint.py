@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from snail_envs.batched.chance import agent_pick, arrange, begin_game, chance_fields, pick
+from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import BatchedGame, is_illegal, pay_win_lose, pieces_dtype, record
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.layout import Layout
@@ -48,29 +48,26 @@ PIECES = pieces_dtype(
 """Where each piece of an observation (or of the state) starts."""
 
 
-def game_dtype(tape: int) -> np.dtype:
-    """One game: each snail's space (37 = podium), height in its tower and the snail under it;
-    each space's top snail and printed symbols (bit s for snail s); the podium; the seat to
-    play; the roll and its possible moves (`target[s]`: where snail s would go, −1 if it may not
-    move); each seat's race card (bit s for snail s)."""
-    return np.dtype(
-        [
-            *chance_fields(tape),
-            ("space", np.int8, NUM_SNAILS),
-            ("level", np.int8, NUM_SNAILS),
-            ("below", np.int8, NUM_SNAILS),
-            ("top", np.int8, SPACES),
-            ("printed", np.uint8, SPACES),
-            ("podium", np.int8, NUM_PLACES),
-            ("finished", np.int8),
-            ("turn", np.int8),
-            ("turns_played", np.int32),
-            ("dice", np.int8, 2),
-            ("target", np.int8, NUM_SNAILS),
-            ("card", np.uint8, MAX_PLAYERS),
-        ],
-        align=True,
-    )
+GAME = game_record(
+    [
+        ("space", np.int8, NUM_SNAILS),
+        ("level", np.int8, NUM_SNAILS),
+        ("below", np.int8, NUM_SNAILS),
+        ("top", np.int8, SPACES),
+        ("printed", np.uint8, SPACES),
+        ("podium", np.int8, NUM_PLACES),
+        ("finished", np.int8),
+        ("turn", np.int8),
+        ("turns_played", np.int32),
+        ("dice", np.int8, 2),
+        ("target", np.int8, NUM_SNAILS),
+        ("card", np.uint8, MAX_PLAYERS),
+    ]
+)
+"""One game: each snail's space (37 = podium), height in its tower and the snail under it;
+each space's top snail and printed symbols (bit s for snail s); the podium; the seat to
+play; the roll and its possible moves (`target[s]`: where snail s would go, −1 if it may not
+move); each seat's race card (bit s for snail s)."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -576,10 +573,8 @@ class SnailSprintBatch(BatchedGame):
     """
 
     spec = SPEC
+    game_dtype = GAME
     opponents = OPPONENTS
-
-    def game_dtype(self, tape: int) -> np.dtype:
-        return game_dtype(tape)
 
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
         # the reference engine lays the track: read it from a game built with any chance

@@ -82,7 +82,7 @@ def run_differential(
     """Play random games in a batch and in the reference rules side by side until `games` have
     ended; returns how many steps it took."""
     batch = snail_envs.batched.make(
-        env_name, num_envs, chance_tape=4096, final_observations=True, **options
+        env_name, num_envs, final_observations=True, **options
     )
     batch.reset(seed=seed)
     references = [follow(batch, index) for index in range(num_envs)]
