@@ -81,9 +81,7 @@ def run_differential(
 ) -> int:
     """Play random games in a batch and in the reference rules side by side until `games` have
     ended; returns how many steps it took."""
-    batch = snail_envs.batched.make(
-        env_name, num_envs, final_observations=True, **options
-    )
+    batch = snail_envs.batched.make(env_name, num_envs, final_observations=True, **options)
     batch.reset(seed=seed)
     references = [follow(batch, index) for index in range(num_envs)]
     finished = steps = 0

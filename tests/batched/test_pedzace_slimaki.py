@@ -1,0 +1,61 @@
+"""Batched Pędzące Ślimaki: the kernels replay as the reference rules, and the learner's vector
+env keeps to its seat."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import snail_envs.batched
+from tests.batched.differential import run_differential
+
+OPTION_SETS = [
+    {},
+    {"num_players": 3, "rounds": 3},
+    {"num_players": 5, "snail_face_backwards": True, "reward": "points"},
+    {"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40},
+    {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_random_games_replay_exactly_through_the_reference_rules(options: dict) -> None:
+    # 5 × 2,000 = 10,000 games; every step compares seat, mask, observation, state, rewards, ends
+    run_differential("pedzace_slimaki_v0", options, games=2_000, num_envs=200, seed=len(options))
+
+
+@pytest.mark.parametrize("reward", ["winlose", "points"])
+def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> None:
+    venv = snail_envs.batched.make_vec_env(
+        "pedzace_slimaki_v0", 128, num_players=4, rounds=3, reward=reward
+    )
+    layout = venv.engine.observation_layout
+    turn, dice, points = layout["turn"], layout["dice_rolled"], layout["points"]
+    venv.seed(3)
+    observations = venv.reset()
+    returns = np.zeros(venv.num_envs)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    while episodes < 500:
+        masks = venv.action_masks()
+        assert (observations[:, turn][:, 0] == 1).all(), "the learner is to play"
+        rolled = observations[:, dice].reshape(-1, 5, 6).any(axis=2)
+        assert (masks == rolled).all(), "the learner may use every die it rolled"
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        observations, rewards, dones, infos = venv.step(actions)
+        returns += rewards
+        for index in np.flatnonzero(dones):
+            final = infos[index]["terminal_observation"]
+            if infos[index]["TimeLimit.truncated"]:
+                assert reward == "points" or returns[index] == 0
+            elif reward == "points":
+                assert returns[index] == round(float(final[points][0]) * 10)
+            else:
+                best = final[points].max()
+                assert returns[index] == (1.0 if final[points][0] == best else -1.0)
+            returns[index] = 0
+            episodes += 1
+        if reward == "winlose":
+            assert not rewards[~dones].any()
