@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -40,8 +41,27 @@ from snail_envs.core.layout import Layout
 from snail_envs.core.options import check_bool, check_choice, check_int, parse_options
 
 REWARD_MODES = ("winlose", "points")
-GOING, TERMINATED, TRUNCATED = 0, 1, 2
-"""How a game stands after a transition."""
+
+
+class Kernels(NamedTuple):
+    """The compiled loops of a game module, over all N games (`rules` is the array of one
+    record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`)."""
+
+    start: Callable[..., None]
+    """(games, rules, observations, masks, seats): deal every game, write the acting views."""
+    step: Callable[..., int]
+    """(games, rules, actions, observations, masks, seats, rewards, terminated, truncated,
+    finals): play one action of every acting seat, deal again where a game ended; returns the
+    first game whose action is illegal (nothing played then), else −1."""
+    observe: Callable[..., None]
+    """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
+    state: Callable[..., None]
+    """(games, rules, out): write each game's full state."""
+    learner_reset: Callable[..., None]
+    """(games, rules, fixed_seat, tickets, learners, kinds, observations, masks)."""
+    learner_step: Callable[..., int]
+    """(games, rules, actions, fixed_seat, tickets, learners, kinds, observations, masks,
+    rewards, terminated, truncated, finals)."""
 
 
 class BatchStep(NamedTuple):
@@ -66,7 +86,10 @@ class BatchedGame:
     """The reference game's facts and options (from `snail_envs.<game>.env`)."""
     game_dtype: ClassVar[np.dtype]
     """The record of one game (`snail_envs.batched.chance.game_record`)."""
-    max_acting: ClassVar[int] = 1
+    kernels: ClassVar[Kernels]
+    opponents: ClassVar[tuple[str, ...]]
+    """The in-kernel players of the learner's vector env, by the index the kernels use."""
+    max_acting: ClassVar[int]
 
     def __init__(
         self,
@@ -122,27 +145,9 @@ class BatchedGame:
         self.rules = self.compile_rules(self.options)
         self._started = False
 
-    # ----------------------------------------------------------------- what a game module adds
-
     def compile_rules(self, options: Any) -> np.ndarray:
-        """The options as the kernels read them: a record (in an array of one)."""
-        raise NotImplementedError
-
-    def _start_all(self) -> None:
-        """Start a new game in every slot and write the acting seats' views."""
-        raise NotImplementedError
-
-    def _step(self, actions: np.ndarray) -> int:
-        """Play `actions` (N, K); the first game whose action is illegal (nothing played then),
-        else −1."""
-        raise NotImplementedError
-
-    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
-        """Write game i's observation for seat `seats[i]` into `out[i]`."""
-        raise NotImplementedError
-
-    def _state(self, out: np.ndarray) -> None:
-        """Write each game's full state into `out`."""
+        """The options as the kernels read them: a record (in an array of one). A game module
+        adds this, its record dtype and its kernels; everything else is here."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------- the batch API
@@ -161,7 +166,7 @@ class BatchedGame:
     def reset(self, seed: int | None = None) -> BatchStep:
         """A new game in every slot (see `seed`)."""
         self.seed(seed)
-        self._start_all()
+        self.kernels.start(self.games, self.rules, self.observations, self.action_masks, self.seats)
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -181,7 +186,18 @@ class BatchedGame:
         shape = (self.num_envs, self.max_acting)
         if chosen.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {chosen.shape}")
-        illegal = self._step(np.ascontiguousarray(chosen, dtype=np.int64))
+        illegal = self.kernels.step(
+            self.games,
+            self.rules,
+            np.ascontiguousarray(chosen, dtype=np.int64),
+            self.observations,
+            self.action_masks,
+            self.seats,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.final_observations,
+        )
         if illegal >= 0:
             self._raise_illegal(illegal, chosen[illegal])
         return self.last()
@@ -210,7 +226,7 @@ class BatchedGame:
         if seats.min() < 0 or seats.max() >= self.num_players:
             raise ValueError(f"seats are 0 to {self.num_players - 1}; got {seat!r}")
         out = np.zeros((self.num_envs, self.observation_layout.size), np.float32)
-        self._observe(np.ascontiguousarray(seats), out)
+        self.kernels.observe(self.games, self.rules, np.ascontiguousarray(seats), out)
         return out
 
     def observe_all(self) -> np.ndarray:
@@ -221,7 +237,7 @@ class BatchedGame:
         """Every game's full state, hidden information included (as the reference `state()`):
         float32 (N, S)."""
         out = np.zeros((self.num_envs, self.state_layout.size), np.float32)
-        self._state(out)
+        self.kernels.state(self.games, self.rules, out)
         return out
 
     def replay_chance(self, index: int) -> TapeChance:
@@ -260,6 +276,28 @@ class BatchedGame:
                     f"illegal now; legal actions: {', '.join(map(str, legal))}"
                 )
         raise AssertionError("the kernel reported an illegal action that is legal")
+
+
+class TurnBasedGame(BatchedGame):
+    """A batch of a turn-based game: one acting slot, the seat to play, whose views are also
+    given without the slot axis."""
+
+    max_acting = 1
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The seat to play in each game: int8 (N,)."""
+        return self.seats[:, 0]
+
+    @property
+    def observation(self) -> np.ndarray:
+        """The seat to play's observation in each game: float32 (N, D)."""
+        return self.observations[:, 0]
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """The seat to play's legal actions in each game: int8 (N, A)."""
+        return self.action_masks[:, 0]
 
 
 @njit(cache=True)

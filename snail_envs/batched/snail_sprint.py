@@ -9,13 +9,18 @@ are written exactly as `SnailSprintObserver` writes them. Every rule option is s
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
-from snail_envs.batched.core import BatchedGame, is_illegal, pay_win_lose, pieces_dtype, record
+from snail_envs.batched.core import (
+    Kernels,
+    TurnBasedGame,
+    is_illegal,
+    pay_win_lose,
+    pieces_dtype,
+    record,
+)
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.layout import Layout
 from snail_envs.snail_sprint.boards import TIN_SPACES
@@ -560,7 +565,7 @@ def learner_step(
 # --------------------------------------------------------------------------- the engine
 
 
-class SnailSprintBatch(BatchedGame):
+class SnailSprintBatch(TurnBasedGame):
     """N games of Snail Sprint! (see `snail_envs.batched.core` for the arrays).
 
         batch = snail_envs.batched.make("snail_sprint_v0", num_envs=4096, num_players=3)
@@ -574,6 +579,7 @@ class SnailSprintBatch(BatchedGame):
 
     spec = SPEC
     game_dtype = GAME
+    kernels = Kernels(start_all, step_all, observe_all, state_all, learner_reset, learner_step)
     opponents = OPPONENTS
 
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
@@ -594,52 +600,8 @@ class SnailSprintBatch(BatchedGame):
             state=_pieces(self.state_layout, "race_cards"),
         )
 
-    @property
-    def seat(self) -> np.ndarray:
-        """The seat to play in each game: int8 (N,)."""
-        return self.seats[:, 0]
-
-    @property
-    def observation(self) -> np.ndarray:
-        """The seat to play's observation in each game: float32 (N, D)."""
-        return self.observations[:, 0]
-
-    @property
-    def action_mask(self) -> np.ndarray:
-        """The seat to play's legal actions in each game: int8 (N, A)."""
-        return self.action_masks[:, 0]
-
     def heuristic_actions(self) -> np.ndarray:
         """The Snail Sprint! heuristic's choice for the seat to play in each game."""
         out = np.zeros(self.num_envs, np.int64)
         heuristic_all(self.games, self.seat.astype(np.int64), out)
         return out
-
-    def _start_all(self) -> None:
-        start_all(self.games, self.rules, self.observations, self.action_masks, self.seats)
-
-    def _step(self, actions: np.ndarray) -> int:
-        return step_all(
-            self.games,
-            self.rules,
-            actions,
-            self.observations,
-            self.action_masks,
-            self.seats,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.final_observations,
-        )
-
-    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
-        observe_all(self.games, self.rules, seats, out)
-
-    def _state(self, out: np.ndarray) -> None:
-        state_all(self.games, self.rules, out)
-
-    def _learner_reset(self, learner: Any) -> None:
-        learner_reset(self.games, self.rules, *learner.reset_arrays())
-
-    def _learner_step(self, learner: Any, actions: np.ndarray) -> int:
-        return learner_step(self.games, self.rules, actions, *learner.step_arrays())

@@ -67,10 +67,16 @@ class BatchedVecEnv(VecEnv):
         self.render_mode = None
         super().__init__(num_envs, engine.observation_space, engine.action_space)
 
-    # ----------------------------------------------------------------- arrays for the kernels
+    # ----------------------------------------------------------------- the VecEnv API
 
-    def reset_arrays(self) -> tuple:
-        return (
+    def reset(self) -> np.ndarray:
+        """New episodes everywhere, from the seed of `seed()` if one was given."""
+        engine = self.engine
+        engine.seed(self._seeds[0])
+        self._reset_seeds()
+        engine.kernels.learner_reset(
+            engine.games,
+            engine.rules,
             self.fixed_seat,
             self.tickets,
             self.learners,
@@ -78,9 +84,21 @@ class BatchedVecEnv(VecEnv):
             self.observations,
             self.masks,
         )
+        self._actions = None
+        return self.observations.copy()
 
-    def step_arrays(self) -> tuple:
-        return (
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.ascontiguousarray(np.asarray(actions).reshape(self.num_envs), np.int64)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if self._actions is None:
+            raise RuntimeError("call reset() and step_async() before step_wait()")
+        actions, self._actions = self._actions, None
+        engine = self.engine
+        illegal = engine.kernels.learner_step(
+            engine.games,
+            engine.rules,
+            actions,
             self.fixed_seat,
             self.tickets,
             self.learners,
@@ -92,29 +110,10 @@ class BatchedVecEnv(VecEnv):
             self.truncated,
             self.finals,
         )
-
-    # ----------------------------------------------------------------- the VecEnv API
-
-    def reset(self) -> np.ndarray:
-        """New episodes everywhere, from the seed of `seed()` if one was given."""
-        self.engine.seed(self._seeds[0])
-        self._reset_seeds()
-        self.engine._learner_reset(self)
-        self._actions = None
-        return self.observations.copy()
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.ascontiguousarray(np.asarray(actions).reshape(self.num_envs), np.int64)
-
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        if self._actions is None:
-            raise RuntimeError("call reset() and step_async() before step_wait()")
-        actions, self._actions = self._actions, None
-        illegal = self.engine._learner_step(self, actions)
         if illegal >= 0:
             legal = np.flatnonzero(self.masks[illegal]).tolist()
             raise ValueError(
-                f"{self.engine.env_name} (batched): game {illegal}: action {actions[illegal]} is "
+                f"{engine.env_name} (batched): game {illegal}: action {actions[illegal]} is "
                 f"illegal now; legal actions: {', '.join(map(str, legal))}"
             )
         dones = self.terminated | self.truncated
