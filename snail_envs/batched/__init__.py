@@ -9,9 +9,14 @@
 
 Each engine plays exactly the game of its reference environment: same rules, same options, and
 observations and masks identical to the reference observer's for the same situation (the
-differential tests replay the kernels' games through the reference rules). The kernels are
-compiled by numba (`pip install -e ".[batched]"`) on first use and cached on disk; importing
-`snail_envs` does not import numba. See `snail_envs.batched.core` for the arrays and the API.
+differential tests replay the kernels' games through the reference rules). See
+`snail_envs.batched.core` for the arrays and the API.
+
+The kernels are compiled by numba (`pip install -e ".[batched]"`) on first use, once per process
+start unless cached: numba caches them on disk beside the modules (or in `NUMBA_CACHE_DIR`).
+Importing `snail_envs` does not import numba. Numba checks a cached kernel against its own
+source file only: after editing `chance.py` or `core.py` in a checkout, delete
+`snail_envs/batched/__pycache__` so that the game kernels that call them compile again.
 """
 
 from __future__ import annotations

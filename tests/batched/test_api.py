@@ -160,3 +160,25 @@ def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
     venv = snail_envs.batched.make_vec_env("snail_sprint_v0", 8, seat=1, num_players=3)
     venv.reset()
     assert (venv.learners == 1).all()
+
+
+def test_a_tiny_batched_training_run(tmp_path) -> None:
+    from training.config import load_config
+    from training.train import train
+
+    overrides = [
+        "batched=true",
+        "opponents={random: 1, heuristic: 1}",
+        "total_timesteps=512",
+        "n_envs=32",
+        "n_steps=16",
+        "batch_size=128",
+        "n_epochs=1",
+        "eval_games=0",
+        "final_eval_games=0",
+        f"output_dir={tmp_path}",
+    ]
+    summary = train(load_config("snail_sprint_v0", overrides=overrides), progress_bar=False)
+    assert summary["config"]["batched"] and (tmp_path / "snail_sprint_v0-0" / "model.zip").exists()
+    with pytest.raises(ValueError, match="batched training plays random and heuristic"):
+        load_config("snail_sprint_v0", overrides=["batched=true", "opponents.self=1"])
