@@ -28,6 +28,7 @@ from typing import Any
 ENGINES: dict[str, str] = {
     "snail_sprint_v0": "snail_envs.batched.snail_sprint:SnailSprintBatch",
     "pedzace_slimaki_v0": "snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
+    "snailed_it_v0": "snail_envs.batched.snailed_it:SnailedItBatch",
 }
 """The batched engine of each environment that has one."""
 

@@ -89,7 +89,6 @@ class BatchedGame:
     kernels: ClassVar[Kernels]
     opponents: ClassVar[tuple[str, ...]]
     """The in-kernel players of the learner's vector env, by the index the kernels use."""
-    max_acting: ClassVar[int]
 
     def __init__(
         self,
@@ -127,6 +126,8 @@ class BatchedGame:
         self.num_envs = num_envs
         self.num_players = self.options.num_players
         self.num_actions = info.num_actions
+        self.max_acting = self.num_players if info.simultaneous else 1
+        """K: the acting slots of each game (slot k for seat k when the game has windows)."""
         observer = self.spec.new_observer(self.options)
         self.observation_layout: Layout = observer.observation_layout
         self.state_layout: Layout = observer.state_layout
@@ -281,8 +282,6 @@ class BatchedGame:
 class TurnBasedGame(BatchedGame):
     """A batch of a turn-based game: one acting slot, the seat to play, whose views are also
     given without the slot axis."""
-
-    max_acting = 1
 
     @property
     def seat(self) -> np.ndarray:

@@ -46,17 +46,29 @@ def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
     return rewards
 
 
+def slots(batch: Any, reference: Reference) -> dict[int, int]:
+    """The acting seats of the reference game, with the batch slot each one acts in."""
+    acting = reference.game.acting_seats()
+    return {seat: (0 if batch.max_acting == 1 else seat) for seat in acting}
+
+
 def check_turn(batch: Any, index: int, reference: Reference, state: np.ndarray) -> None:
     game, observer = reference.game, reference.observer
-    (seat,) = game.acting_seats()
-    assert batch.seats[index, 0] == seat, f"game {index}: seat to play"
-    mask = np.zeros(batch.num_actions, np.int8)
-    mask[list(game.legal_actions(seat))] = 1
-    assert batch.action_masks[index, 0].tobytes() == mask.tobytes(), f"game {index}: mask"
-    seen, batched = observer.observe(game, seat), batch.observations[index, 0]
-    assert batched.tobytes() == seen.tobytes(), (
-        f"game {index}: the observation differs at {np.flatnonzero(batched != seen)}"
-    )
+    acting = slots(batch, reference)
+    expected_seats = np.full(batch.max_acting, -1, np.int8)
+    for seat, slot in acting.items():
+        expected_seats[slot] = seat
+        mask = np.zeros(batch.num_actions, np.int8)
+        mask[list(game.legal_actions(seat))] = 1
+        assert batch.action_masks[index, slot].tobytes() == mask.tobytes(), f"game {index}: mask"
+        seen, batched = observer.observe(game, seat), batch.observations[index, slot]
+        assert batched.tobytes() == seen.tobytes(), (
+            f"game {index}, player_{seat}: the observation differs at "
+            f"{np.flatnonzero(batched != seen)}"
+        )
+    assert (batch.seats[index] == expected_seats).all(), f"game {index}: acting seats"
+    for slot in np.flatnonzero(expected_seats < 0):
+        assert not batch.action_masks[index, slot].any(), f"game {index}: a waiting slot's mask"
     assert state[index].tobytes() == observer.state(game).tobytes(), f"game {index}: state"
 
 
@@ -93,9 +105,8 @@ def run_differential(
         batch.step(actions)
         steps += 1
         for index, reference in enumerate(references):
-            game = reference.game
-            (seat,) = game.acting_seats()
-            game.apply({seat: int(actions[index, 0])})
+            tick = slots(batch, reference).items()
+            reference.game.apply({seat: int(actions[index, slot]) for seat, slot in tick})
             if check_ending(batch, index, reference):
                 finished += 1
                 references[index] = follow(batch, index)
