@@ -62,6 +62,9 @@ class Kernels(NamedTuple):
     learner_step: Callable[..., int]
     """(games, rules, actions, fixed_seat, tickets, learners, kinds, observations, masks,
     rewards, terminated, truncated, finals)."""
+    random: Callable[..., None] | None = None
+    """(games, rules, seats, out): a uniformly random legal action for every acting slot, where
+    a game draws one faster than from its masks (`random_legal_actions`, the default)."""
 
 
 class BatchStep(NamedTuple):
@@ -218,7 +221,10 @@ class BatchedGame:
         """A uniformly random legal action for every acting slot (0 for empty slots), drawn
         from each game's agent generator (never from its chance)."""
         actions = np.zeros((self.num_envs, self.max_acting), np.int64)
-        random_legal_actions(self.games, self.action_masks, self.seats, actions)
+        if self.kernels.random is None:
+            random_legal_actions(self.games, self.action_masks, self.seats, actions)
+        else:
+            self.kernels.random(self.games, self.rules, self.seats, actions)
         return actions
 
     def observe(self, seat: int | np.ndarray) -> np.ndarray:

@@ -366,7 +366,8 @@ def write_table(g, rules, at, out: np.ndarray) -> None:
         out[row + VALUES[g.top[colour, 0]]] = 1
         out[row + NUM_VALUES + VALUES[g.top[colour, 1]]] = 1
     for card in range(NUM_CARDS):
-        out[at.played + card] = g.played[card]
+        if g.played[card]:
+            out[at.played + card] = 1
     for k in range(g.tossed_size):
         out[at.tossed + g.tossed[k]] = 1
     if g.previous_colour != NONE:
@@ -395,7 +396,8 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     at = rules.observation
     out.fill(0)
     for card in range(NUM_CARDS):
-        out[at.hand + card] = g.hand[seat, card]
+        if g.hand[seat, card]:
+            out[at.hand + card] = 1
     write_table(g, rules, at, out)
     write_seats(g, rules, at, out, seat)
 
@@ -406,7 +408,8 @@ def write_state(g, rules, out: np.ndarray) -> None:
     out.fill(0)
     for seat in range(rules.num_players):
         for card in range(NUM_CARDS):
-            out[at.hand + NUM_CARDS * seat + card] = g.hand[seat, card]
+            if g.hand[seat, card]:
+                out[at.hand + NUM_CARDS * seat + card] = 1
     for k in range(g.penalty_size):
         depth = g.penalty_size - 1 - k
         out[at.penalty + g.penalty[k]] = 1 - depth / CARD_SCALE
@@ -487,6 +490,15 @@ def step_all(
             deal(g, rules)
         write_acting(g, rules, observations[i], masks[i], seats[i])
     return -1
+
+
+@njit(cache=True)
+def random_all(games, rules_array, seats, out) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = random_action(games[i], rules, seats[i, slot])
 
 
 @njit(cache=True)
@@ -623,7 +635,9 @@ class SnailedItBatch(BatchedGame):
 
     spec = SPEC
     game_dtype = GAME
-    kernels = Kernels(start_all, step_all, observe_all, state_all, learner_reset, learner_step)
+    kernels = Kernels(
+        start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
+    )
     opponents = OPPONENTS
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:

@@ -17,6 +17,11 @@ import snail_envs.batched
 ENGINES = sorted(snail_envs.batched.ENGINES)
 
 
+def acting(batch) -> tuple[np.ndarray, np.ndarray]:
+    """The (game, slot) pairs of every acting seat."""
+    return np.nonzero(batch.seats >= 0)
+
+
 @pytest.mark.parametrize("env_name", ENGINES)
 def test_the_arrays_have_the_reference_spaces(env_name: str) -> None:
     batch = snail_envs.batched.make(env_name, 8, num_players=3)
@@ -25,22 +30,34 @@ def test_the_arrays_have_the_reference_spaces(env_name: str) -> None:
     assert batch.observation_space == reference.observation_space("player_0")["observation"]
     assert batch.action_space == reference.action_space("player_0")
     size, actions = batch.observation_space.shape[0], batch.action_space.n
-    assert out.observations.shape == (8, 1, size) and out.observations.dtype == np.float32
-    assert out.action_masks.shape == (8, 1, actions) and out.action_masks.dtype == np.int8
-    assert out.seats.shape == (8, 1) and out.rewards.shape == (8, 3)
+    slots = 3 if reference.unwrapped.spec.info.simultaneous else 1
+    assert batch.max_acting == slots
+    assert out.observations.shape == (8, slots, size) and out.observations.dtype == np.float32
+    assert out.action_masks.shape == (8, slots, actions) and out.action_masks.dtype == np.int8
+    assert out.seats.shape == (8, slots) and out.rewards.shape == (8, 3)
     assert batch.state().shape == (8, reference.state_space.shape[0])
     assert batch.observe_all().shape == (8, 3, size)
-    assert np.shares_memory(batch.observation, out.observations)
 
 
 @pytest.mark.parametrize("env_name", ENGINES)
-def test_the_acting_seats_view_is_what_observe_gives_for_that_seat(env_name: str) -> None:
+def test_each_acting_seats_view_is_what_observe_gives_for_that_seat(env_name: str) -> None:
     batch = snail_envs.batched.make(env_name, 64, num_players=4)
     batch.reset(seed=1)
     for _ in range(30):
-        assert (batch.observe(batch.seat.astype(np.int64)) == batch.observation).all()
-        assert (batch.observe_all()[np.arange(64), batch.seat] == batch.observation).all()
+        games, slots = acting(batch)
+        seats = batch.seats[games, slots]
+        assert (batch.observe_all()[games, seats] == batch.observations[games, slots]).all()
+        assert (batch.action_masks.any(axis=2) == (batch.seats >= 0)).all()
+        assert (batch.seats >= 0).any(axis=1).all(), "every game has a seat to act"
         batch.step(batch.random_actions())
+
+
+def test_the_turn_based_views_drop_the_slot_axis() -> None:
+    batch = snail_envs.batched.make("snail_sprint_v0", 16)
+    out = batch.reset(seed=0)
+    assert np.shares_memory(batch.observation, out.observations)
+    assert (batch.observe(batch.seat.astype(np.int64)) == batch.observation).all()
+    assert (batch.action_mask == out.action_masks[:, 0]).all()
 
 
 @pytest.mark.parametrize("env_name", ENGINES)
@@ -53,9 +70,10 @@ def test_same_seed_same_games_whatever_the_batch_size(env_name: str) -> None:
     other.reset(seed=8)
     differs = False
     for _ in range(100):
-        assert (small.observation == large.observation[:4]).all()
+        assert (small.seats == large.seats[:4]).all()
+        assert (small.observations == large.observations[:4]).all()
         assert (small.rewards == large.rewards[:4]).all()
-        differs |= not (small.observation == other.observation).all()
+        differs |= not (small.observations == other.observations).all()
         actions = large.random_actions()
         small.step(actions[:4])
         large.step(actions)
@@ -69,13 +87,13 @@ def test_random_actions_are_legal_and_games_end_with_win_lose_rewards(env_name: 
     batch.reset(seed=2)
     ended = 0
     for _ in range(300):
-        actions = batch.random_actions()[:, 0]
-        assert batch.action_mask[np.arange(128), actions].all()
+        actions = batch.random_actions()
+        games, slots = acting(batch)
+        assert batch.action_masks[games, slots, actions[games, slots]].all()
         out = batch.step(actions)
         assert set(np.unique(out.rewards[out.terminated])) <= {-1.0, 1.0}
         assert (out.rewards[out.terminated].max(axis=1) == 1.0).all(), "someone wins"
         assert not out.rewards[~out.terminated].any()
-        assert (out.seats[:, 0] >= 0).all() and out.action_masks.any(axis=2).all()
         ended += int(out.terminated.sum())
     assert ended > 128
 
@@ -85,16 +103,17 @@ def test_an_illegal_action_raises_naming_the_legal_ones_and_plays_nothing(env_na
     batch = snail_envs.batched.make(env_name, 4)
     batch.reset(seed=0)
     actions = batch.random_actions()
+    slot = int(np.flatnonzero(batch.seats[2] >= 0)[0])
     illegal = batch.num_actions
-    actions[2, 0] = illegal
+    actions[2, slot] = illegal
     before = batch.games.copy()
-    legal = ", ".join(map(str, np.flatnonzero(batch.action_mask[2])))
+    legal = ", ".join(map(str, np.flatnonzero(batch.action_masks[2, slot])))
     with pytest.raises(ValueError, match=f"game 2, player_.: action {illegal} is illegal now; "):
         batch.step(actions)
     with pytest.raises(ValueError, match=f"legal actions: {legal}$"):
         batch.step(actions)
     assert all((batch.games[name] == before[name]).all() for name in before.dtype.names)
-    for bad in (actions[:3], actions.astype(float), np.full((4, 1), -1)):
+    for bad in (actions[:3], actions.astype(float), np.full((4, batch.max_acting), -1)):
         with pytest.raises(ValueError):
             batch.step(bad)
 
@@ -133,7 +152,11 @@ def test_numba_is_imported_only_by_the_engines_and_its_absence_is_explained(monk
 
 @pytest.mark.parametrize(
     ("env_name", "opponents"),
-    [("snail_sprint_v0", {"random": 1, "heuristic": 3}), ("pedzace_slimaki_v0", "random")],
+    [
+        ("snail_sprint_v0", {"random": 1, "heuristic": 3}),
+        ("pedzace_slimaki_v0", "random"),
+        ("snailed_it_v0", "random"),
+    ],
 )
 def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) -> None:
     from sb3_contrib import MaskablePPO
