@@ -35,7 +35,13 @@ import numpy as np
 from gymnasium import spaces
 from numba import njit
 
-from snail_envs.batched.chance import TAPE_LENGTH, TapeChance, agent_pick_among, seed_games
+from snail_envs.batched.chance import (
+    TAPE_LENGTH,
+    TapeChance,
+    agent_pick,
+    agent_pick_among,
+    seed_games,
+)
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import check_bool, check_choice, check_int, parse_options
@@ -314,6 +320,29 @@ def random_legal_actions(
         for slot in range(seats.shape[1]):
             if seats[i, slot] >= 0:
                 out[i, slot] = agent_pick_among(games[i], masks[i, slot])
+
+
+@njit(cache=True)
+def clear(out: np.ndarray, start: int, size: int) -> None:
+    """Zero `size` entries of `out` from `start`."""
+    for k in range(start, start + size):
+        out[k] = 0
+
+
+@njit(cache=True)
+def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
+    """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
+    with probability `tickets[k]` / sum(tickets)."""
+    seat = fixed_seat if fixed_seat >= 0 else agent_pick(g, rules.num_players)
+    total = tickets.sum()
+    for other in range(rules.num_players):
+        ticket = agent_pick(g, total)
+        kind = 0
+        while ticket >= tickets[kind]:
+            ticket -= tickets[kind]
+            kind += 1
+        kinds[other] = kind
+    return seat
 
 
 @njit(cache=True)

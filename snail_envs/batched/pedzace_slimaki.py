@@ -15,10 +15,12 @@ from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_reco
 from snail_envs.batched.core import (
     Kernels,
     TurnBasedGame,
+    clear,
     is_illegal,
     pay_win_lose,
     pieces_dtype,
     record,
+    seat_players,
 )
 from snail_envs.core.layout import Layout
 from snail_envs.pedzace_slimaki.env import SPEC
@@ -35,7 +37,6 @@ from snail_envs.pedzace_slimaki.rules import (
 
 NOT_ROLLED = 0
 MAX_LEAVES = MAX_BOARD_LENGTH + 1
-RANDOM = 0
 OPPONENTS = ("random",)
 """The in-kernel players, by the index the kernels know them by."""
 
@@ -321,18 +322,7 @@ def random_action(g) -> int:
     return -1
 
 
-@njit(cache=True)
-def opponent_action(g, kind: int) -> int:
-    return random_action(g)
-
-
 # --------------------------------------------------------------------------- observations
-
-
-@njit(cache=True)
-def clear(out: np.ndarray, start: int, size: int) -> None:
-    for k in range(start, start + size):
-        out[k] = 0
 
 
 @njit(cache=True)
@@ -469,26 +459,11 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
-    """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
-    with probability `tickets[k]` / sum(tickets)."""
-    seat = fixed_seat if fixed_seat >= 0 else agent_pick(g, rules.num_players)
-    total = tickets.sum()
-    for other in range(rules.num_players):
-        ticket = agent_pick(g, total)
-        kind = 0
-        while ticket >= tickets[kind]:
-            ticket -= tickets[kind]
-            kind += 1
-        kinds[other] = kind
-    return seat
-
-
-@njit(cache=True)
 def play_opponents(g, rules, learner: int, kinds: np.ndarray) -> None:
-    """The other seats play until the learner is to play or the game is over."""
+    """The other seats play (at random: the only kind so far) until the learner is to play or
+    the game is over."""
     while not is_over(g) and not is_truncated(g, rules) and g.turn != learner:
-        play(g, rules, opponent_action(g, kinds[g.turn]))
+        play(g, rules, random_action(g))
 
 
 @njit(cache=True)

@@ -16,10 +16,12 @@ from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_reco
 from snail_envs.batched.core import (
     Kernels,
     TurnBasedGame,
+    clear,
     is_illegal,
     pay_win_lose,
     pieces_dtype,
     record,
+    seat_players,
 )
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.layout import Layout
@@ -43,9 +45,9 @@ NUM_PLACES = len(PLACE_POINTS)
 FIRST_TIN_SPACE = TIN.start
 EMPTY = -1
 NONE = -1
-RANDOM, HEURISTIC = 0, 1
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
+HEURISTIC = OPPONENTS.index("heuristic")
 
 PIECES = pieces_dtype(
     ("cards", "spaces", "levels", "free", "podium", "dice", "track", "players", "turn")
@@ -319,12 +321,6 @@ def opponent_action(g, kind: int) -> int:
 
 
 @njit(cache=True)
-def clear(out: np.ndarray, start: int, size: int) -> None:
-    for k in range(start, start + size):
-        out[k] = 0
-
-
-@njit(cache=True)
 def write_track(g, rules, at, out: np.ndarray) -> None:
     """What stays the same during a game: the printed track and the number of players."""
     for space in range(1, SPACES):
@@ -469,22 +465,6 @@ def heuristic_all(games, seats, out) -> None:
 
 
 # --------------------------------------------------------------------------- one learner seat
-
-
-@njit(cache=True)
-def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
-    """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
-    with probability `tickets[k]` / sum(tickets)."""
-    seat = fixed_seat if fixed_seat >= 0 else agent_pick(g, rules.num_players)
-    total = tickets.sum()
-    for other in range(rules.num_players):
-        ticket = agent_pick(g, total)
-        kind = 0
-        while ticket >= tickets[kind]:
-            ticket -= tickets[kind]
-            kind += 1
-        kinds[other] = kind
-    return seat
 
 
 @njit(cache=True)

@@ -15,7 +15,14 @@ import numpy as np
 from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record
-from snail_envs.batched.core import BatchedGame, Kernels, pay_win_lose, pieces_dtype, record
+from snail_envs.batched.core import (
+    BatchedGame,
+    Kernels,
+    pay_win_lose,
+    pieces_dtype,
+    record,
+    seat_players,
+)
 from snail_envs.core.layout import Layout
 from snail_envs.snailed_it.env import SPEC
 from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
@@ -38,7 +45,6 @@ NUM_STARTERS = len(STARTERS)
 FIRST_STARTER = STARTERS[0]
 VALUES = np.array(VALUE, np.int64)
 """The value printed on each card, starters (72–79) included."""
-RANDOM = 0
 OPPONENTS = ("random",)
 """The in-kernel players, by the index the kernels know them by."""
 
@@ -514,22 +520,6 @@ def state_all(games, rules_array, out) -> None:
 
 
 # --------------------------------------------------------------------------- one learner seat
-
-
-@njit(cache=True)
-def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
-    """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
-    with probability `tickets[k]` / sum(tickets)."""
-    seat = fixed_seat if fixed_seat >= 0 else agent_pick(g, rules.num_players)
-    total = tickets.sum()
-    for other in range(rules.num_players):
-        ticket = agent_pick(g, total)
-        kind = 0
-        while ticket >= tickets[kind]:
-            ticket -= tickets[kind]
-            kind += 1
-        kinds[other] = kind
-    return seat
 
 
 @njit(cache=True)
