@@ -15,7 +15,7 @@ from typing import Any
 
 import snail_envs
 from agents import HumanAgent, choose_action, make_agent
-from snail_envs.demo import parse_option
+from snail_envs.cli import add_rule_options
 
 
 def play_game(
@@ -83,14 +83,7 @@ def main(argv: list[str] | None = None) -> None:
         help="comma-separated agents, one per seat: random, heuristic, ismcts, human",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "-o",
-        "--option",
-        type=parse_option,
-        action="append",
-        default=[],
-        help="a rule option as name=value (repeatable)",
-    )
+    add_rule_options(parser)
     parser.add_argument("--record", metavar="FILE.gif", help="also write an animation of the game")
     args = parser.parse_args(argv)
     play_game(args.env, args.seats.split(","), args.seed, dict(args.option), args.record)

@@ -11,7 +11,6 @@ with a 95% confidence interval, game lengths in decisions, and decisions per sec
 from __future__ import annotations
 
 import argparse
-import ast
 import random
 import sys
 import time
@@ -21,18 +20,8 @@ from typing import Any
 import numpy as np
 
 import snail_envs
+from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import wilson_interval
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """'num_players=3' -> ('num_players', 3); values are Python literals, else strings."""
-    name, separator, value = text.partition("=")
-    if not separator or not name:
-        raise argparse.ArgumentTypeError(f"options are written name=value, got {text!r}")
-    try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return name, value
 
 
 def random_action(mask: np.ndarray, rng: random.Random) -> int:
@@ -100,14 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("env", choices=snail_envs.available_env_names())
     parser.add_argument("--games", type=int, default=1000, help="games to summarise")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "-o",
-        "--option",
-        type=parse_option,
-        action="append",
-        default=[],
-        help="a rule option as name=value (repeatable)",
-    )
+    add_rule_options(parser)
     parser.add_argument("--no-show", action="store_true", help="skip the turn-by-turn game")
     args = parser.parse_args(argv)
     options = dict(args.option)

@@ -23,11 +23,16 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert command.endswith("pytest")
 
 
-def test_the_main_job_command_runs_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_main_job_trains_a_game_that_has_a_config() -> None:
     main_job = readme_commands()[0]
-    module_call = re.search(r"python -m snail_envs\.demo (\S+)$", main_job)
-    assert module_call is not None
-    demo.main([module_call.group(1), "--games", "30"])
+    call = re.search(r"python -m training\.train --env (\S+)$", main_job)
+    assert call is not None and '".[train]"' in main_job
+    env = call.group(1)
+    assert (ROOT / "configs" / env.removesuffix("_v0") / "ppo.yaml").exists()
+
+
+def test_the_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    demo.main(["snail_sprint_v0", "--games", "30"])
     out = capsys.readouterr().out
     assert "=== 30 games of snail_sprint_v0" in out
     assert "finishes with return" in out

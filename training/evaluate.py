@@ -5,8 +5,10 @@
         --games 500 -o num_players=4 --out results/pedzace
 
 Every pair of agents plays `--games` games (`--table`: all agents at one table instead). Seats
-rotate from game to game, so that no agent keeps the first seat; in games of more than two
-players, the two agents of a pairing fill the seats alternately. For each pairing the table gives
+rotate from game to game, so that no agent keeps the first seat. In games of more than two
+players, the two agents of a pairing fill the seats alternately (`--seating alternate`), or each
+agent in turn plays alone in one seat against the other agent in every other seat
+(`--seating one`, where chance level is 1 / players). For each pairing the table gives
 the score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson interval, and
 each side's mean game points with a 95% interval; every game also updates an OpenSkill
 (Plackett–Luce) rating of each agent. Results are written as Markdown, CSV and a PNG chart. The
@@ -25,8 +27,8 @@ from typing import Any
 
 import snail_envs
 from agents import choose_action, make_agent
+from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import mean_interval, wilson_interval
-from snail_envs.demo import parse_option
 
 
 @dataclass
@@ -113,7 +115,7 @@ def score_against(
     return pairing.score("player")
 
 
-def seating(pairing: Sequence[str], num_players: int, game: int) -> list[str]:
+def seat_order(pairing: Sequence[str], num_players: int, game: int) -> list[str]:
     """The seats of game number `game`: the agents alternate around the table, and the first seat
     rotates from game to game."""
     return [pairing[(game + seat) % len(pairing)] for seat in range(num_players)]
@@ -158,6 +160,12 @@ class Tournament:
     pairings: list[PairingResult]
     ratings: dict[str, tuple[float, float]]
     """OpenSkill (mu, sigma) of each agent."""
+    seating: str = "alternate"
+    """How a pairing's agents share the seats: `alternate`, `one` (the first alone), `table`."""
+
+    def reported(self, pairing: PairingResult) -> tuple[str, ...]:
+        """The agents of `pairing` whose results the tables show (with `one`, the lone agent)."""
+        return pairing.agents[:1] if self.seating == "one" else pairing.agents
 
     def markdown(self) -> str:
         lines = [
@@ -167,10 +175,12 @@ class Tournament:
             "|---|---:|---|---|",
         ]
         for pairing in self.pairings:
-            for spec in pairing.agents:
+            for spec in self.reported(pairing):
                 rate, low, high = pairing.score(spec)
                 mean, mlow, mhigh = pairing.mean_points(spec)
                 others = " vs ".join(a for a in pairing.agents if a != spec) or spec
+                if self.seating == "one":
+                    others += f" (×{self.options['num_players'] - 1})"
                 lines.append(
                     f"| **{spec}** vs {others} | {len(pairing.records)} | "
                     f"{rate:.1%} ({low:.1%}–{high:.1%}) | {mean:.2f} ({mlow:.2f}–{mhigh:.2f}) |"
@@ -203,7 +213,7 @@ class Tournament:
                 ]
             )
             for pairing in self.pairings:
-                for spec in pairing.agents:
+                for spec in self.reported(pairing):
                     others = " ".join(a for a in pairing.agents if a != spec)
                     writer.writerow(
                         [
@@ -226,7 +236,7 @@ class Tournament:
 
         labels, rates, errors = [], [], [[], []]
         for pairing in self.pairings:
-            for spec in pairing.agents:
+            for spec in self.reported(pairing):
                 rate, low, high = pairing.score(spec)
                 others = ", ".join(a for a in pairing.agents if a != spec)
                 labels.append(f"{spec}\nvs {others}" if others else spec)
@@ -252,8 +262,11 @@ def run_tournament(
     options: dict[str, Any] | None = None,
     table: bool = False,
     progress: bool = True,
+    seating: str = "alternate",
 ) -> Tournament:
     """Play the tournament (see the module docstring)."""
+    if seating not in ("alternate", "one"):
+        raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
 
     options = dict(options or {})
@@ -262,7 +275,8 @@ def run_tournament(
         raise ValueError(f"--table seats every agent at one table: give {num_players} agents")
     if not table and len(agents) < 2:
         raise ValueError("a round robin needs at least two agents")
-    groups = [tuple(agents)] if table else list(itertools.combinations(agents, 2))
+    pairs = itertools.permutations if seating == "one" else itertools.combinations
+    groups = [tuple(agents)] if table else list(pairs(agents, 2))
     model = PlackettLuce()
     ratings = {spec: model.rating(name=spec) for spec in agents}
     lineup = Lineup(env_name)
@@ -270,7 +284,10 @@ def run_tournament(
     bar = _progress_bar(len(groups) * games, progress)
     for index, pairing in enumerate(results):
         for game in range(games):
-            seats = seating(pairing.agents, num_players, game)
+            if seating == "one" and not table:
+                seats = one_against_all(*pairing.agents, num_players, game)
+            else:
+                seats = seat_order(pairing.agents, num_players, game)
             record = play_game(env_name, seats, seed + index * 1_000_003 + game, lineup, options)
             pairing.records.append(record)
             teams = [[ratings[spec]] for spec in pairing.agents]
@@ -285,6 +302,7 @@ def run_tournament(
         options={**options, "num_players": num_players},
         pairings=results,
         ratings={spec: (r.mu, r.sigma) for spec, r in ratings.items()},
+        seating="table" if table else seating,
     )
 
 
@@ -307,13 +325,12 @@ def main(argv: list[str] | None = None) -> Tournament:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--table", action="store_true", help="all agents at one table")
     parser.add_argument(
-        "-o",
-        "--option",
-        type=parse_option,
-        action="append",
-        default=[],
-        help="a rule option as name=value (repeatable)",
+        "--seating",
+        choices=("alternate", "one"),
+        default="alternate",
+        help="games of 3+ players: agents alternate seats, or one agent alone",
     )
+    add_rule_options(parser)
     parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
     args = parser.parse_args(argv)
     tournament = run_tournament(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
 from agents.heuristics.snail_sprint import SnailSprintHeuristic
 
 HEURISTICS: dict[str, type] = {
+    "pedzace_slimaki_v0": PedzaceSlimakiHeuristic,
     "snail_sprint_v0": SnailSprintHeuristic,
 }
 """The heuristic player of each environment, by environment name."""

@@ -23,6 +23,7 @@ class SnailParallelEnv(GameHost, ParallelEnv):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         GameHost.__init__(self, *args, **kwargs)
         self.agents: list[str] = []
+        self._live: set[str] = set()
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -31,6 +32,7 @@ class SnailParallelEnv(GameHost, ParallelEnv):
         self.agents = self.possible_agents[:]
         if game.outcome is not None or game.truncated:
             self.agents = []
+        self._live = set(self.agents)
         return {agent: self.observe(agent) for agent in self.possible_agents}, {
             agent: {} for agent in self.possible_agents
         }
@@ -41,11 +43,10 @@ class SnailParallelEnv(GameHost, ParallelEnv):
         game = self._require_game()
         if not self.agents:
             raise RuntimeError(f"{self.spec.info.env_name}: the game is over; call reset()")
-        unknown = set(actions) - set(self.agents)
-        if unknown:
+        if not self._live.issuperset(actions):
             raise ValueError(
-                f"actions given for {sorted(unknown)}, which are not in the game; "
-                f"agents now: {self.agents}"
+                f"actions given for {sorted(set(actions) - self._live)}, which are not in the "
+                f"game; agents now: {self.agents}"
             )
         tick: dict[int, int] = {}
         offenders: list[int] = []
@@ -60,8 +61,8 @@ class SnailParallelEnv(GameHost, ParallelEnv):
                 offenders.append(seat)
             else:
                 tick[seat] = chosen
-        live = [self._seat_of[agent] for agent in self.agents]
-        truncated = dict.fromkeys(self.agents, False)
+        agents = self.agents
+        live = [self._seat_of[agent] for agent in agents]
         if offenders:
             self._penalized = True
             rewards = {seat: (ILLEGAL if seat in offenders else 0.0) for seat in live}
@@ -69,15 +70,14 @@ class SnailParallelEnv(GameHost, ParallelEnv):
         else:
             game.apply(tick)
             rewards, ended = self._transition_rewards(live)
-            if game.outcome is None and game.truncated:
-                truncated = dict.fromkeys(self.agents, True)
-        terminated = {agent: False for agent in self.agents}
+        truncated = dict.fromkeys(agents, game.outcome is None and game.truncated)
+        terminated = dict.fromkeys(agents, False)
         for seat in ended:
             terminated[self.possible_agents[seat]] = True
-        observations = {agent: self.observe(agent) for agent in self.agents}
+        observations = {agent: self.observe(agent) for agent in agents}
         agent_rewards = {self.possible_agents[seat]: reward for seat, reward in rewards.items()}
-        infos: dict[str, dict] = {agent: {} for agent in self.agents}
-        self.agents = [
-            agent for agent in self.agents if not (terminated[agent] or truncated[agent])
-        ]
+        infos: dict[str, dict] = {agent: {} for agent in agents}
+        if ended or truncated[agents[0]]:
+            self.agents = [a for a in agents if not (terminated[a] or truncated[a])]
+            self._live = set(self.agents)
         return observations, agent_rewards, terminated, truncated, infos

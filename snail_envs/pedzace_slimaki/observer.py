@@ -3,16 +3,25 @@
 Seats are written relative to the observer (0 = the observer, 1 = the next seat to its left, ...).
 Opponents' cards appear only in the full `state`, never in an observation. The sizes of the leaf
 pieces follow `board_length` (the tables in the env docstring are for the default 20).
+
+`public_table(observation)` reads an observation vector back into named fields (the card, the
+snails' leaves, the dice, the points, ...): for players that see only their observation.
 """
 
 from __future__ import annotations
+
+from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
 from snail_envs.core.layout import Layout, Piece
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
+    MAX_BOARD_LENGTH,
     MAX_PLAYERS,
+    MIN_BOARD_LENGTH,
+    NOT_ROLLED,
     NUM_SNAILS,
     ROUNDS,
     PedzaceSlimaki,
@@ -142,3 +151,117 @@ class _Offsets:
         self.points = layout.offset("points")
         self.turn = layout.offset("turn")
         self.race = layout.offset("race")
+
+
+class PublicTable(NamedTuple):
+    """One seat's observation decoded: its card and the public table, seats relative to it."""
+
+    card: tuple[int, ...]
+    """The two snails on the seat's card."""
+    leaves: tuple[int, ...]
+    """Each snail's leaf, blue first."""
+    faces: tuple[int, ...]
+    """Each die's face this turn (1–5 pips, 6 the snail face), `NOT_ROLLED` (0) if not rolled."""
+    set_aside: tuple[bool, ...]
+    """Whether each die waits beside the board to be collected."""
+    board_length: int
+    """The last leaf."""
+    mushrooms: tuple[int, ...]
+    points: tuple[int, ...]
+    """Each seat's points so far: 0 the observer, 1 the next seat to its left, ..."""
+    turn: int
+    """The seat to play, relative to the observer."""
+    race: int
+    """The race being run, from 0."""
+    rounds: int
+    num_players: int
+
+
+@cache
+def observation_layout(size: int) -> Layout:
+    """The layout of observation vectors of `size` floats (the size follows `board_length`)."""
+    default = PedzaceSlimakiOptions()
+    base = PedzaceSlimakiObserver(default).observation_layout.size
+    longer = PedzaceSlimakiOptions(board_length=default.board_length + 1)
+    per_leaf = PedzaceSlimakiObserver(longer).observation_layout.size - base
+    extra, remainder = divmod(size - base, per_leaf)
+    board_length = default.board_length + extra
+    if remainder or not MIN_BOARD_LENGTH <= board_length <= MAX_BOARD_LENGTH:
+        raise ValueError(f"no Pędzące Ślimaki observation has {size} entries")
+    options = PedzaceSlimakiOptions(board_length=board_length, mushrooms=())
+    return PedzaceSlimakiObserver(options).observation_layout
+
+
+def public_table(observation: np.ndarray) -> PublicTable:
+    """Decode one seat's observation vector (of any board length) by its pieces' names.
+
+    One pass over the vector's non-zero entries: fast enough for a bot deciding every move.
+    """
+    vector = np.asarray(observation)
+    offsets = _offsets(vector.shape[-1])
+    card_at, leaves_at, dice_at, aside_at, mushrooms_at = offsets[:5]
+    points_at, turn_at, race_at, three_at, players_at = offsets[5:]
+    leaves_per_snail = (dice_at - leaves_at) // NUM_SNAILS
+    card, leaves, mushrooms = [], [], []
+    faces, set_aside, points = [NOT_ROLLED] * NUM_SNAILS, [False] * NUM_SNAILS, [0] * MAX_PLAYERS
+    turn = race = 0
+    rounds, num_players = 1, 2
+    nonzero = np.flatnonzero(vector).tolist()
+    for index in nonzero:
+        if index < leaves_at:
+            card.append(index - card_at)
+        elif index < dice_at:
+            leaves.append((index - leaves_at) % leaves_per_snail)
+        elif index < aside_at:
+            die, face = divmod(index - dice_at, NUM_FACES)
+            faces[die] = face + 1
+        elif index < mushrooms_at:
+            set_aside[index - aside_at] = True
+        elif index < points_at:
+            mushrooms.append(index - mushrooms_at)
+        elif index < turn_at:
+            points[index - points_at] = round(float(vector[index]) * POINTS_SCALE)
+        elif index < race_at:
+            turn = index - turn_at
+        elif index < three_at:
+            race = index - race_at
+        elif index < players_at:
+            rounds = MAX_RACES
+        else:
+            num_players = index - players_at + 2
+    return PublicTable(
+        card=tuple(card),
+        leaves=tuple(leaves),
+        faces=tuple(faces),
+        set_aside=tuple(set_aside),
+        board_length=leaves_per_snail - 1,
+        mushrooms=tuple(mushrooms),
+        points=tuple(points[:num_players]),
+        turn=turn,
+        race=race,
+        rounds=rounds,
+        num_players=num_players,
+    )
+
+
+@cache
+def _offsets(size: int) -> tuple[int, ...]:
+    layout = observation_layout(size)
+    if tuple(piece.name for piece in layout.pieces) != _DECODED:
+        raise RuntimeError("public_table must follow the observation layout's pieces")
+    return tuple(layout.offset(name) for name in _DECODED)
+
+
+_DECODED = (
+    "own_card",
+    "snail_leaves",
+    "dice_rolled",
+    "dice_set_aside",
+    "mushrooms",
+    "points",
+    "turn",
+    "race",
+    "three_races",
+    "num_players",
+)
+"""The observation's pieces in their order, which `public_table` relies on."""

@@ -364,14 +364,8 @@ class PedzaceSlimaki:
         snail = die
         seat = self.turn
         origin = self.leaf[snail]
-        stays_in_pool = False
-        if face != SNAIL_FACE:
-            pushed, gained = self.move_forward(snail, face)
-        elif self.backwards:
-            pushed, gained = self.move_back(snail, SNAIL_FACE_LEAVES)
-        else:
-            pushed, gained = self.move_forward(snail, SNAIL_FACE_LEAVES)
-            stays_in_pool = True
+        stays_in_pool = face == SNAIL_FACE and not self.backwards
+        pushed, gained = self.move(snail, face)
         self.scores[seat] += gained
         self.last_move = (seat, die, face, origin, self.leaf[snail], pushed, gained)
         self.turns_played += 1
@@ -382,6 +376,32 @@ class PedzaceSlimaki:
             self.set_aside[die] = True
             self.held.remove(die)
         self._pass_dice()
+
+    def move(self, snail: int, face: int) -> tuple[tuple[int, ...], int]:
+        """Move `snail` as its die showing `face` does: forward by the pips, or on the snail face
+        2 leaves forward (2 back with `snail_face_backwards`); returns the snails it pushed and
+        the points it scored."""
+        if face != SNAIL_FACE:
+            return self.move_forward(snail, face)
+        if self.backwards:
+            return self.move_back(snail, SNAIL_FACE_LEAVES)
+        return self.move_forward(snail, SNAIL_FACE_LEAVES)
+
+    def preview(self, leaves: Sequence[int], die: int, face: int) -> tuple[list[int], int]:
+        """What using `die` showing `face` would do with the snails on `leaves`: the snails'
+        leaves after the move and the points the mover would score; the game does not change.
+
+        The race would end if the die's snail then stands on the last leaf. Only the options
+        matter, not the game's state: players that look ahead (the heuristic bot) keep one game
+        of the right options for previews.
+        """
+        saved = self.leaf
+        self.leaf = list(leaves)
+        try:
+            _, gained = self.move(die, face)
+            return self.leaf, gained
+        finally:
+            self.leaf = saved
 
     def move_forward(self, snail: int, leaves: int) -> tuple[tuple[int, ...], int]:
         """Move `snail` forward (stopping on the last leaf); returns the snails it pushed and the
@@ -412,12 +432,16 @@ class PedzaceSlimaki:
             leaves[snail] = leaf - 1
         return pushed
 
-    def snail_places(self) -> list[int]:
+    def snail_places(self, leaves: Sequence[int] | None = None) -> list[int]:
         """Each snail's place points at the end of a race: 1st (the snail on the last leaf),
         last (every snail on the rearmost occupied leaf), 2nd (every snail on the foremost leaf
-        behind the winner, unless it is also the rearmost leaf), others 0."""
+        behind the winner, unless it is also the rearmost leaf), others 0.
+
+        `leaves` (one snail on the last leaf) scores those leaves instead of the game's snails.
+        """
         first, second, last = self.options.place_points
-        leaves = self.leaf
+        if leaves is None:
+            leaves = self.leaf
         others = [leaves[s] for s in ALL_DICE if leaves[s] != self.last_leaf]
         rearmost, foremost = min(others), max(others)
         places = []

@@ -15,6 +15,7 @@ import yaml
 import snail_envs
 from snail_envs import pedzace_slimaki_v0
 from snail_envs.core import testing
+from snail_envs.pedzace_slimaki.observer import public_table
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -183,6 +184,40 @@ def test_the_state_holds_every_card() -> None:
     for seat, card in enumerate(game.cards):
         assert list(np.flatnonzero(cards[seat])) == sorted(card)
     assert not cards[3:].any()
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_public_table_decodes_an_observation(options: dict) -> None:
+    """`public_table` reads back what each seat sees, at every step of a random game."""
+    env = pedzace_slimaki_v0.env(**options)
+    env.reset(seed=4)
+    game = env.unwrapped.game
+    rng = random.Random(4)
+    steps = 0
+    for agent in env.agent_iter():
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        seat = int(agent.split("_")[1])
+        table = public_table(env.observe(agent)["observation"])
+        n = game.num_players
+        assert table.card == tuple(sorted(game.cards[seat]))
+        assert table.leaves == tuple(game.leaf)
+        assert table.faces == tuple(game.faces)
+        assert table.set_aside == tuple(game.set_aside)
+        assert table.board_length == game.last_leaf
+        assert table.mushrooms == game.options.mushrooms
+        assert table.points == tuple(game.scores[(seat + i) % n] for i in range(n))
+        assert table.turn == (game.turn - seat) % n
+        assert (table.race, table.rounds, table.num_players) == (game.race, game.options.rounds, n)
+        env.step(rng.choice(env.unwrapped.legal_actions(agent)))
+        steps += 1
+    assert steps > 5
+
+
+def test_public_table_rejects_a_vector_of_the_wrong_size() -> None:
+    with pytest.raises(ValueError, match="no Pędzące Ślimaki observation has 185 entries"):
+        public_table(np.zeros(185, dtype=np.float32))
 
 
 def test_observations_are_fresh_arrays() -> None:

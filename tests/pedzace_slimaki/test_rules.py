@@ -609,3 +609,33 @@ def test_redraw_with_five_seats_only_swaps_who_holds_which_other_card() -> None:
 def test_a_position_is_checked(position: Position, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         PedzaceSlimaki(PedzaceSlimakiOptions(num_players=3), ScriptedChance([]), position)
+
+
+# --------------------------------------------------------------------------- previews
+
+
+def test_a_preview_shows_a_move_without_making_it() -> None:
+    """Purple from 5 with a 2 lands on leaf 7 and pushes yellow and red back: 2 points. The game
+    itself is untouched: same snails, same points, same turn."""
+    position = Position(leaves=at({BLUE: 6, YELLOW: 7, PURPLE: 5, RED: 7}))
+    table = Table(five(1), position=position)
+    game = table.game
+    leaves = list(game.leaf)
+    assert game.preview(leaves, PURPLE, 2) == (at({BLUE: 6, YELLOW: 6, PURPLE: 7, RED: 6}), 2)
+    assert game.preview(leaves, PURPLE, 3) == (at({BLUE: 6, YELLOW: 7, PURPLE: 8, RED: 7}), 1)
+    assert game.leaf == leaves and game.scores == [0, 0, 0] and game.turn == 0
+    assert game.preview(at({RED: 18}), RED, 5) == (at({RED: 20}), 1), "the finish scores 1"
+
+
+def test_a_preview_of_a_snail_face_follows_the_variant() -> None:
+    forward = Table(five(1)).game
+    assert forward.preview(at({GREEN: 5, BLUE: 7}), GREEN, S) == (at({GREEN: 7, BLUE: 6}), 1)
+    backwards = Table(five(1), snail_face_backwards=True).game
+    assert backwards.preview(at({GREEN: 5, BLUE: 3}), GREEN, S) == (at({GREEN: 3, BLUE: 2}), 0)
+
+
+def test_snail_places_of_other_leaves_than_the_games() -> None:
+    game = finish({BLUE: 12, GREEN: 9, YELLOW: 2, PURPLE: 7, RED: 18})
+    assert game.snail_places() == [2, 0, 3, 0, 5]
+    assert game.snail_places(at({BLUE: 20, GREEN: 9, YELLOW: 9, PURPLE: 7})) == [5, 2, 2, 0, 3]
+    assert game.leaf == at({BLUE: 12, GREEN: 9, YELLOW: 2, PURPLE: 7, RED: 20})

@@ -13,7 +13,13 @@ from agents import make_agent
 from agents.ppo import PPOAgent
 from training import evaluate, train
 from training.config import CONFIGS, TrainConfig, build_config, load_config
-from training.evaluate import GameRecord, PairingResult, game_result, one_against_all, seating
+from training.evaluate import (
+    GameRecord,
+    PairingResult,
+    game_result,
+    one_against_all,
+    seat_order,
+)
 
 torch.set_num_threads(1)
 TINY = [
@@ -132,8 +138,8 @@ def test_score_rates_and_intervals_on_known_records() -> None:
 
 
 def test_seats_rotate() -> None:
-    assert [seating(("a", "b"), 2, g) for g in range(2)] == [["a", "b"], ["b", "a"]]
-    assert seating(("a", "b"), 3, 1) == ["b", "a", "b"]
+    assert [seat_order(("a", "b"), 2, g) for g in range(2)] == [["a", "b"], ["b", "a"]]
+    assert seat_order(("a", "b"), 3, 1) == ["b", "a", "b"]
     assert [one_against_all("p", "r", 3, g).index("p") for g in range(4)] == [0, 1, 2, 0]
 
 
@@ -179,3 +185,23 @@ def test_a_table_tournament_seats_every_agent(tmp_path: Path) -> None:
             options={"num_players": 4},
             progress=False,
         )
+
+
+def test_one_seat_tournaments_put_each_agent_alone_against_the_other() -> None:
+    tournament = evaluate.run_tournament(
+        "snail_sprint_v0",
+        ["heuristic", "random"],
+        games=4,
+        options={"num_players": 3},
+        progress=False,
+        seating="one",
+    )
+    assert [p.agents for p in tournament.pairings] == [
+        ("heuristic", "random"),
+        ("random", "heuristic"),
+    ]
+    first = tournament.pairings[0].records
+    assert [r.seats.count("heuristic") for r in first] == [1, 1, 1, 1]
+    assert [r.seats.index("heuristic") for r in first] == [0, 1, 2, 0]
+    assert "| **heuristic** vs random (×2) |" in tournament.markdown()
+    assert "| **random** vs heuristic (×2) |" in tournament.markdown()

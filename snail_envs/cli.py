@@ -1,0 +1,30 @@
+"""Command-line helpers shared by the library's scripts (demo, play, evaluate)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from typing import Any
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """'num_players=3' -> ('num_players', 3); values are Python literals, else strings."""
+    name, separator, value = text.partition("=")
+    if not separator or not name:
+        raise argparse.ArgumentTypeError(f"options are written name=value, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
+def add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """`-o name=value` (repeatable): rule options of the game, collected in `args.option`."""
+    parser.add_argument(
+        "-o",
+        "--option",
+        type=parse_option,
+        action="append",
+        default=[],
+        help="a rule option as name=value (repeatable), e.g. -o num_players=3",
+    )
