@@ -8,6 +8,8 @@ are written exactly as `PedzaceSlimakiObserver` writes them. Every rule option i
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit
 
@@ -37,8 +39,14 @@ from snail_envs.pedzace_slimaki.rules import (
 
 NOT_ROLLED = 0
 MAX_LEAVES = MAX_BOARD_LENGTH + 1
-OPPONENTS = ("random",)
+OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
+HEURISTIC = OPPONENTS.index("heuristic")
+POSITION_WEIGHT = 0.5
+"""How much a guessed place point is worth against a point in hand (as in the heuristic)."""
+MAX_WORLDS = 720
+"""The most ways of holding the unseen cards the heuristic port weighs (the Python heuristic
+weighs them all; with the default cards there are at most 24)."""
 
 PIECES = pieces_dtype(
     (
@@ -77,6 +85,7 @@ GAME = game_record(
         ("faces", np.int8, NUM_SNAILS),
         ("legal", np.uint8, NUM_SNAILS),
         ("card", np.uint8, MAX_PLAYERS),
+        ("card_index", np.int8, MAX_PLAYERS),
         ("scores", np.int64, MAX_PLAYERS),
         ("race", np.int8),
         ("first_seat", np.int8),
@@ -87,7 +96,8 @@ GAME = game_record(
 )
 """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
 turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
-card (bit s for snail s) and points; the race, the seat that began it, the seat to play."""
+card (bit s for snail s), which of the rules' cards it is, and the seat's points; the race, the
+seat that began it, the seat to play."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -105,6 +115,10 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("points_reward", np.uint8),
             ("observation", PIECES),
             ("state", PIECES),
+            # the heuristic player's view of each card a seat may hold (see `heuristic_tables`)
+            ("weights", np.float64, (num_cards, NUM_SNAILS)),
+            ("worlds", np.uint8, (num_cards, MAX_WORLDS, MAX_PLAYERS - 1)),
+            ("world_count", np.int64, num_cards),
         ]
     )
 
@@ -219,24 +233,25 @@ def roll_until_decision(g, rules) -> None:
 
 
 @njit(cache=True)
-def snail_place_points(g, rules, snail: int) -> int:
-    """A snail's place points at the end of a race: 1st (on the last leaf), last (on the rearmost
-    occupied leaf), 2nd (on the foremost leaf behind the winner, unless it is also the rearmost),
-    others 0."""
+def snail_places(rules, leaves: np.ndarray, places: np.ndarray) -> None:
+    """Each snail's place points at the end of a race: 1st (on the last leaf), last (on the
+    rearmost occupied leaf), 2nd (on the foremost leaf behind the winner, unless it is also the
+    rearmost), others 0."""
     rearmost, foremost = rules.last_leaf, START
-    for other in range(NUM_SNAILS):
-        leaf = g.leaf[other]
-        if leaf != rules.last_leaf:
-            rearmost = min(rearmost, leaf)
-            foremost = max(foremost, leaf)
-    leaf = g.leaf[snail]
-    if leaf == rules.last_leaf:
-        return rules.place_points[0]
-    if leaf == rearmost:
-        return rules.place_points[2]
-    if leaf == foremost:
-        return rules.place_points[1]
-    return 0
+    for snail in range(NUM_SNAILS):
+        if leaves[snail] != rules.last_leaf:
+            rearmost = min(rearmost, leaves[snail])
+            foremost = max(foremost, leaves[snail])
+    for snail in range(NUM_SNAILS):
+        leaf = leaves[snail]
+        if leaf == rules.last_leaf:
+            places[snail] = rules.place_points[0]
+        elif leaf == rearmost:
+            places[snail] = rules.place_points[2]
+        elif leaf == foremost:
+            places[snail] = rules.place_points[1]
+        else:
+            places[snail] = 0
 
 
 @njit(cache=True)
@@ -251,6 +266,7 @@ def start_race(g, rules, race: int, first_seat: int) -> None:
     g.card[:] = 0
     for seat in range(rules.num_players):
         g.card[seat] = rules.cards[order[seat]]
+        g.card_index[seat] = order[seat]
     g.held[:] = 1
     g.set_aside[:] = 0
     g.faces[:] = NOT_ROLLED
@@ -259,10 +275,12 @@ def start_race(g, rules, race: int, first_seat: int) -> None:
 @njit(cache=True)
 def end_race(g, rules) -> None:
     """Score the snails on each seat's card; then the next race, or the end of the game."""
+    places = np.empty(NUM_SNAILS, np.int64)
+    snail_places(rules, g.leaf, places)
     for seat in range(rules.num_players):
         for snail in range(NUM_SNAILS):
             if g.card[seat] >> snail & 1:
-                g.scores[seat] += snail_place_points(g, rules, snail)
+                g.scores[seat] += places[snail]
     if g.race + 1 < rules.rounds:
         start_race(g, rules, g.race + 1, (g.first_seat + 1) % rules.num_players)
     else:
@@ -320,6 +338,135 @@ def random_action(g) -> int:
                 return die
             chosen -= 1
     return -1
+
+
+def heuristic_tables(options: PedzaceSlimakiOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the heuristic works out from the cards it cannot see, for each card a seat may hold:
+    how much each snail's place points matter to the seat (1 if on its card, less the share of
+    the unseen cards naming it), and every way the other seats may hold the unseen cards (snail
+    bits, next seat first; −1 ways when there are more than `MAX_WORLDS`)."""
+    cards = options.card_snails
+    weights = np.zeros((len(cards), NUM_SNAILS), np.float64)
+    worlds = np.zeros((len(cards), MAX_WORLDS, MAX_PLAYERS - 1), np.uint8)
+    counts = np.zeros(len(cards), np.int64)
+    for index, card in enumerate(cards):
+        unseen = list(cards)
+        unseen.remove(card)
+        for snail in range(NUM_SNAILS):
+            shared = sum(snail in other for other in unseen) / max(1, len(unseen))
+            weights[index, snail] = (snail in card) - shared
+        ways = list(itertools.permutations(unseen, options.num_players - 1))
+        counts[index] = len(ways) if len(ways) <= MAX_WORLDS else -1
+        for way, world in enumerate(ways[:MAX_WORLDS]):
+            worlds[index, way, : len(world)] = [(1 << a) | (1 << b) for a, b in world]
+    return weights, worlds, counts
+
+
+@njit(cache=True)
+def expected_places(rules, leaves: np.ndarray, guesses: np.ndarray) -> None:
+    """`PedzaceSlimakiHeuristic.expected_places`: a rough guess of each snail's place points at
+    the end of a race still running (the same arithmetic, in the same order)."""
+    first, second, rear = rules.place_points[0], rules.place_points[1], rules.place_points[2]
+    order = np.sort(leaves)
+    progress = order[NUM_SNAILS - 1] / rules.last_leaf
+    per_leaf = first * (0.01 + 0.07 * progress)
+    alone_at_back = rear * progress * progress * 2 / 3
+    shared_back = rear * progress * progress * 0.4
+    mean = (first + second + rear) / NUM_SNAILS
+    low, second_low = order[0], order[1]
+    second_high, high = order[NUM_SNAILS - 2], order[NUM_SNAILS - 1]
+    for snail in range(NUM_SNAILS):
+        leaf = leaves[snail]
+        ahead = leaf - (second_high if leaf == high else high)
+        behind = leaf - (second_low if leaf == low else low)
+        back = alone_at_back if behind < 0 else shared_back if behind == 0 else 0.0
+        guesses[snail] = mean + per_leaf * min(4, max(-6, ahead)) + back
+
+
+@njit(cache=True)
+def chance_to_win(g, rules, seat: int, places: np.ndarray, gained: int) -> float:
+    """`PedzaceSlimakiHeuristic.chance_to_win`: the seat's expected game score (win 1, shared
+    win ½) if the game ended now with `places`, over every way the others may hold their cards."""
+    index, n = g.card_index[seat], rules.num_players
+    mine = g.scores[seat] + gained
+    for snail in range(NUM_SNAILS):
+        if g.card[seat] >> snail & 1:
+            mine += places[snail]
+    if rules.world_count[index] == 0:
+        return 0.5
+    total = 0.0
+    for way in range(rules.world_count[index]):
+        best = -1
+        for position in range(1, n):
+            other = g.scores[(seat + position) % n]
+            card = rules.worlds[index, way, position - 1]
+            for snail in range(NUM_SNAILS):
+                if card >> snail & 1:
+                    other += places[snail]
+            best = max(best, other)
+        total += 1.0 if mine > best else 0.5 if mine == best else 0.0
+    return total / rules.world_count[index]
+
+
+@njit(cache=True)
+def heuristic_action(g, rules, seat: int) -> int:
+    """`agents.heuristics.pedzace_slimaki.PedzaceSlimakiHeuristic`, told the game's options: the
+    die whose move is worth most, points scored at once plus the place points it settles (or
+    half those it may expect), a sure win first and a sure loss last in the game's last race."""
+    weights = rules.weights[g.card_index[seat]]
+    final_race = g.race == rules.rounds - 1
+    saved = g.leaf.copy()
+    places = np.empty(NUM_SNAILS, np.int64)
+    guesses = np.empty(NUM_SNAILS, np.float64)
+    best_die, best_verdict, best_worth = -1, -1, 0.0
+    for die in range(NUM_SNAILS):
+        if not g.legal[die]:
+            continue
+        face = g.faces[die]
+        if face != SNAIL_FACE:
+            gained = move_forward(g, rules, die, face)
+        elif rules.backwards:
+            move_back(g, rules, die, SNAIL_FACE_LEAVES)
+            gained = 0
+        else:
+            gained = move_forward(g, rules, die, SNAIL_FACE_LEAVES)
+        verdict = 1
+        worth = 0.0
+        if g.leaf[die] == rules.last_leaf:
+            snail_places(rules, g.leaf, places)
+            for snail in range(NUM_SNAILS):
+                worth += places[snail] * weights[snail]
+            if final_race:
+                chance = chance_to_win(g, rules, seat, places, gained)
+                verdict = 2 if chance == 1.0 else 0 if chance == 0.0 else 1
+        else:
+            expected_places(rules, g.leaf, guesses)
+            for snail in range(NUM_SNAILS):
+                worth += guesses[snail] * weights[snail]
+            worth = POSITION_WEIGHT * worth
+        g.leaf[:] = saved
+        # equal worths are ties, not float noise
+        worth = round(gained + worth, 9)
+        if (
+            best_die < 0
+            or verdict > best_verdict
+            or (verdict == best_verdict and worth > best_worth)
+        ):
+            best_die, best_verdict, best_worth = die, verdict, worth
+    return best_die
+
+
+@njit(cache=True)
+def opponent_action(g, rules, kind: int) -> int:
+    if kind == HEURISTIC:
+        return heuristic_action(g, rules, g.turn)
+    return random_action(g)
+
+
+@njit(cache=True)
+def heuristic_all(games, rules_array, seats, out) -> None:
+    for i in range(games.shape[0]):
+        out[i] = heuristic_action(games[i], rules_array[0], seats[i])
 
 
 # --------------------------------------------------------------------------- observations
@@ -460,10 +607,9 @@ def state_all(games, rules_array, out) -> None:
 
 @njit(cache=True)
 def play_opponents(g, rules, learner: int, kinds: np.ndarray) -> None:
-    """The other seats play (at random: the only kind so far) until the learner is to play or
-    the game is over."""
+    """The other seats play until the learner is to play or the game is over."""
     while not is_over(g) and not is_truncated(g, rules) and g.turn != learner:
-        play(g, rules, random_action(g))
+        play(g, rules, opponent_action(g, rules, kinds[g.turn]))
 
 
 @njit(cache=True)
@@ -552,6 +698,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     opponents = OPPONENTS
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
+        weights, worlds, world_count = heuristic_tables(options)
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)
         is_mushroom[: options.board_length + 1] = options.is_mushroom
         return record(
@@ -567,4 +714,18 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             points_reward=self.reward_mode == "points",
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
+            weights=weights,
+            worlds=worlds,
+            world_count=world_count,
         )
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The Pędzące Ślimaki heuristic's choice for the seat to play in each game."""
+        if (self.rules["world_count"] < 0).any():
+            raise ValueError(
+                f"the heuristic port weighs at most {MAX_WORLDS} ways of holding the unseen "
+                "cards; these cards give more"
+            )
+        out = np.zeros(self.num_envs, np.int64)
+        heuristic_all(self.games, self.rules, self.seat.astype(np.int64), out)
+        return out

@@ -23,6 +23,7 @@ class Reference:
     game: Any
     observer: Any
     points: list[float]
+    num_actions: int
 
 
 def follow(batch: Any, index: int) -> Reference:
@@ -30,7 +31,7 @@ def follow(batch: Any, index: int) -> Reference:
     game = spec.new_game(batch.options, batch.replay_chance(index))
     observer = spec.new_observer(batch.options)
     observer.reset(game)
-    return Reference(game, observer, list(game.points()))
+    return Reference(game, observer, list(game.points()), batch.num_actions)
 
 
 def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
@@ -111,3 +112,57 @@ def run_differential(
                 finished += 1
                 references[index] = follow(batch, index)
     return steps
+
+
+def heuristic_plays_the_others(reference: Reference, learner: int, heuristic: Any) -> None:
+    """`heuristic` plays every seat but `learner` until `learner` is to play (turn-based)."""
+    game, observer = reference.game, reference.observer
+    while game.outcome is None and not game.truncated and game.turn != learner:
+        seat = game.turn
+        mask = np.zeros(reference.num_actions, np.int8)
+        mask[list(game.legal_actions(seat))] = 1
+        game.apply({seat: heuristic.act(observer.observe(game, seat), mask)})
+
+
+def run_learner_replay(
+    env_name: str, options: dict[str, Any], make_heuristic: Any, episodes: int
+) -> None:
+    """The learner's vector env against in-kernel heuristics, each episode replayed in the
+    reference rules with the Python heuristic (built by `make_heuristic(rule_options)`) in the
+    other seats: the learner's observations, masks, rewards and ends must be the kernel's."""
+    venv = snail_envs.batched.make_vec_env(env_name, 64, opponents="heuristic", **options)
+    heuristic = make_heuristic(venv.engine.options)
+    venv.seed(5)
+    observations = venv.reset()
+    references = [follow(venv.engine, index) for index in range(venv.num_envs)]
+    for index, reference in enumerate(references):
+        heuristic_plays_the_others(reference, int(venv.learners[index]), heuristic)
+    rng = np.random.default_rng(0)
+    finished = 0
+    while finished < episodes:
+        masks = venv.action_masks()
+        for index, reference in enumerate(references):
+            game, learner = reference.game, int(venv.learners[index])
+            assert game.turn == learner
+            seen = reference.observer.observe(game, learner)
+            assert observations[index].tobytes() == seen.tobytes()
+            assert np.flatnonzero(masks[index]).tolist() == list(game.legal_actions(learner))
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        learners = venv.learners.copy()
+        observations, rewards, dones, infos = venv.step(actions)
+        for index, reference in enumerate(references):
+            game, learner = reference.game, int(learners[index])
+            game.apply({learner: int(actions[index])})
+            heuristic_plays_the_others(reference, learner, heuristic)
+            ended = game.outcome is not None or game.truncated
+            assert dones[index] == ended
+            if not ended:
+                assert rewards[index] == 0
+                continue
+            finished += 1
+            if game.outcome is not None:
+                assert rewards[index] == (1.0 if learner in game.outcome.winners else -1.0)
+            final = reference.observer.observe(game, learner)
+            assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
+            references[index] = follow(venv.engine, index)
+            heuristic_plays_the_others(references[index], int(venv.learners[index]), heuristic)

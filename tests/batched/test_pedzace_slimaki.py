@@ -9,7 +9,8 @@ import pytest
 pytest.importorskip("numba")
 
 import snail_envs.batched
-from tests.batched.differential import run_differential
+from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
+from tests.batched.differential import run_differential, run_learner_replay
 
 OPTION_SETS = [
     {},
@@ -59,3 +60,36 @@ def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> 
             episodes += 1
         if reward == "winlose":
             assert not rewards[~dones].any()
+
+
+def told_the_options(options) -> PedzaceSlimakiHeuristic:
+    return PedzaceSlimakiHeuristic(
+        cards=options.cards,
+        place_points=options.place_points,
+        snail_face_backwards=options.snail_face_backwards,
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 4, "rounds": 3},
+        {"num_players": 5, "snail_face_backwards": True, "rounds": 3},
+        {"num_players": 3, "board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2)},
+    ],
+    ids=str,
+)
+def test_the_heuristic_port_chooses_as_the_python_heuristic(options: dict) -> None:
+    batch = snail_envs.batched.make("pedzace_slimaki_v0", 256, **options)
+    python = told_the_options(batch.options)
+    batch.reset(seed=3)
+    for _ in range(60):
+        ported = batch.heuristic_actions()
+        for index in range(batch.num_envs):
+            expected = python.act(batch.observation[index], batch.action_mask[index])
+            assert ported[index] == expected, f"game {index}"
+        batch.step(batch.random_actions())
+
+
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
+    run_learner_replay("pedzace_slimaki_v0", {"num_players": 3}, told_the_options, episodes=150)
