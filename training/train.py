@@ -82,10 +82,10 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     if config.batched:
-        import snail_envs.batched
+        from snail_envs.batched import make_vec_env as make_batched_vec_env
 
         opponents = {kind: weight for kind, weight in config.opponents.items() if weight > 0}
-        venv = snail_envs.batched.make_vec_env(
+        venv = make_batched_vec_env(
             config.env, config.n_envs, opponents=opponents, **config.env_options
         )
         venv.seed(config.seed)

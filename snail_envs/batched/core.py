@@ -160,6 +160,9 @@ class BatchedGame:
         adds this, its record dtype and its kernels; everything else is here."""
         raise NotImplementedError
 
+    def check_opponent(self, name: str) -> None:
+        """Raise ValueError if the in-kernel player `name` cannot play these rule options."""
+
     # ----------------------------------------------------------------- the batch API
 
     def seed(self, seed: int | None = None) -> None:

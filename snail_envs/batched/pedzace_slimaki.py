@@ -355,7 +355,11 @@ def heuristic_tables(options: PedzaceSlimakiOptions) -> tuple[np.ndarray, np.nda
         for snail in range(NUM_SNAILS):
             shared = sum(snail in other for other in unseen) / max(1, len(unseen))
             weights[index, snail] = (snail in card) - shared
-        ways = list(itertools.permutations(unseen, options.num_players - 1))
+        ways = list(
+            itertools.islice(
+                itertools.permutations(unseen, options.num_players - 1), MAX_WORLDS + 1
+            )
+        )
         counts[index] = len(ways) if len(ways) <= MAX_WORLDS else -1
         for way, world in enumerate(ways[:MAX_WORLDS]):
             worlds[index, way, : len(world)] = [(1 << a) | (1 << b) for a, b in world]
@@ -719,13 +723,16 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             world_count=world_count,
         )
 
-    def heuristic_actions(self) -> np.ndarray:
-        """The Pędzące Ślimaki heuristic's choice for the seat to play in each game."""
-        if (self.rules["world_count"] < 0).any():
+    def check_opponent(self, name: str) -> None:
+        if name == "heuristic" and (self.rules["world_count"] < 0).any():
             raise ValueError(
                 f"the heuristic port weighs at most {MAX_WORLDS} ways of holding the unseen "
                 "cards; these cards give more"
             )
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The Pędzące Ślimaki heuristic's choice for the seat to play in each game."""
+        self.check_opponent("heuristic")
         out = np.zeros(self.num_envs, np.int64)
         heuristic_all(self.games, self.rules, self.seat.astype(np.int64), out)
         return out

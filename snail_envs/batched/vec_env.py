@@ -47,6 +47,9 @@ class BatchedVecEnv(VecEnv):
         self.engine = snail_envs.batched.make(env_name, num_envs, **options)
         engine = self.engine
         self.tickets = _tickets(opponents, engine.opponents)
+        for name, tickets in zip(engine.opponents, self.tickets, strict=True):
+            if tickets:
+                engine.check_opponent(name)
         if seat is not None and not (
             isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < engine.num_players
         ):

@@ -93,3 +93,13 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic(options: dict) -> No
 
 def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
     run_learner_replay("pedzace_slimaki_v0", {"num_players": 3}, told_the_options, episodes=150)
+
+
+def test_the_heuristic_port_refuses_cards_with_too_many_ways_to_weigh() -> None:
+    colours = ("blue", "green", "yellow", "purple", "red")
+    cards = [(a, b) for a in colours for b in colours if a < b]  # 10 cards: 9·8·7·6 ways
+    with pytest.raises(ValueError, match="the heuristic port weighs at most 720 ways"):
+        snail_envs.batched.make_vec_env(
+            "pedzace_slimaki_v0", 4, opponents="heuristic", num_players=5, cards=cards
+        )
+    snail_envs.batched.make_vec_env("pedzace_slimaki_v0", 4, num_players=5, cards=cards)
