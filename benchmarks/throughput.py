@@ -3,6 +3,7 @@
     pip install -e ".[bench]"
     python benchmarks/throughput.py            # every game, both APIs, against leduc
     python benchmarks/throughput.py --seconds 1 --rounds 3 --only snail_sprint_v0
+    python benchmarks/throughput.py --batch-sizes 1024 4096   # the batched engines' batch sizes
 
 Every entry plays seeded games with uniformly random legal actions in the same loop (`last()`,
 read the mask, `step()`), pinned to one core where the OS allows it. Rates are per second of the
@@ -11,15 +12,25 @@ The entries run in turns, round after round, so that background load touches the
 table gives the median over rounds, the min–max, and the ratio to PettingZoo `leduc_holdem_v4` in
 the same run. A decision is one step of an agent that acts (finished agents' `None` steps are not
 counted); for the parallel API it is one acting seat's action within a tick.
+
+The batched engines (`snail_envs.batched`, numba) play N games at once on the same core: each
+step gives every acting seat a uniformly random legal action (`random_actions()`, drawn in the
+kernel) and plays them all (`step()`), observations and masks written as in the AEC API; a
+decision is one acting seat's action. Their compile time is measured apart, in fresh
+interpreters: cold (an empty numba cache) and cached (the second start).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -100,7 +111,59 @@ def openspiel_rate(game_name: str) -> Measure:
     return measure
 
 
-def entries(only: list[str] | None) -> dict[str, Measure]:
+def batched_rate(name: str, num_envs: int) -> Measure:
+    import snail_envs.batched
+
+    batch = snail_envs.batched.make(name, num_envs)
+    batch.reset(seed=0)
+    batch.step(batch.random_actions())
+
+    def measure(seconds: float) -> float:
+        decisions = 0
+        started = time.process_time()
+        while time.process_time() - started < seconds:
+            decisions += int((batch.seats >= 0).sum())
+            batch.step(batch.random_actions())
+        return decisions / (time.process_time() - started)
+
+    return measure
+
+
+def compile_times(name: str) -> tuple[float, float]:
+    """Seconds from a fresh interpreter to a first batched step: with an empty numba cache, then
+    with the cache that first start wrote."""
+    code = (
+        "import time; started = time.perf_counter(); import snail_envs.batched; "
+        f"batch = snail_envs.batched.make({name!r}, 4); batch.reset(seed=0); "
+        "batch.step(batch.random_actions()); print(time.perf_counter() - started)"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        cold, cached = (
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", code],
+                    env=environment,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for _ in range(2)
+        )
+    return cold, cached
+
+
+def batched_names(only: list[str] | None) -> list[str]:
+    if importlib.util.find_spec("numba") is None:
+        print('numba is missing: pip install -e ".[batched]" to include the batched engines')
+        return []
+    from snail_envs.batched import ENGINES
+
+    return [name for name in ENGINES if not only or name in only]
+
+
+def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure]:
     table: dict[str, Measure] = {}
     try:
         from pettingzoo.classic import leduc_holdem_v4
@@ -119,6 +182,9 @@ def entries(only: list[str] | None) -> dict[str, Measure]:
         module = snail_envs._module(name)
         table[f"snail_envs {name} (AEC)"] = aec_rate(module.env)
         table[f"snail_envs {name} (parallel)"] = parallel_rate(module.parallel_env)
+    for name in batched_names(only):
+        for size in batch_sizes:
+            table[f"snail_envs {name} (batched, {size} games)"] = batched_rate(name, size)
     return table
 
 
@@ -135,9 +201,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="per entry and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="snail_envs names to include")
+    parser.add_argument(
+        "--batch-sizes", nargs="*", type=int, default=[1024, 4096], help="games per batch"
+    )
     args = parser.parse_args()
     print(pin_to_one_core())
-    table = entries(args.only)
+    table = entries(args.only, args.batch_sizes)
     results: dict[str, list[float]] = {name: [] for name in table}
     for round_number in range(args.rounds):
         for name, measure in table.items():
@@ -152,6 +221,14 @@ def main() -> None:
         median = statistics.median(rates)
         ratio = f"{median / base:.1f}×" if base else "n/a"
         print(f"| {name} | {median:,.0f} | {min(rates):,.0f}–{max(rates):,.0f} | {ratio} |")
+    names = batched_names(args.only)
+    if names:
+        print()
+        print("| batched engine | compile, cold | compile, cached |")
+        print("|---|---:|---:|")
+        for name in names:
+            cold, cached = compile_times(name)
+            print(f"| {name} | {cold:.1f} s | {cached:.1f} s |")
 
 
 if __name__ == "__main__":

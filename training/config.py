@@ -67,6 +67,9 @@ class TrainConfig:
     than with torch's default, which oversubscribes the cores."""
     output_dir: str = "runs"
     """Where each run writes its folder (`<output_dir>/<env>-<seed>`)."""
+    batched: bool = False
+    """Play the training games in the batched engine (`snail_envs.batched`, numba): the
+    opponents are played inside its kernels, so only `random` and `heuristic` ones."""
 
     def __post_init__(self) -> None:
         if self.env not in snail_envs.ENV_NAMES:
@@ -100,6 +103,8 @@ class TrainConfig:
                 f"opponents must weight the kinds {', '.join(OPPONENT_KINDS)} with non-negative "
                 f"numbers, not all zero; got {self.opponents}"
             )
+        if self.batched and self.opponents.get("self", 0) > 0:
+            raise ValueError("batched training plays random and heuristic opponents only")
         if not 0 < self.learning_rate < 1 or not 0 < self.gamma <= 1:
             raise ValueError("learning_rate must be in (0, 1) and gamma in (0, 1]")
         snail_envs.make(self.env, **self.env_options)  # bad rule options fail here

@@ -3,12 +3,15 @@
     python -m training.train --env snail_sprint_v0
     python -m training.train --env pedzace_slimaki_v0 total_timesteps=300000 \
         env_options.num_players=3
+    python -m training.train --env snail_sprint_v0 batched=true n_envs=256 opponents.self=0
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
 `training.config.TrainConfig` for every field); `name=value` arguments override them. The learner
 holds one seat of the game, drawn anew each episode, through `snail_envs.single_agent`; the other
 seats are played by opponents drawn from the configured mix of random players, the game's
-heuristic, and frozen snapshots of the learner itself (self-play). A run writes, under
+heuristic, and frozen snapshots of the learner itself (self-play); with `batched=true` the games
+run in the batched engine instead (`snail_envs.batched`, random and heuristic opponents played
+inside its kernels), for many more games at once. A run writes, under
 `<output_dir>/<env>-<seed>/`: TensorBoard logs, checkpoints, the final model, a learning curve
 (score rate against random and heuristic players as training goes on) and `summary.json`.
 """
@@ -76,7 +79,17 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
 
 def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
     from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    if config.batched:
+        from snail_envs.batched import make_vec_env as make_batched_vec_env
+
+        opponents = {kind: weight for kind, weight in config.opponents.items() if weight > 0}
+        venv = make_batched_vec_env(
+            config.env, config.n_envs, opponents=opponents, **config.env_options
+        )
+        venv.seed(config.seed)
+        return VecMonitor(venv)
 
     def make(index: int) -> Any:
         def build() -> Any:

@@ -1,0 +1,376 @@
+"""What every batched engine shares: the batch API, seeding, rewards, random players, replays.
+
+A batched engine holds N games of one game in a NumPy record array (one record a game: its table,
+its generators, its chance recording) and steps them together with compiled kernels. The rules
+engine of the game (`snail_envs.<game>.rules`) stays the single source of truth: the kernels
+reproduce it move for move, and the differential tests replay the kernels' games through it.
+
+Shapes, for N games of P seats, K acting slots, A actions and observations of D floats:
+
+- `observations` float32 (N, K, D), `action_masks` int8 (N, K, A): what the seat in each acting
+  slot sees and may do, exactly as the reference observer gives it for the same situation.
+- `seats` int8 (N, K): the seat acting in each slot, −1 for an empty slot. A turn-based game has
+  K = 1 (one seat to play); a game with simultaneous windows has K = P, slot k for seat k.
+- `rewards` float32 (N, P): every seat's reward for the transition just played (`reward=
+  "winlose"`: +1 to every winner and −1 to the others when a game ends, 0 otherwise; `"points"`:
+  the change in the game's own points).
+- `terminated`, `truncated` bool (N): the game in that slot ended in this step (won, or stopped
+  by `max_turns`). It was replaced at once by a new game (auto-reset): the observations are
+  already the new game's, and `final_observations` (P, D per game, when asked for) every seat's
+  view of the finished table.
+
+The arrays belong to the engine and are rewritten in place by every `reset` and `step`: copy what
+you keep. A game that would end before its first decision (possible only with extreme options) is
+dealt again, so every game in a batch always has a seat to act.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit
+
+from snail_envs.batched.chance import (
+    TAPE_LENGTH,
+    TapeChance,
+    agent_pick,
+    agent_pick_among,
+    seed_games,
+)
+from snail_envs.core.game import GameSpec
+from snail_envs.core.layout import Layout
+from snail_envs.core.options import check_bool, check_choice, check_int, parse_options
+
+REWARD_MODES = ("winlose", "points")
+
+
+class Kernels(NamedTuple):
+    """The compiled loops of a game module, over all N games (`rules` is the array of one
+    record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`)."""
+
+    start: Callable[..., None]
+    """(games, rules, observations, masks, seats): deal every game, write the acting views."""
+    step: Callable[..., int]
+    """(games, rules, actions, observations, masks, seats, rewards, terminated, truncated,
+    finals): play one action of every acting seat, deal again where a game ended; returns the
+    first game whose action is illegal (nothing played then), else −1."""
+    observe: Callable[..., None]
+    """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
+    state: Callable[..., None]
+    """(games, rules, out): write each game's full state."""
+    learner_reset: Callable[..., None]
+    """(games, rules, fixed_seat, tickets, learners, kinds, observations, masks)."""
+    learner_step: Callable[..., int]
+    """(games, rules, actions, fixed_seat, tickets, learners, kinds, observations, masks,
+    rewards, terminated, truncated, finals)."""
+    random: Callable[..., None] | None = None
+    """(games, rules, seats, out): a uniformly random legal action for every acting slot, where
+    a game draws one faster than from its masks (`random_legal_actions`, the default)."""
+
+
+class BatchStep(NamedTuple):
+    """The engine's arrays after `reset` or `step` (views, rewritten by the next call)."""
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    seats: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
+class BatchedGame:
+    """N games of one game, held in arrays and stepped together (see the module docstring).
+
+    A game module subclasses this with its record dtype and its kernels; everything else, the
+    options, the arrays, seeding, errors and replays, is here.
+    """
+
+    spec: ClassVar[GameSpec]
+    """The reference game's facts and options (from `snail_envs.<game>.env`)."""
+    game_dtype: ClassVar[np.dtype]
+    """The record of one game (`snail_envs.batched.chance.game_record`)."""
+    kernels: ClassVar[Kernels]
+    opponents: ClassVar[tuple[str, ...]]
+    """The in-kernel players of the learner's vector env, by the index the kernels use."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        reward: str = "winlose",
+        final_observations: bool = False,
+        **options: Any,
+    ) -> None:
+        """`num_envs` games, with the rule options of the reference environment.
+
+        `final_observations=True` keeps every seat's view of each finished game.
+        """
+        info = self.spec.info
+        check_int("num_envs", num_envs, 1)
+        check_choice("reward", reward, REWARD_MODES)
+        check_bool("final_observations", final_observations)
+        for unsupported in ("illegal_action", "render_mode"):
+            if unsupported in options:
+                raise ValueError(
+                    f"{info.env_name} (batched): {unsupported} is not an option of the batched "
+                    "engine: an illegal action raises ValueError, and games are not rendered "
+                    "(replay one through the reference environment to see it)"
+                )
+        rule_options = [f.name for f in dataclasses.fields(self.spec.options_class) if f.init]
+        unknown = sorted(set(options) - set(rule_options))
+        if unknown:
+            raise ValueError(
+                f"{info.env_name} (batched): unknown option {', '.join(map(repr, unknown))}; "
+                f"allowed options: {', '.join([*rule_options, 'reward', 'final_observations'])}"
+            )
+        self.env_name = info.env_name
+        self.options = parse_options(self.spec.options_class, options, info.env_name)
+        self.reward_mode = reward
+        self.num_envs = num_envs
+        self.num_players = self.options.num_players
+        self.num_actions = info.num_actions
+        self.max_acting = self.num_players if info.simultaneous else 1
+        """K: the acting slots of each game (slot k for seat k when the game has windows)."""
+        observer = self.spec.new_observer(self.options)
+        self.observation_layout: Layout = observer.observation_layout
+        self.state_layout: Layout = observer.state_layout
+        self.observation_space = observer.observation_layout.box()
+        self.action_space = spaces.Discrete(self.num_actions)
+        n, k, p = num_envs, self.max_acting, self.num_players
+        size = self.observation_layout.size
+        self.games = np.zeros(n, self.game_dtype)
+        self.observations = np.zeros((n, k, size), np.float32)
+        self.action_masks = np.zeros((n, k, self.num_actions), np.int8)
+        self.seats = np.full((n, k), -1, np.int8)
+        self.rewards = np.zeros((n, p), np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.final_observations = np.zeros((n if final_observations else 0, p, size), np.float32)
+        self.rules = self.compile_rules(self.options)
+        self._started = False
+
+    def compile_rules(self, options: Any) -> np.ndarray:
+        """The options as the kernels read them: a record (in an array of one). A game module
+        adds this, its record dtype and its kernels; everything else is here."""
+        raise NotImplementedError
+
+    def check_opponent(self, name: str) -> None:
+        """Raise ValueError if the in-kernel player `name` cannot play these rule options."""
+
+    # ----------------------------------------------------------------- the batch API
+
+    def seed(self, seed: int | None = None) -> None:
+        """Seed every slot's generators (`reset` does it, then deals). Game i's chance follows
+        from `seed` and i alone, so the same seed gives the same games in any process and any
+        batch size; None draws a seed from the operating system."""
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        self.games[:] = 0
+        seed_games(self.games, np.uint64(int(seed) % 2**64))
+
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """A new game in every slot (see `seed`)."""
+        self.seed(seed)
+        self.kernels.start(self.games, self.rules, self.observations, self.action_masks, self.seats)
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self._started = True
+        return self.last()
+
+    def step(self, actions: Any) -> BatchStep:
+        """Play one action of every acting seat: `actions` (N, K), or (N,) when K = 1. Entries of
+        empty slots are ignored. Finished games are replaced by new ones at once."""
+        if not self._started:
+            raise RuntimeError(f"{self.env_name} (batched): call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got an array of {chosen.dtype}")
+        if chosen.ndim == 1 and self.max_acting == 1:
+            chosen = chosen[:, None]
+        shape = (self.num_envs, self.max_acting)
+        if chosen.shape != shape:
+            raise ValueError(f"actions must have shape {shape}, got {chosen.shape}")
+        illegal = self.kernels.step(
+            self.games,
+            self.rules,
+            np.ascontiguousarray(chosen, dtype=np.int64),
+            self.observations,
+            self.action_masks,
+            self.seats,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.final_observations,
+        )
+        if illegal >= 0:
+            self._raise_illegal(illegal, chosen[illegal])
+        return self.last()
+
+    def last(self) -> BatchStep:
+        """The arrays of the last `reset` or `step`."""
+        return BatchStep(
+            self.observations,
+            self.action_masks,
+            self.seats,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+        )
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action for every acting slot (0 for empty slots), drawn
+        from each game's agent generator (never from its chance)."""
+        actions = np.zeros((self.num_envs, self.max_acting), np.int64)
+        if self.kernels.random is None:
+            random_legal_actions(self.games, self.action_masks, self.seats, actions)
+        else:
+            self.kernels.random(self.games, self.rules, self.seats, actions)
+        return actions
+
+    def observe(self, seat: int | np.ndarray) -> np.ndarray:
+        """Every game seen by `seat` (one seat for all games, or one per game): float32 (N, D)."""
+        seats = np.broadcast_to(np.asarray(seat, dtype=np.int64), (self.num_envs,))
+        if seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"seats are 0 to {self.num_players - 1}; got {seat!r}")
+        out = np.zeros((self.num_envs, self.observation_layout.size), np.float32)
+        self.kernels.observe(self.games, self.rules, np.ascontiguousarray(seats), out)
+        return out
+
+    def observe_all(self) -> np.ndarray:
+        """Every seat's view of every game: float32 (N, P, D)."""
+        return np.stack([self.observe(seat) for seat in range(self.num_players)], axis=1)
+
+    def state(self) -> np.ndarray:
+        """Every game's full state, hidden information included (as the reference `state()`):
+        float32 (N, S)."""
+        out = np.zeros((self.num_envs, self.state_layout.size), np.float32)
+        self.kernels.state(self.games, self.rules, out)
+        return out
+
+    def replay_chance(self, index: int) -> TapeChance:
+        """The chance outcomes of the game now in slot `index`, for its reference engine.
+
+        They are read as the kernel records them, so a reference game built now follows the
+        kernel's game step by step, to its end (also once the slot has moved on to a new game).
+        """
+        games = self.games
+        serial, start = int(games[index]["serial"]), int(games[index]["game_start"])
+
+        def window() -> tuple[int, int]:
+            game = games[index]
+            recorded = int(game["recorded"])
+            if int(game["serial"]) == serial:
+                end = recorded
+            elif int(game["serial"]) == serial + 1:
+                end = int(game["game_start"])
+            else:
+                raise ValueError(f"slot {index} has moved on by more than one game")
+            return recorded - TAPE_LENGTH, end
+
+        return TapeChance(games["tape"][index], start, window)
+
+    # ----------------------------------------------------------------- checks
+
+    def _raise_illegal(self, index: int, actions: np.ndarray) -> None:
+        for slot, seat in enumerate(self.seats[index]):
+            if seat < 0:
+                continue
+            action = int(actions[slot])
+            legal = np.flatnonzero(self.action_masks[index, slot]).tolist()
+            if action not in legal:
+                raise ValueError(
+                    f"{self.env_name} (batched): game {index}, player_{seat}: action {action} is "
+                    f"illegal now; legal actions: {', '.join(map(str, legal))}"
+                )
+        raise AssertionError("the kernel reported an illegal action that is legal")
+
+
+class TurnBasedGame(BatchedGame):
+    """A batch of a turn-based game: one acting slot, the seat to play, whose views are also
+    given without the slot axis."""
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The seat to play in each game: int8 (N,)."""
+        return self.seats[:, 0]
+
+    @property
+    def observation(self) -> np.ndarray:
+        """The seat to play's observation in each game: float32 (N, D)."""
+        return self.observations[:, 0]
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """The seat to play's legal actions in each game: int8 (N, A)."""
+        return self.action_masks[:, 0]
+
+
+@njit(cache=True)
+def random_legal_actions(
+    games: np.ndarray, masks: np.ndarray, seats: np.ndarray, out: np.ndarray
+) -> None:
+    """A uniformly random legal action for every acting slot, from the games' agent generators."""
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] >= 0:
+                out[i, slot] = agent_pick_among(games[i], masks[i, slot])
+
+
+@njit(cache=True)
+def clear(out: np.ndarray, start: int, size: int) -> None:
+    """Zero `size` entries of `out` from `start`."""
+    for k in range(start, start + size):
+        out[k] = 0
+
+
+@njit(cache=True)
+def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
+    """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
+    with probability `tickets[k]` / sum(tickets)."""
+    seat = fixed_seat if fixed_seat >= 0 else agent_pick(g, rules.num_players)
+    total = tickets.sum()
+    for other in range(rules.num_players):
+        ticket = agent_pick(g, total)
+        kind = 0
+        while ticket >= tickets[kind]:
+            ticket -= tickets[kind]
+            kind += 1
+        kinds[other] = kind
+    return seat
+
+
+@njit(cache=True)
+def is_illegal(action: int, mask: np.ndarray) -> bool:
+    return action < 0 or action >= mask.shape[0] or mask[action] == 0
+
+
+@njit(cache=True)
+def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> None:
+    """+1 to every seat with the most points (ties share the win), −1 to the others."""
+    best = points[0]
+    for seat in range(1, num_players):
+        best = max(best, points[seat])
+    for seat in range(num_players):
+        rewards[seat] = 1.0 if points[seat] == best else -1.0
+
+
+def record(dtype: np.dtype, **values: Any) -> np.ndarray:
+    """An array of one record of `dtype`, its fields set from `values`."""
+    one = np.zeros(1, dtype)
+    for name, value in values.items():
+        one[name] = value
+    return one
+
+
+def pieces_dtype(names: tuple[str, ...]) -> np.dtype:
+    """A record of the first index of each named piece of an observation."""
+    return np.dtype([(name, np.int64) for name in names])

@@ -1,0 +1,587 @@
+"""Snail Sprint! in batches: the rules of `snail_envs.snail_sprint.rules`, compiled.
+
+Each game is one record of `GAME`. The track is kept as the top snail of every space (−1 when
+empty) and, for every snail, the snail right under it: a free snail leaves its space by putting
+the snail under it back on top, and climbs a tower by going on top of it. Every rule function
+below has the name and the behaviour of its counterpart in the reference engine; observations
+are written exactly as `SnailSprintObserver` writes them. Every rule option is supported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
+from snail_envs.batched.core import (
+    Kernels,
+    TurnBasedGame,
+    clear,
+    is_illegal,
+    pay_win_lose,
+    pieces_dtype,
+    record,
+    seat_players,
+)
+from snail_envs.core.chance import SeededChance
+from snail_envs.core.layout import Layout
+from snail_envs.snail_sprint.boards import TIN_SPACES
+from snail_envs.snail_sprint.env import SPEC
+from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL
+from snail_envs.snail_sprint.rules import (
+    LAST_SPACE,
+    NUM_SNAILS,
+    ON_PODIUM,
+    PLACE_POINTS,
+    START,
+    TIN,
+    SnailSprint,
+    SnailSprintOptions,
+    parse_symbols,
+)
+
+SPACES = LAST_SPACE + 1
+NUM_PLACES = len(PLACE_POINTS)
+FIRST_TIN_SPACE = TIN.start
+EMPTY = -1
+NONE = -1
+OPPONENTS = ("random", "heuristic")
+"""The in-kernel players, by the index the kernels know them by."""
+HEURISTIC = OPPONENTS.index("heuristic")
+
+PIECES = pieces_dtype(
+    ("cards", "spaces", "levels", "free", "podium", "dice", "track", "players", "turn")
+)
+"""Where each piece of an observation (or of the state) starts."""
+
+
+GAME = game_record(
+    [
+        ("space", np.int8, NUM_SNAILS),
+        ("level", np.int8, NUM_SNAILS),
+        ("below", np.int8, NUM_SNAILS),
+        ("top", np.int8, SPACES),
+        ("printed", np.uint8, SPACES),
+        ("podium", np.int8, NUM_PLACES),
+        ("finished", np.int8),
+        ("turn", np.int8),
+        ("turns_played", np.int32),
+        ("dice", np.int8, 2),
+        ("target", np.int8, NUM_SNAILS),
+        ("card", np.uint8, MAX_PLAYERS),
+    ]
+)
+"""One game: each snail's space (37 = podium), height in its tower and the snail under it;
+each space's top snail and printed symbols (bit s for snail s); the podium; the seat to
+play; the roll and its possible moves (`target[s]`: where snail s would go, −1 if it may not
+move); each seat's race card (bit s for snail s)."""
+
+
+def rules_dtype(num_cards: int) -> np.dtype:
+    """The rule options as the kernels read them."""
+    return np.dtype(
+        [
+            ("num_players", np.int64),
+            ("printed", np.uint8, SPACES),  # the track, the tin laid "fixed" or "reversed"
+            ("tin", np.uint8, len(TIN)),  # the tin's spaces, for tin_order="shuffled"
+            ("shuffle_tin", np.uint8),
+            ("holds_one", np.uint8, SPACES),
+            ("cards", np.uint8, num_cards),  # the race cards to deal from, as snail bits
+            ("expose_forced_moves", np.uint8),
+            ("max_turns", np.int64),  # −1: no limit
+            ("points_reward", np.uint8),
+            ("observation", PIECES),
+            ("state", PIECES),
+        ]
+    )
+
+
+def _pieces(layout: Layout, cards: str) -> tuple[int, ...]:
+    names = ("snail_spaces", "tower_levels", "snails_free", "podium", "dice", "track_symbols")
+    return (
+        layout.offset(cards),
+        *(layout.offset(name) for name in names),
+        layout.offset("num_players"),
+        layout.offset("turn"),
+    )
+
+
+def _bits(symbols: frozenset[int]) -> int:
+    return sum(1 << symbol for symbol in symbols)
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+@njit(cache=True)
+def is_free(g, snail: int) -> bool:
+    """A snail may move if it is on the start or on top of its space."""
+    space = g.space[snail]
+    return space == START or (space != ON_PODIUM and g.top[space] == snail)
+
+
+@njit(cache=True)
+def next_space_showing(g, rules, snail: int, symbol: int) -> int:
+    """The first space strictly ahead of `snail` that shows `symbol`, else the podium."""
+    bit = 1 << symbol
+    for space in range(g.space[snail] + 1, LAST_SPACE + 1):
+        top = g.top[space]
+        if top == EMPTY:
+            if g.printed[space] & bit:
+                return space
+        elif top == symbol and not rules.holds_one[space]:
+            return space
+    return ON_PODIUM
+
+
+@njit(cache=True)
+def next_space_holding(g, rules, snail: int) -> int:
+    """One space forward, skipping occupied wall spaces; after 36, the podium."""
+    for space in range(g.space[snail] + 1, LAST_SPACE + 1):
+        if not (rules.holds_one[space] and g.top[space] != EMPTY):
+            return space
+    return ON_PODIUM
+
+
+@njit(cache=True)
+def rearmost_free_snail(g) -> int:
+    """The free snail on the lowest space (on the start, the lowest index)."""
+    rearmost = NONE
+    for snail in range(NUM_SNAILS):
+        if is_free(g, snail) and (rearmost == NONE or g.space[snail] < g.space[rearmost]):
+            rearmost = snail
+    return rearmost
+
+
+@njit(cache=True)
+def possible_moves(g, rules, first: int, second: int) -> int:
+    """Write the moves the roll allows into `target`; returns how many there are."""
+    g.target[:] = NONE
+    count = 0
+    if is_free(g, first):
+        g.target[first] = next_space_showing(g, rules, first, second)
+        count += 1
+    if second != first and is_free(g, second):
+        g.target[second] = next_space_showing(g, rules, second, first)
+        count += 1
+    if count == 0:
+        rearmost = rearmost_free_snail(g)
+        g.target[rearmost] = next_space_holding(g, rules, rearmost)
+        count = 1
+    return count
+
+
+@njit(cache=True)
+def is_over(g) -> bool:
+    return g.finished == NUM_PLACES
+
+
+@njit(cache=True)
+def is_truncated(g, rules) -> bool:
+    return not is_over(g) and rules.max_turns >= 0 and g.turns_played >= rules.max_turns
+
+
+@njit(cache=True)
+def move(g, rules, snail: int) -> None:
+    """Play the possible move of `snail`; the turn passes unless the podium is full."""
+    target, origin = g.target[snail], g.space[snail]
+    if origin != START:
+        g.top[origin] = g.below[snail]
+    if target == ON_PODIUM:
+        g.podium[g.finished] = snail
+        g.finished += 1
+        g.below[snail] = NONE
+        g.level[snail] = 0
+    else:
+        under = g.top[target]
+        g.below[snail] = under
+        g.level[snail] = 0 if under == EMPTY else g.level[under] + 1
+        g.top[target] = snail
+    g.space[snail] = target
+    g.target[:] = NONE
+    g.turns_played += 1
+    if not is_over(g):
+        g.turn = (g.turn + 1) % rules.num_players
+
+
+@njit(cache=True)
+def roll_until_decision(g, rules) -> None:
+    """Roll for the seat to play; a roll with one possible move is played at once (unless
+    `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
+    while not is_over(g) and not is_truncated(g, rules):
+        g.dice[0] = pick(g, NUM_SNAILS)
+        g.dice[1] = pick(g, NUM_SNAILS)
+        if possible_moves(g, rules, g.dice[0], g.dice[1]) > 1 or rules.expose_forced_moves:
+            return
+        for snail in range(NUM_SNAILS):
+            if g.target[snail] != NONE:
+                move(g, rules, snail)
+                break
+
+
+@njit(cache=True)
+def start_game(g, rules) -> None:
+    """Lay the track (shuffling the tin if asked), deal the race cards, and roll until the first
+    decision, in the reference engine's order of chance events."""
+    begin_game(g)
+    g.printed[:] = rules.printed
+    if rules.shuffle_tin:
+        order = np.empty(rules.tin.shape[0], np.int64)
+        arrange(g, order)
+        for k in range(order.shape[0]):
+            g.printed[FIRST_TIN_SPACE + k] = rules.tin[order[k]]
+    order = np.empty(rules.cards.shape[0], np.int64)
+    arrange(g, order)
+    g.card[:] = 0
+    for seat in range(rules.num_players):
+        g.card[seat] = rules.cards[order[seat]]
+    g.space[:] = START
+    g.level[:] = 0
+    g.below[:] = NONE
+    g.top[:] = EMPTY
+    g.podium[:] = NONE
+    g.finished = 0
+    g.turn = 0
+    g.turns_played = 0
+    g.target[:] = NONE
+    roll_until_decision(g, rules)
+
+
+@njit(cache=True)
+def deal(g, rules) -> None:
+    """A new game that has a decision (a game over before its first decision is dealt again)."""
+    start_game(g, rules)
+    while is_over(g) or is_truncated(g, rules):
+        start_game(g, rules)
+
+
+@njit(cache=True)
+def card_points(g, seat: int) -> int:
+    points = 0
+    for place in range(g.finished):
+        if g.card[seat] >> g.podium[place] & 1:
+            points += PLACE_POINTS[place]
+    return points
+
+
+@njit(cache=True)
+def pay(g, rules, rewards: np.ndarray) -> None:
+    """The rewards of a game that just ended: win/lose, or the race-card points."""
+    points = np.zeros(rules.num_players, np.int64)
+    for seat in range(rules.num_players):
+        points[seat] = card_points(g, seat)
+    if rules.points_reward:
+        for seat in range(rules.num_players):
+            rewards[seat] = points[seat]
+    else:
+        pay_win_lose(points, rules.num_players, rewards)
+
+
+# --------------------------------------------------------------------------- players
+
+
+@njit(cache=True)
+def heuristic_action(g, seat: int) -> int:
+    """`agents.heuristics.snail_sprint.SnailSprintHeuristic`: a snail on the seat's card before
+    one that is not; of two of its snails the one ahead, of two others the one behind."""
+    best, best_mine, best_key = NONE, 0, 0
+    for snail in range(NUM_SNAILS):
+        if g.target[snail] == NONE:
+            continue
+        mine = g.card[seat] >> snail & 1
+        key = g.space[snail] if mine else -g.space[snail]
+        if best == NONE or mine > best_mine or (mine == best_mine and key > best_key):
+            best, best_mine, best_key = snail, mine, key
+    return best
+
+
+@njit(cache=True)
+def random_action(g) -> int:
+    """A uniformly random possible move."""
+    count = 0
+    for snail in range(NUM_SNAILS):
+        count += g.target[snail] != NONE
+    chosen = agent_pick(g, count)
+    for snail in range(NUM_SNAILS):
+        if g.target[snail] != NONE:
+            if chosen == 0:
+                return snail
+            chosen -= 1
+    return NONE
+
+
+@njit(cache=True)
+def opponent_action(g, kind: int) -> int:
+    if kind == HEURISTIC:
+        return heuristic_action(g, g.turn)
+    return random_action(g)
+
+
+# --------------------------------------------------------------------------- observations
+
+
+@njit(cache=True)
+def write_track(g, rules, at, out: np.ndarray) -> None:
+    """What stays the same during a game: the printed track and the number of players."""
+    for space in range(1, SPACES):
+        printed = g.printed[space]
+        for symbol in range(NUM_SNAILS):
+            if printed >> symbol & 1:
+                out[at.track + NUM_SNAILS * (space - 1) + symbol] = 1
+    out[at.players + rules.num_players - 2] = 1
+
+
+@njit(cache=True)
+def write_table(g, at, out: np.ndarray, turn: int) -> None:
+    """The snails, the podium, the dice and the seat to play (written as `turn`), over whatever
+    these pieces held before."""
+    clear(out, at.spaces, NUM_SNAILS * SPACES)
+    clear(out, at.levels, NUM_SNAILS)
+    clear(out, at.free, NUM_SNAILS)
+    clear(out, at.podium, NUM_PLACES * NUM_SNAILS)
+    clear(out, at.dice, NUM_SNAILS)
+    clear(out, at.turn, MAX_PLAYERS)
+    out[at.turn + turn] = 1
+    for snail in range(NUM_SNAILS):
+        space = g.space[snail]
+        if space == ON_PODIUM:
+            continue
+        out[at.spaces + SPACES * snail + space] = 1
+        if space == START:
+            out[at.free + snail] = 1
+            continue
+        if g.top[space] == snail:
+            out[at.free + snail] = 1
+        out[at.levels + snail] = g.level[snail] / MAX_TOWER_LEVEL
+    for place in range(g.finished):
+        out[at.podium + NUM_SNAILS * place + g.podium[place]] = 1
+    out[at.dice + g.dice[0]] += 0.5
+    out[at.dice + g.dice[1]] += 0.5
+
+
+@njit(cache=True)
+def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """Rewrite `out`, an observation of the same game, as `seat` sees the table now."""
+    at = rules.observation
+    for snail in range(NUM_SNAILS):
+        out[at.cards + snail] = g.card[seat] >> snail & 1
+    write_table(g, at, out, (g.turn - seat) % rules.num_players)
+
+
+@njit(cache=True)
+def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """What `seat` sees: its race card and the table, seats relative to it."""
+    out.fill(0)
+    write_track(g, rules, rules.observation, out)
+    update_observation(g, rules, seat, out)
+
+
+@njit(cache=True)
+def write_state(g, rules, out: np.ndarray) -> None:
+    at = rules.state
+    out.fill(0)
+    for seat in range(rules.num_players):
+        for snail in range(NUM_SNAILS):
+            if g.card[seat] >> snail & 1:
+                out[at.cards + NUM_SNAILS * seat + snail] = 1
+    write_track(g, rules, at, out)
+    write_table(g, at, out, g.turn)
+
+
+@njit(cache=True)
+def write_mask(g, mask: np.ndarray) -> None:
+    for snail in range(NUM_SNAILS):
+        mask[snail] = g.target[snail] != NONE
+
+
+@njit(cache=True)
+def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bool) -> None:
+    """The seat to play's observation and action mask; `observation` holds the previous view
+    of the same game unless `new_game`."""
+    if new_game:
+        write_observation(g, rules, g.turn, observation)
+    else:
+        update_observation(g, rules, g.turn, observation)
+    write_mask(g, mask)
+
+
+# --------------------------------------------------------------------------- batch kernels
+
+
+@njit(cache=True)
+def start_all(games, rules_array, observations, masks, seats) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        deal(g, rules)
+        seats[i, 0] = g.turn
+        write_turn(g, rules, observations[i, 0], masks[i, 0], True)
+
+
+@njit(cache=True)
+def step_all(
+    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
+) -> int:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        if is_illegal(actions[i, 0], masks[i, 0]):
+            return i
+    for i in range(games.shape[0]):
+        g = games[i]
+        move(g, rules, actions[i, 0])
+        roll_until_decision(g, rules)
+        for seat in range(rules.num_players):
+            rewards[i, seat] = 0
+        terminated[i] = is_over(g)
+        truncated[i] = is_truncated(g, rules)
+        if terminated[i] or truncated[i]:
+            if terminated[i]:
+                pay(g, rules, rewards[i])
+            if finals.shape[0]:
+                for seat in range(rules.num_players):
+                    write_observation(g, rules, seat, finals[i, seat])
+            deal(g, rules)
+        seats[i, 0] = g.turn
+        write_turn(g, rules, observations[i, 0], masks[i, 0], True)
+    return -1
+
+
+@njit(cache=True)
+def observe_all(games, rules_array, seats, out) -> None:
+    for i in range(games.shape[0]):
+        write_observation(games[i], rules_array[0], seats[i], out[i])
+
+
+@njit(cache=True)
+def state_all(games, rules_array, out) -> None:
+    for i in range(games.shape[0]):
+        write_state(games[i], rules_array[0], out[i])
+
+
+@njit(cache=True)
+def heuristic_all(games, seats, out) -> None:
+    for i in range(games.shape[0]):
+        out[i] = heuristic_action(games[i], seats[i])
+
+
+# --------------------------------------------------------------------------- one learner seat
+
+
+@njit(cache=True)
+def play_opponents(g, rules, learner: int, kinds: np.ndarray) -> None:
+    """The other seats play until the learner is to play or the game is over."""
+    while not is_over(g) and not is_truncated(g, rules) and g.turn != learner:
+        move(g, rules, opponent_action(g, kinds[g.turn]))
+        roll_until_decision(g, rules)
+
+
+@njit(cache=True)
+def new_episode(g, rules, fixed_seat: int, tickets, kinds) -> int:
+    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+    while True:
+        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
+        deal(g, rules)
+        play_opponents(g, rules, learner, kinds)
+        if not is_over(g) and not is_truncated(g, rules):
+            return learner
+
+
+@njit(cache=True)
+def learner_reset(
+    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
+) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i])
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, masks[i])
+
+
+@njit(cache=True)
+def learner_step(
+    games,
+    rules_array,
+    actions,
+    fixed_seat,
+    tickets,
+    learners,
+    kinds,
+    observations,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    finals,
+) -> int:
+    """The learner of every game plays `actions[i]` and the other seats answer, until the learner
+    is to play again; a finished episode leaves the learner's last view in `finals`, and the next
+    one begins."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        if is_illegal(actions[i], masks[i]):
+            return i
+    points = np.zeros(MAX_PLAYERS, np.float32)
+    for i in range(games.shape[0]):
+        g = games[i]
+        learner = learners[i]
+        move(g, rules, actions[i])
+        roll_until_decision(g, rules)
+        play_opponents(g, rules, learner, kinds[i])
+        rewards[i] = 0
+        terminated[i] = is_over(g)
+        truncated[i] = is_truncated(g, rules)
+        if terminated[i] or truncated[i]:
+            if terminated[i]:
+                pay(g, rules, points)
+                rewards[i] = points[learner]
+            write_observation(g, rules, learner, finals[i])
+            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i])
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, masks[i])
+    return -1
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class SnailSprintBatch(TurnBasedGame):
+    """N games of Snail Sprint! (see `snail_envs.batched.core` for the arrays).
+
+        batch = snail_envs.batched.make("snail_sprint_v0", num_envs=4096, num_players=3)
+        out = batch.reset(seed=0)
+        out = batch.step(batch.random_actions())
+
+    Turn-based: one acting slot, the seat to play (`seat`, `observation` and `action_mask` are
+    its views without the slot axis). Forced moves are played by the engine, as in the reference
+    environment (unless `expose_forced_moves`).
+    """
+
+    spec = SPEC
+    game_dtype = GAME
+    kernels = Kernels(start_all, step_all, observe_all, state_all, learner_reset, learner_step)
+    opponents = OPPONENTS
+
+    def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
+        # the reference engine lays the track: read it from a game built with any chance
+        reference = SnailSprint(options, SeededChance(0))
+        return record(
+            rules_dtype(len(options.cards)),
+            num_players=options.num_players,
+            printed=[_bits(space) for space in reference.track],
+            tin=[_bits(parse_symbols(letter)) for letter in TIN_SPACES.split()],
+            shuffle_tin=options.tin_order == "shuffled",
+            holds_one=reference.holds_one,
+            cards=[_bits(card) for card in options.cards],
+            expose_forced_moves=options.expose_forced_moves,
+            max_turns=-1 if options.max_turns is None else options.max_turns,
+            points_reward=self.reward_mode == "points",
+            observation=_pieces(self.observation_layout, "own_race_card"),
+            state=_pieces(self.state_layout, "race_cards"),
+        )
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The Snail Sprint! heuristic's choice for the seat to play in each game."""
+        out = np.zeros(self.num_envs, np.int64)
+        heuristic_all(self.games, self.seat.astype(np.int64), out)
+        return out

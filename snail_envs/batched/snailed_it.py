@@ -1,0 +1,645 @@
+"""Snailed It! in batches: the rules of `snail_envs.snailed_it.rules`, compiled.
+
+A game with a simultaneous phase: in a toss window every seat but the one to play acts at once,
+so the batch has one acting slot per seat (slot k for seat k, `seats[i, k]` = k while seat k acts,
+−1 otherwise). Each game is one record of `GAME`: hands as one flag per card, the penalty pile
+(bottom first) and the tossed pile (in the order tossed, which a refill shuffles), the rows' top
+cards, totals and the turn. Every rule function below has the name and the behaviour of its
+counterpart in the reference engine; observations are written exactly as `SnailedItObserver`
+writes them. Every rule option is supported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record
+from snail_envs.batched.core import (
+    BatchedGame,
+    Kernels,
+    pay_win_lose,
+    pieces_dtype,
+    record,
+    seat_players,
+)
+from snail_envs.core.layout import Layout
+from snail_envs.snailed_it.env import SPEC
+from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
+from snail_envs.snailed_it.rules import (
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_COLOURS,
+    NUM_VALUES,
+    PASS,
+    PLAY,
+    STARTERS,
+    TOSS,
+    TOSS_WINDOW,
+    VALUE,
+    SnailedItOptions,
+)
+
+NONE = -1
+NUM_STARTERS = len(STARTERS)
+FIRST_STARTER = STARTERS[0]
+VALUES = np.array(VALUE, np.int64)
+"""The value printed on each card, starters (72–79) included."""
+OPPONENTS = ("random",)
+"""The in-kernel players, by the index the kernels know them by."""
+
+GAME = game_record(
+    [
+        ("hand", np.uint8, (MAX_PLAYERS, NUM_CARDS)),
+        ("hand_size", np.int64, MAX_PLAYERS),
+        ("penalty", np.int8, NUM_CARDS),
+        ("penalty_size", np.int64),
+        ("tossed", np.int8, NUM_CARDS),
+        ("tossed_size", np.int64),
+        ("played", np.uint8, NUM_CARDS),
+        ("top", np.int8, (NUM_COLOURS, 2)),
+        ("totals", np.int64, MAX_PLAYERS),
+        ("rounds_played", np.int64),
+        ("turns_played", np.int64),
+        ("turn", np.int8),
+        ("starter", np.int8),
+        ("phase", np.int8),
+        ("previous_colour", np.int8),
+        ("fit_low", np.int64),
+        ("fit_high", np.int64),
+        ("finished", np.uint8),
+    ]
+)
+"""One game: which cards each seat holds, and how many; the penalty pile (its top is
+`penalty[penalty_size − 1]`) and the tossed pile; the cards played this round; the card on top
+of each row's left and right pile; the totals; the seat to play and the round's starter; the
+phase, the previous colour (−1 on a round's first turn) and, in a toss window, the fitting
+cards `fit_low`–`fit_high`."""
+
+PIECES = pieces_dtype(
+    (
+        "hand",
+        "tops",
+        "played",
+        "tossed",
+        "previous_colour",
+        "toss_window",
+        "counts",
+        "players",
+        "turn",
+        "hand_sizes",
+        "totals",
+        "penalty",
+    )
+)
+"""Where each piece of an observation (or of the state) starts (`penalty`: state only)."""
+
+
+def rules_dtype() -> np.dtype:
+    """The rule options as the kernels read them."""
+    return np.dtype(
+        [
+            ("num_players", np.int64),
+            ("hand_size", np.int64),
+            ("target", np.int64),
+            ("max_rounds", np.int64),
+            ("card_points", np.int64, NUM_CARDS),  # the points of each number card in hand
+            ("max_turns", np.int64),  # −1: no limit
+            ("points_reward", np.uint8),
+            ("observation", PIECES),
+            ("state", PIECES),
+        ]
+    )
+
+
+def _pieces(layout: Layout, hand: str) -> tuple[int, ...]:
+    names = ("row_tops", "played_cards", "tossed_pile", "previous_colour", "toss_window")
+    penalty = layout.offset("penalty_pile") if hand == "hands" else -1
+    return (
+        layout.offset(hand),
+        *map(layout.offset, names),
+        layout.offset("penalty_pile_size"),
+        layout.offset("num_players"),
+        layout.offset("turn"),
+        layout.offset("hand_sizes"),
+        layout.offset("totals"),
+        penalty,
+    )
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+@njit(cache=True)
+def is_over(g) -> bool:
+    return g.finished == 1
+
+
+@njit(cache=True)
+def is_truncated(g, rules) -> bool:
+    return (
+        not is_over(g)
+        and rules.max_turns >= 0
+        and g.turns_played >= rules.max_turns
+        and g.phase == PLAY
+    )
+
+
+@njit(cache=True)
+def is_acting(g, rules, seat: int) -> bool:
+    """The seat to play in the play phase; every other seat in a toss window."""
+    if is_over(g) or is_truncated(g, rules):
+        return False
+    return (seat == g.turn) == (g.phase == PLAY)
+
+
+@njit(cache=True)
+def fits_gap(g, card: int) -> bool:
+    return g.phase == TOSS_WINDOW and g.fit_low <= card <= g.fit_high
+
+
+@njit(cache=True)
+def start_round(g, rules) -> None:
+    """Lay the starters, deal `hand_size` cards clockwise from the starter, one at a time from the
+    top of the shuffled deck; the rest is the penalty pile."""
+    starters = np.empty(NUM_STARTERS, np.int64)
+    arrange(g, starters)
+    for colour in range(NUM_COLOURS):
+        g.top[colour, 0] = FIRST_STARTER + starters[2 * colour]
+        g.top[colour, 1] = FIRST_STARTER + starters[2 * colour + 1]
+    g.played[:] = 0
+    deck = np.empty(NUM_CARDS, np.int64)
+    arrange(g, deck)
+    g.hand[:, :] = 0
+    g.hand_size[:] = 0
+    remaining = NUM_CARDS
+    for dealt in range(rules.hand_size * rules.num_players):
+        remaining -= 1
+        seat = (g.starter + dealt) % rules.num_players
+        g.hand[seat, deck[remaining]] = 1
+        g.hand_size[seat] += 1
+    for k in range(remaining):
+        g.penalty[k] = deck[k]
+    g.penalty_size = remaining
+    g.tossed_size = 0
+    g.turn = g.starter
+    g.phase = PLAY
+    g.previous_colour = NONE
+    g.fit_low = g.fit_high = NONE
+
+
+@njit(cache=True)
+def refill_penalty_pile(g) -> None:
+    """Shuffle the tossed pile into a new penalty pile."""
+    order = np.empty(g.tossed_size, np.int64)
+    arrange(g, order)
+    for k in range(order.shape[0]):
+        g.penalty[k] = g.tossed[order[k]]
+    g.penalty_size = g.tossed_size
+    g.tossed_size = 0
+
+
+@njit(cache=True)
+def draw(g, seat: int, count: int) -> None:
+    """Draw `count` cards from the penalty pile, refilling it from the tossed pile when empty;
+    a draw with both piles empty is skipped."""
+    for _ in range(count):
+        if g.penalty_size == 0:
+            if g.tossed_size == 0:
+                return
+            refill_penalty_pile(g)
+        g.penalty_size -= 1
+        g.hand[seat, g.penalty[g.penalty_size]] = 1
+        g.hand_size[seat] += 1
+
+
+@njit(cache=True)
+def play(g, rules, seat: int, card: int, side: int) -> None:
+    """Play `card` on `side` of its row; draw for a repeated colour; open the gap's window."""
+    g.hand[seat, card] = 0
+    g.hand_size[seat] -= 1
+    colour = card // NUM_VALUES
+    g.top[colour, side] = card
+    g.played[card] = 1
+    g.turns_played += 1
+    if colour == g.previous_colour:
+        draw(g, seat, 1)
+    g.previous_colour = colour
+    left, right = VALUES[g.top[colour, 0]], VALUES[g.top[colour, 1]]
+    low, high = min(left, right), max(left, right)
+    if high - low >= 2:
+        g.phase = TOSS_WINDOW
+        g.fit_low = NUM_VALUES * colour + low
+        g.fit_high = NUM_VALUES * colour + high - 2
+    else:
+        end_turn(g, rules)
+
+
+@njit(cache=True)
+def toss_tick(g, rules, actions: np.ndarray) -> None:
+    """One tick of the toss window: every tossed card onto the tossed pile (clockwise from the
+    player's left), then the player draws one per toss; a tick without tosses closes it."""
+    tossed = 0
+    for k in range(1, rules.num_players):
+        seat = (g.turn + k) % rules.num_players
+        if actions[seat] == PASS:
+            continue
+        card = actions[seat] - TOSS
+        g.hand[seat, card] = 0
+        g.hand_size[seat] -= 1
+        g.tossed[g.tossed_size] = card
+        g.tossed_size += 1
+        tossed += 1
+    if tossed:
+        draw(g, g.turn, tossed)
+    else:
+        g.phase = PLAY
+        end_turn(g, rules)
+
+
+@njit(cache=True)
+def end_turn(g, rules) -> None:
+    """The round ends if any seat holds no card; otherwise the next seat plays."""
+    for seat in range(rules.num_players):
+        if g.hand_size[seat] == 0:
+            end_round(g, rules)
+            return
+    g.turn = (g.turn + 1) % rules.num_players
+
+
+@njit(cache=True)
+def hand_points(g, rules, seat: int) -> int:
+    points = 0
+    for card in range(NUM_CARDS):
+        if g.hand[seat, card]:
+            points += rules.card_points[card]
+    return points
+
+
+@njit(cache=True)
+def end_round(g, rules) -> None:
+    """Score the cards left in hand; end the game at `target` or `max_rounds`, else deal a new
+    round started by the next seat."""
+    highest = 0
+    for seat in range(rules.num_players):
+        g.totals[seat] += hand_points(g, rules, seat)
+        highest = max(highest, g.totals[seat])
+    g.rounds_played += 1
+    if highest >= rules.target or g.rounds_played >= rules.max_rounds:
+        g.finished = 1
+    else:
+        g.starter = (g.starter + 1) % rules.num_players
+        start_round(g, rules)
+
+
+@njit(cache=True)
+def apply(g, rules, actions: np.ndarray) -> None:
+    """One tick: the play of the seat to play, or every other seat's toss or pass."""
+    if g.phase == PLAY:
+        action = actions[g.turn]
+        play(g, rules, g.turn, action // 2, action % 2)
+    else:
+        toss_tick(g, rules, actions)
+
+
+@njit(cache=True)
+def start_game(g, rules) -> None:
+    begin_game(g)
+    g.totals[:] = 0
+    g.rounds_played = 0
+    g.turns_played = 0
+    g.finished = 0
+    g.starter = 0
+    start_round(g, rules)
+
+
+@njit(cache=True)
+def deal(g, rules) -> None:
+    """A new game that has a decision (only `max_turns` could stop one before its first)."""
+    start_game(g, rules)
+    while is_truncated(g, rules):
+        start_game(g, rules)
+
+
+@njit(cache=True)
+def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
+    """The rewards of the tick just played, given each seat's total `before` it: minus the points
+    added (`reward="points"`), or win/lose (the lowest total wins) when the game just ended."""
+    if rules.points_reward:
+        for seat in range(rules.num_players):
+            rewards[seat] = before[seat] - g.totals[seat]
+    elif is_over(g):
+        pay_win_lose(-g.totals, rules.num_players, rewards)
+    else:
+        for seat in range(rules.num_players):
+            rewards[seat] = 0
+
+
+# --------------------------------------------------------------------------- players
+
+
+@njit(cache=True)
+def random_action(g, rules, seat: int) -> int:
+    """A uniformly random legal action of an acting seat."""
+    if g.phase == PLAY:
+        chosen = agent_pick(g, 2 * g.hand_size[seat])
+        for card in range(NUM_CARDS):
+            if g.hand[seat, card]:
+                if chosen < 2:
+                    return 2 * card + chosen
+                chosen -= 2
+        return NONE
+    fitting = 0
+    for card in range(g.fit_low, g.fit_high + 1):
+        fitting += g.hand[seat, card]
+    chosen = agent_pick(g, fitting + 1)
+    for card in range(g.fit_low, g.fit_high + 1):
+        if g.hand[seat, card]:
+            if chosen == 0:
+                return TOSS + card
+            chosen -= 1
+    return PASS
+
+
+# --------------------------------------------------------------------------- observations
+
+
+@njit(cache=True)
+def write_table(g, rules, at, out: np.ndarray) -> None:
+    """The public table: rows, piles, the previous colour, the phase, counts, players."""
+    for colour in range(NUM_COLOURS):
+        row = at.tops + 2 * NUM_VALUES * colour - 1
+        out[row + VALUES[g.top[colour, 0]]] = 1
+        out[row + NUM_VALUES + VALUES[g.top[colour, 1]]] = 1
+    for card in range(NUM_CARDS):
+        if g.played[card]:
+            out[at.played + card] = 1
+    for k in range(g.tossed_size):
+        out[at.tossed + g.tossed[k]] = 1
+    if g.previous_colour != NONE:
+        out[at.previous_colour + g.previous_colour] = 1
+    out[at.toss_window] = g.phase == TOSS_WINDOW
+    out[at.counts] = g.penalty_size / CARD_SCALE
+    out[at.counts + 1] = g.tossed_size / CARD_SCALE
+    out[at.counts + 2] = g.rounds_played / rules.max_rounds
+    out[at.players + rules.num_players - MIN_PLAYERS] = 1
+
+
+@njit(cache=True)
+def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
+    """The seat to play, hand sizes and totals, relative to `seat` (0: absolute)."""
+    n = rules.num_players
+    out[at.turn + (g.turn - seat) % n] = 1
+    for position in range(n):
+        other = (seat + position) % n
+        out[at.hand_sizes + position] = g.hand_size[other] / CARD_SCALE
+        out[at.totals + position] = min(g.totals[other] / rules.target, 1.0)
+
+
+@njit(cache=True)
+def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """What `seat` sees: its hand and the table, seats relative to it."""
+    at = rules.observation
+    out.fill(0)
+    for card in range(NUM_CARDS):
+        if g.hand[seat, card]:
+            out[at.hand + card] = 1
+    write_table(g, rules, at, out)
+    write_seats(g, rules, at, out, seat)
+
+
+@njit(cache=True)
+def write_state(g, rules, out: np.ndarray) -> None:
+    at = rules.state
+    out.fill(0)
+    for seat in range(rules.num_players):
+        for card in range(NUM_CARDS):
+            if g.hand[seat, card]:
+                out[at.hand + NUM_CARDS * seat + card] = 1
+    for k in range(g.penalty_size):
+        depth = g.penalty_size - 1 - k
+        out[at.penalty + g.penalty[k]] = 1 - depth / CARD_SCALE
+    write_table(g, rules, at, out)
+    write_seats(g, rules, at, out, 0)
+
+
+@njit(cache=True)
+def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
+    """The seat's legal actions: play a held card on either side, or toss a fitting one or
+    pass; all zero when the seat does not act."""
+    mask.fill(0)
+    if not is_acting(g, rules, seat):
+        return
+    if g.phase == PLAY:
+        for card in range(NUM_CARDS):
+            mask[2 * card] = mask[2 * card + 1] = g.hand[seat, card]
+        return
+    for card in range(g.fit_low, g.fit_high + 1):
+        mask[TOSS + card] = g.hand[seat, card]
+    mask[PASS] = 1
+
+
+@njit(cache=True)
+def write_acting(g, rules, observations, masks, seats) -> None:
+    """Every acting seat's observation and mask in its slot; the other slots' seats are −1 and
+    their masks all zero (their observations are left as they were)."""
+    for seat in range(rules.num_players):
+        write_mask(g, rules, seat, masks[seat])
+        if is_acting(g, rules, seat):
+            seats[seat] = seat
+            write_observation(g, rules, seat, observations[seat])
+        else:
+            seats[seat] = NONE
+
+
+@njit(cache=True)
+def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
+    for seat in range(rules.num_players):
+        if is_acting(g, rules, seat):
+            action = actions[seat]
+            if action < 0 or action >= NUM_ACTIONS or masks[seat, action] == 0:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- batch kernels
+
+
+@njit(cache=True)
+def start_all(games, rules_array, observations, masks, seats) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        deal(games[i], rules)
+        write_acting(games[i], rules, observations[i], masks[i], seats[i])
+
+
+@njit(cache=True)
+def step_all(
+    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
+) -> int:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        if is_illegal(games[i], rules, actions[i], masks[i]):
+            return i
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        before[:] = g.totals
+        apply(g, rules, actions[i])
+        pay(g, rules, before, rewards[i])
+        terminated[i] = is_over(g)
+        truncated[i] = is_truncated(g, rules)
+        if terminated[i] or truncated[i]:
+            if finals.shape[0]:
+                for seat in range(rules.num_players):
+                    write_observation(g, rules, seat, finals[i, seat])
+            deal(g, rules)
+        write_acting(g, rules, observations[i], masks[i], seats[i])
+    return -1
+
+
+@njit(cache=True)
+def random_all(games, rules_array, seats, out) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = random_action(games[i], rules, seats[i, slot])
+
+
+@njit(cache=True)
+def observe_all(games, rules_array, seats, out) -> None:
+    for i in range(games.shape[0]):
+        write_observation(games[i], rules_array[0], seats[i], out[i])
+
+
+@njit(cache=True)
+def state_all(games, rules_array, out) -> None:
+    for i in range(games.shape[0]):
+        write_state(games[i], rules_array[0], out[i])
+
+
+# --------------------------------------------------------------------------- one learner seat
+
+
+@njit(cache=True)
+def opponents_act(g, rules, learner: int, actions: np.ndarray) -> None:
+    """Every acting seat but the learner chooses, from its own view only."""
+    for seat in range(rules.num_players):
+        if seat != learner and is_acting(g, rules, seat):
+            actions[seat] = random_action(g, rules, seat)
+
+
+@njit(cache=True)
+def play_opponents(g, rules, learner: int, actions: np.ndarray) -> None:
+    """Ticks without the learner, until it acts or the game is over."""
+    while not is_over(g) and not is_truncated(g, rules) and not is_acting(g, rules, learner):
+        opponents_act(g, rules, learner, actions)
+        apply(g, rules, actions)
+
+
+@njit(cache=True)
+def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
+    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+    while True:
+        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
+        deal(g, rules)
+        play_opponents(g, rules, learner, actions)
+        if not is_over(g) and not is_truncated(g, rules):
+            return learner
+
+
+@njit(cache=True)
+def learner_reset(
+    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
+) -> None:
+    rules = rules_array[0]
+    actions = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], actions)
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, rules, learners[i], masks[i])
+
+
+@njit(cache=True)
+def learner_step(
+    games,
+    rules_array,
+    actions,
+    fixed_seat,
+    tickets,
+    learners,
+    kinds,
+    observations,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    finals,
+) -> int:
+    """The learner of every game plays `actions[i]` (with the other seats acting in the same
+    tick choosing without seeing it), then the other seats play until the learner acts again;
+    a finished episode leaves the learner's last view in `finals`, and the next one begins."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        action = actions[i]
+        if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
+            return i
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
+    tick = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        learner = learners[i]
+        before[:] = g.totals
+        opponents_act(g, rules, learner, tick)
+        tick[learner] = actions[i]
+        apply(g, rules, tick)
+        play_opponents(g, rules, learner, tick)
+        pay(g, rules, before, seat_rewards)
+        rewards[i] = seat_rewards[learner]
+        terminated[i] = is_over(g)
+        truncated[i] = is_truncated(g, rules)
+        if terminated[i] or truncated[i]:
+            write_observation(g, rules, learner, finals[i])
+            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], tick)
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, rules, learners[i], masks[i])
+    return -1
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class SnailedItBatch(BatchedGame):
+    """N games of Snailed It! (see `snail_envs.batched.core` for the arrays).
+
+        batch = snail_envs.batched.make("snailed_it_v0", num_envs=4096, num_players=4)
+        out = batch.reset(seed=0)                  # out.seats: (N, 4), −1 where a seat waits
+        out = batch.step(batch.random_actions())   # actions (N, 4); waiting slots are ignored
+
+    One acting slot per seat: the seat to play in the play phase, every other seat in a toss
+    window, as in the reference parallel environment's ticks.
+    """
+
+    spec = SPEC
+    game_dtype = GAME
+    kernels = Kernels(
+        start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
+    )
+    opponents = OPPONENTS
+
+    def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
+        return record(
+            rules_dtype(),
+            num_players=options.num_players,
+            hand_size=options.hand_size,
+            target=options.target,
+            max_rounds=options.max_rounds,
+            card_points=[options.card_points[VALUE[card] - 1] for card in range(NUM_CARDS)],
+            max_turns=-1 if options.max_turns is None else options.max_turns,
+            points_reward=self.reward_mode == "points",
+            observation=_pieces(self.observation_layout, "own_hand"),
+            state=_pieces(self.state_layout, "hands"),
+        )

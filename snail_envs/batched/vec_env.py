@@ -1,0 +1,178 @@
+"""One learner seat per game, every other seat played inside the kernels: an SB3 `VecEnv`.
+
+    venv = snail_envs.batched.make_vec_env("snail_sprint_v0", num_envs=256, num_players=3,
+                                           opponents={"random": 0.5, "heuristic": 0.5})
+    model = sb3_contrib.MaskablePPO("MlpPolicy", VecMonitor(venv)).learn(100_000)
+
+It follows `snail_envs.single_agent` (the Gymnasium view of one game), for N games at once:
+
+- The learner holds one seat of each game, drawn anew each episode (or fixed with `seat=`). The
+  other seats are played by in-kernel players drawn each episode from `opponents`: a name, or
+  weights by name (`engine.opponents` lists them: "random" for every game, "heuristic" where the
+  game has a heuristic port).
+- Observations and rewards are the learner's own: the reward of a step is the sum of its seat's
+  rewards since its previous action, so an episode's return is its seat's result in the game.
+- A finished episode is replaced at once: its last observation is in
+  `infos[i]["terminal_observation"]`, and `infos[i]["TimeLimit.truncated"]` says whether the
+  game was stopped by `max_turns` rather than won.
+- `action_masks()` gives the learner's legal actions (sb3-contrib's MaskablePPO reads it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+
+import snail_envs.batched
+
+TICKETS = 1 << 20
+"""The resolution of the opponent weights: kind k is drawn with probability tickets[k] / sum."""
+
+
+class BatchedVecEnv(VecEnv):
+    """N games of `env_name`, one learner seat each (see the module docstring)."""
+
+    def __init__(
+        self,
+        env_name: str,
+        num_envs: int,
+        opponents: str | Mapping[str, float] = "random",
+        seat: int | None = None,
+        **options: Any,
+    ) -> None:
+        self.engine = snail_envs.batched.make(env_name, num_envs, **options)
+        engine = self.engine
+        self.tickets = _tickets(opponents, engine.opponents)
+        for name, tickets in zip(engine.opponents, self.tickets, strict=True):
+            if tickets:
+                engine.check_opponent(name)
+        if seat is not None and not (
+            isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < engine.num_players
+        ):
+            raise ValueError(
+                f"seat must be None (drawn each episode) or 0 to {engine.num_players - 1}"
+            )
+        self.fixed_seat = -1 if seat is None else seat
+        n, size = num_envs, engine.observation_layout.size
+        self.learners = np.zeros(n, np.int64)
+        self.kinds = np.zeros((n, engine.num_players), np.int64)
+        self.observations = np.zeros((n, size), np.float32)
+        self.masks = np.zeros((n, engine.num_actions), np.int8)
+        self.rewards = np.zeros(n, np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.finals = np.zeros((n, size), np.float32)
+        self._actions: np.ndarray | None = None
+        self.render_mode = None
+        super().__init__(num_envs, engine.observation_space, engine.action_space)
+
+    # ----------------------------------------------------------------- the VecEnv API
+
+    def reset(self) -> np.ndarray:
+        """New episodes everywhere, from the seed of `seed()` if one was given."""
+        engine = self.engine
+        engine.seed(self._seeds[0])
+        self._reset_seeds()
+        engine.kernels.learner_reset(
+            engine.games,
+            engine.rules,
+            self.fixed_seat,
+            self.tickets,
+            self.learners,
+            self.kinds,
+            self.observations,
+            self.masks,
+        )
+        self._actions = None
+        return self.observations.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.ascontiguousarray(np.asarray(actions).reshape(self.num_envs), np.int64)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if self._actions is None:
+            raise RuntimeError("call reset() and step_async() before step_wait()")
+        actions, self._actions = self._actions, None
+        engine = self.engine
+        illegal = engine.kernels.learner_step(
+            engine.games,
+            engine.rules,
+            actions,
+            self.fixed_seat,
+            self.tickets,
+            self.learners,
+            self.kinds,
+            self.observations,
+            self.masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.finals,
+        )
+        if illegal >= 0:
+            legal = np.flatnonzero(self.masks[illegal]).tolist()
+            raise ValueError(
+                f"{engine.env_name} (batched): game {illegal}: action {actions[illegal]} is "
+                f"illegal now; legal actions: {', '.join(map(str, legal))}"
+            )
+        dones = self.terminated | self.truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for index in np.flatnonzero(dones):
+            infos[index] = {
+                "terminal_observation": self.finals[index].copy(),
+                "TimeLimit.truncated": bool(self.truncated[index] and not self.terminated[index]),
+            }
+        return self.observations.copy(), self.rewards.copy(), dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game: bool (N, A)."""
+        return self.masks.astype(bool)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **kwargs: Any
+    ) -> list[Any]:
+        """Per-game methods: only `action_masks` (each game's mask)."""
+        if method_name != "action_masks":
+            raise AttributeError(f"the batched games have no method {method_name!r}")
+        masks = self.action_masks()
+        return [masks[index] for index in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def _get_indices(self, indices: VecEnvIndices) -> Iterable[int]:
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, int):
+            return [indices]
+        return indices
+
+
+def _tickets(opponents: str | Mapping[str, float], kinds: Sequence[str]) -> np.ndarray:
+    """The weights of the in-kernel players, as integer tickets in the kernels' order."""
+    weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
+    unknown = sorted(set(weights) - set(kinds))
+    if unknown or not weights:
+        raise ValueError(
+            f"opponents must name in-kernel players among {', '.join(kinds)} (or give them "
+            f"weights); got {opponents!r}"
+        )
+    if any(not w >= 0 for w in weights.values()) or sum(weights.values()) <= 0:
+        raise ValueError(f"opponent weights must be non-negative, not all zero; got {opponents!r}")
+    total = sum(weights.values())
+    tickets = [round(TICKETS * weights.get(kind, 0.0) / total) for kind in kinds]
+    return np.array(tickets, np.int64)

@@ -1,0 +1,168 @@
+"""The differential check: a batched engine's games replayed through the reference rules.
+
+Every game of the batch is followed by a reference game (`snail_envs.<game>.rules`) that draws
+the kernel's recorded chance outcomes and plays the same actions. At every step both must agree
+on the seat to play, its observation and mask (byte for byte, as the reference observer writes
+them), the full state, the rewards and how each game ends (with every seat's final view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import snail_envs.batched
+
+
+@dataclass
+class Reference:
+    """One reference game following slot i, with its observer and the points it had."""
+
+    game: Any
+    observer: Any
+    points: list[float]
+    num_actions: int
+
+
+def follow(batch: Any, index: int) -> Reference:
+    spec = batch.spec
+    game = spec.new_game(batch.options, batch.replay_chance(index))
+    observer = spec.new_observer(batch.options)
+    observer.reset(game)
+    return Reference(game, observer, list(game.points()), batch.num_actions)
+
+
+def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
+    """The reference environment's rewards for the transition just played (`core/host.py`)."""
+    game = reference.game
+    rewards = np.zeros(batch.num_players, np.float32)
+    if batch.reward_mode == "points":
+        points = list(game.points())
+        rewards[:] = [now - before for now, before in zip(points, reference.points, strict=True)]
+        reference.points = points
+    elif game.outcome is not None:
+        rewards[:] = [1.0 if seat in game.outcome.winners else -1.0 for seat in range(len(rewards))]
+    return rewards
+
+
+def slots(batch: Any, reference: Reference) -> dict[int, int]:
+    """The acting seats of the reference game, with the batch slot each one acts in."""
+    acting = reference.game.acting_seats()
+    return {seat: (0 if batch.max_acting == 1 else seat) for seat in acting}
+
+
+def check_turn(batch: Any, index: int, reference: Reference, state: np.ndarray) -> None:
+    game, observer = reference.game, reference.observer
+    acting = slots(batch, reference)
+    expected_seats = np.full(batch.max_acting, -1, np.int8)
+    for seat, slot in acting.items():
+        expected_seats[slot] = seat
+        mask = np.zeros(batch.num_actions, np.int8)
+        mask[list(game.legal_actions(seat))] = 1
+        assert batch.action_masks[index, slot].tobytes() == mask.tobytes(), f"game {index}: mask"
+        seen, batched = observer.observe(game, seat), batch.observations[index, slot]
+        assert batched.tobytes() == seen.tobytes(), (
+            f"game {index}, player_{seat}: the observation differs at "
+            f"{np.flatnonzero(batched != seen)}"
+        )
+    assert (batch.seats[index] == expected_seats).all(), f"game {index}: acting seats"
+    for slot in np.flatnonzero(expected_seats < 0):
+        assert not batch.action_masks[index, slot].any(), f"game {index}: a waiting slot's mask"
+    assert state[index].tobytes() == observer.state(game).tobytes(), f"game {index}: state"
+
+
+def check_ending(batch: Any, index: int, reference: Reference) -> bool:
+    """Check the rewards and the end of the transition just played; True if the game ended."""
+    game = reference.game
+    assert batch.terminated[index] == (game.outcome is not None), f"game {index}: terminated"
+    assert batch.truncated[index] == game.truncated, f"game {index}: truncated"
+    rewards = expected_rewards(batch, reference)
+    assert batch.rewards[index].tobytes() == rewards.tobytes(), f"game {index}: rewards"
+    ended = game.outcome is not None or game.truncated
+    if ended:
+        for seat in range(batch.num_players):
+            final = reference.observer.observe(game, seat)
+            assert batch.final_observations[index, seat].tobytes() == final.tobytes()
+    assert game.chance.remaining == 0, f"game {index}: the kernel drew more chance"
+    return ended
+
+
+def run_differential(
+    env_name: str, options: dict[str, Any], games: int, num_envs: int, seed: int
+) -> int:
+    """Play random games in a batch and in the reference rules side by side until `games` have
+    ended; returns how many steps it took."""
+    batch = snail_envs.batched.make(env_name, num_envs, final_observations=True, **options)
+    batch.reset(seed=seed)
+    references = [follow(batch, index) for index in range(num_envs)]
+    finished = steps = 0
+    while finished < games:
+        state = batch.state()
+        for index, reference in enumerate(references):
+            check_turn(batch, index, reference, state)
+        actions = batch.random_actions()
+        batch.step(actions)
+        steps += 1
+        for index, reference in enumerate(references):
+            tick = slots(batch, reference).items()
+            reference.game.apply({seat: int(actions[index, slot]) for seat, slot in tick})
+            if check_ending(batch, index, reference):
+                finished += 1
+                references[index] = follow(batch, index)
+    return steps
+
+
+def heuristic_plays_the_others(reference: Reference, learner: int, heuristic: Any) -> None:
+    """`heuristic` plays every seat but `learner` until `learner` is to play (turn-based)."""
+    game, observer = reference.game, reference.observer
+    while game.outcome is None and not game.truncated and game.turn != learner:
+        seat = game.turn
+        mask = np.zeros(reference.num_actions, np.int8)
+        mask[list(game.legal_actions(seat))] = 1
+        game.apply({seat: heuristic.act(observer.observe(game, seat), mask)})
+
+
+def run_learner_replay(
+    env_name: str, options: dict[str, Any], make_heuristic: Any, episodes: int
+) -> None:
+    """The learner's vector env against in-kernel heuristics, each episode replayed in the
+    reference rules with the Python heuristic (built by `make_heuristic(rule_options)`) in the
+    other seats: the learner's observations, masks, rewards and ends must be the kernel's."""
+    venv = snail_envs.batched.make_vec_env(env_name, 64, opponents="heuristic", **options)
+    heuristic = make_heuristic(venv.engine.options)
+    venv.seed(5)
+    observations = venv.reset()
+    references = [follow(venv.engine, index) for index in range(venv.num_envs)]
+    for index, reference in enumerate(references):
+        heuristic_plays_the_others(reference, int(venv.learners[index]), heuristic)
+    rng = np.random.default_rng(0)
+    finished = 0
+    while finished < episodes:
+        masks = venv.action_masks()
+        for index, reference in enumerate(references):
+            game, learner = reference.game, int(venv.learners[index])
+            assert game.turn == learner
+            seen = reference.observer.observe(game, learner)
+            assert observations[index].tobytes() == seen.tobytes()
+            assert np.flatnonzero(masks[index]).tolist() == list(game.legal_actions(learner))
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        learners = venv.learners.copy()
+        observations, rewards, dones, infos = venv.step(actions)
+        for index, reference in enumerate(references):
+            game, learner = reference.game, int(learners[index])
+            game.apply({learner: int(actions[index])})
+            heuristic_plays_the_others(reference, learner, heuristic)
+            ended = game.outcome is not None or game.truncated
+            assert dones[index] == ended
+            if not ended:
+                assert rewards[index] == 0
+                continue
+            finished += 1
+            if game.outcome is not None:
+                assert rewards[index] == (1.0 if learner in game.outcome.winners else -1.0)
+            final = reference.observer.observe(game, learner)
+            assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
+            references[index] = follow(venv.engine, index)
+            heuristic_plays_the_others(references[index], int(venv.learners[index]), heuristic)

@@ -1,0 +1,207 @@
+"""The batch API of every batched engine: seeding, arrays, errors, the lazy numba import, and
+training through the learner's vector env."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import snail_envs
+import snail_envs.batched
+
+ENGINES = sorted(snail_envs.batched.ENGINES)
+
+
+def acting(batch) -> tuple[np.ndarray, np.ndarray]:
+    """The (game, slot) pairs of every acting seat."""
+    return np.nonzero(batch.seats >= 0)
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_the_arrays_have_the_reference_spaces(env_name: str) -> None:
+    batch = snail_envs.batched.make(env_name, 8, num_players=3)
+    reference = snail_envs.make(env_name, num_players=3)
+    out = batch.reset(seed=0)
+    assert batch.observation_space == reference.observation_space("player_0")["observation"]
+    assert batch.action_space == reference.action_space("player_0")
+    size, actions = batch.observation_space.shape[0], batch.action_space.n
+    slots = 3 if reference.unwrapped.spec.info.simultaneous else 1
+    assert batch.max_acting == slots
+    assert out.observations.shape == (8, slots, size) and out.observations.dtype == np.float32
+    assert out.action_masks.shape == (8, slots, actions) and out.action_masks.dtype == np.int8
+    assert out.seats.shape == (8, slots) and out.rewards.shape == (8, 3)
+    assert batch.state().shape == (8, reference.state_space.shape[0])
+    assert batch.observe_all().shape == (8, 3, size)
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_each_acting_seats_view_is_what_observe_gives_for_that_seat(env_name: str) -> None:
+    batch = snail_envs.batched.make(env_name, 64, num_players=4)
+    batch.reset(seed=1)
+    for _ in range(30):
+        games, slots = acting(batch)
+        seats = batch.seats[games, slots]
+        assert (batch.observe_all()[games, seats] == batch.observations[games, slots]).all()
+        assert (batch.action_masks.any(axis=2) == (batch.seats >= 0)).all()
+        assert (batch.seats >= 0).any(axis=1).all(), "every game has a seat to act"
+        batch.step(batch.random_actions())
+
+
+def test_the_turn_based_views_drop_the_slot_axis() -> None:
+    batch = snail_envs.batched.make("snail_sprint_v0", 16)
+    out = batch.reset(seed=0)
+    assert np.shares_memory(batch.observation, out.observations)
+    assert (batch.observe(batch.seat.astype(np.int64)) == batch.observation).all()
+    assert (batch.action_mask == out.action_masks[:, 0]).all()
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_same_seed_same_games_whatever_the_batch_size(env_name: str) -> None:
+    small = snail_envs.batched.make(env_name, 4)
+    large = snail_envs.batched.make(env_name, 16)
+    other = snail_envs.batched.make(env_name, 4)
+    small.reset(seed=7)
+    large.reset(seed=7)
+    other.reset(seed=8)
+    differs = False
+    for _ in range(100):
+        assert (small.seats == large.seats[:4]).all()
+        assert (small.observations == large.observations[:4]).all()
+        assert (small.rewards == large.rewards[:4]).all()
+        differs |= not (small.observations == other.observations).all()
+        actions = large.random_actions()
+        small.step(actions[:4])
+        large.step(actions)
+        other.step(other.random_actions())
+    assert differs, "different seeds gave the same games"
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_random_actions_are_legal_and_games_end_with_win_lose_rewards(env_name: str) -> None:
+    batch = snail_envs.batched.make(env_name, 128, num_players=3)
+    batch.reset(seed=2)
+    ended = 0
+    for _ in range(300):
+        actions = batch.random_actions()
+        games, slots = acting(batch)
+        assert batch.action_masks[games, slots, actions[games, slots]].all()
+        out = batch.step(actions)
+        assert set(np.unique(out.rewards[out.terminated])) <= {-1.0, 1.0}
+        assert (out.rewards[out.terminated].max(axis=1) == 1.0).all(), "someone wins"
+        assert not out.rewards[~out.terminated].any()
+        ended += int(out.terminated.sum())
+    assert ended > 128
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_an_illegal_action_raises_naming_the_legal_ones_and_plays_nothing(env_name: str) -> None:
+    batch = snail_envs.batched.make(env_name, 4)
+    batch.reset(seed=0)
+    actions = batch.random_actions()
+    slot = int(np.flatnonzero(batch.seats[2] >= 0)[0])
+    illegal = batch.num_actions
+    actions[2, slot] = illegal
+    before = batch.games.copy()
+    legal = ", ".join(map(str, np.flatnonzero(batch.action_masks[2, slot])))
+    with pytest.raises(ValueError, match=f"game 2, player_.: action {illegal} is illegal now; "):
+        batch.step(actions)
+    with pytest.raises(ValueError, match=f"legal actions: {legal}$"):
+        batch.step(actions)
+    assert all((batch.games[name] == before[name]).all() for name in before.dtype.names)
+    for bad in (actions[:3], actions.astype(float), np.full((4, batch.max_acting), -1)):
+        with pytest.raises(ValueError):
+            batch.step(bad)
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_bad_options_get_clear_errors(env_name: str) -> None:
+    with pytest.raises(ValueError, match="num_players must be an integer from 2"):
+        snail_envs.batched.make(env_name, 4, num_players=9)
+    with pytest.raises(ValueError, match="unknown option 'colour'; allowed options: num_players"):
+        snail_envs.batched.make(env_name, 4, colour="red")
+    with pytest.raises(ValueError, match="illegal_action is not an option of the batched"):
+        snail_envs.batched.make(env_name, 4, illegal_action="penalize")
+    with pytest.raises(ValueError, match="num_envs must be an integer at least 1"):
+        snail_envs.batched.make(env_name, 0)
+    with pytest.raises(RuntimeError, match="call reset"):
+        snail_envs.batched.make(env_name, 4).step(np.zeros(4, np.int64))
+
+
+def test_games_without_a_batched_engine_are_named() -> None:
+    with pytest.raises(ValueError, match="snap_v0 has no batched engine yet; batched engines:"):
+        snail_envs.batched.make("snap_v0", 4)
+    with pytest.raises(ValueError, match="unknown environment 'chess_v0'"):
+        snail_envs.batched.make("chess_v0", 4)
+
+
+def test_numba_is_imported_only_by_the_engines_and_its_absence_is_explained(monkeypatch) -> None:
+    code = (
+        "import sys, snail_envs, snail_envs.batched; "
+        "assert 'numba' not in sys.modules, 'numba imported too early'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    monkeypatch.setattr(snail_envs.batched.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[batched\]"'):
+        snail_envs.batched.make("snail_sprint_v0", 4)
+
+
+@pytest.mark.parametrize(
+    ("env_name", "opponents"),
+    [
+        ("snail_sprint_v0", {"random": 1, "heuristic": 3}),
+        ("pedzace_slimaki_v0", {"random": 1, "heuristic": 1}),
+        ("snailed_it_v0", "random"),
+    ],
+)
+def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) -> None:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    venv = VecMonitor(
+        snail_envs.batched.make_vec_env(env_name, 32, opponents=opponents, num_players=3)
+    )
+    assert is_masking_supported(venv)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=64, n_epochs=1, seed=0)
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    masks = get_action_masks(venv)
+    actions, _ = model.predict(venv.reset(), action_masks=masks)
+    assert masks[np.arange(32), actions].all()
+
+
+def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
+    with pytest.raises(ValueError, match=r"in-kernel players among random \(or give"):
+        snail_envs.batched.make_vec_env("snailed_it_v0", 4, opponents="heuristic")
+    with pytest.raises(ValueError, match="seat must be None"):
+        snail_envs.batched.make_vec_env("snail_sprint_v0", 4, seat=2)
+    venv = snail_envs.batched.make_vec_env("snail_sprint_v0", 8, seat=1, num_players=3)
+    venv.reset()
+    assert (venv.learners == 1).all()
+
+
+def test_a_tiny_batched_training_run(tmp_path) -> None:
+    from training.config import load_config
+    from training.train import train
+
+    overrides = [
+        "batched=true",
+        "opponents={random: 1, heuristic: 1}",
+        "total_timesteps=512",
+        "n_envs=32",
+        "n_steps=16",
+        "batch_size=128",
+        "n_epochs=1",
+        "eval_games=0",
+        "final_eval_games=0",
+        f"output_dir={tmp_path}",
+    ]
+    summary = train(load_config("snail_sprint_v0", overrides=overrides), progress_bar=False)
+    assert summary["config"]["batched"] and (tmp_path / "snail_sprint_v0-0" / "model.zip").exists()
+    with pytest.raises(ValueError, match="batched training plays random and heuristic"):
+        load_config("snail_sprint_v0", overrides=["batched=true", "opponents.self=1"])

@@ -1,0 +1,105 @@
+"""Batched Pędzące Ślimaki: the kernels replay as the reference rules, and the learner's vector
+env keeps to its seat."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import snail_envs.batched
+from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
+from tests.batched.differential import run_differential, run_learner_replay
+
+OPTION_SETS = [
+    {},
+    {"num_players": 3, "rounds": 3},
+    {"num_players": 5, "snail_face_backwards": True, "reward": "points"},
+    {"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40},
+    {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_random_games_replay_exactly_through_the_reference_rules(options: dict) -> None:
+    # 5 × 2,000 = 10,000 games; every step compares seat, mask, observation, state, rewards, ends
+    run_differential("pedzace_slimaki_v0", options, games=2_000, num_envs=200, seed=len(options))
+
+
+@pytest.mark.parametrize("reward", ["winlose", "points"])
+def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> None:
+    venv = snail_envs.batched.make_vec_env(
+        "pedzace_slimaki_v0", 128, num_players=4, rounds=3, reward=reward
+    )
+    layout = venv.engine.observation_layout
+    turn, dice, points = layout["turn"], layout["dice_rolled"], layout["points"]
+    venv.seed(3)
+    observations = venv.reset()
+    returns = np.zeros(venv.num_envs)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    while episodes < 500:
+        masks = venv.action_masks()
+        assert (observations[:, turn][:, 0] == 1).all(), "the learner is to play"
+        rolled = observations[:, dice].reshape(-1, 5, 6).any(axis=2)
+        assert (masks == rolled).all(), "the learner may use every die it rolled"
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        observations, rewards, dones, infos = venv.step(actions)
+        returns += rewards
+        for index in np.flatnonzero(dones):
+            final = infos[index]["terminal_observation"]
+            if infos[index]["TimeLimit.truncated"]:
+                assert reward == "points" or returns[index] == 0
+            elif reward == "points":
+                assert returns[index] == round(float(final[points][0]) * 10)
+            else:
+                best = final[points].max()
+                assert returns[index] == (1.0 if final[points][0] == best else -1.0)
+            returns[index] = 0
+            episodes += 1
+        if reward == "winlose":
+            assert not rewards[~dones].any()
+
+
+def told_the_options(options) -> PedzaceSlimakiHeuristic:
+    return PedzaceSlimakiHeuristic(
+        cards=options.cards,
+        place_points=options.place_points,
+        snail_face_backwards=options.snail_face_backwards,
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 4, "rounds": 3},
+        {"num_players": 5, "snail_face_backwards": True, "rounds": 3},
+        {"num_players": 3, "board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2)},
+    ],
+    ids=str,
+)
+def test_the_heuristic_port_chooses_as_the_python_heuristic(options: dict) -> None:
+    batch = snail_envs.batched.make("pedzace_slimaki_v0", 256, **options)
+    python = told_the_options(batch.options)
+    batch.reset(seed=3)
+    for _ in range(60):
+        ported = batch.heuristic_actions()
+        for index in range(batch.num_envs):
+            expected = python.act(batch.observation[index], batch.action_mask[index])
+            assert ported[index] == expected, f"game {index}"
+        batch.step(batch.random_actions())
+
+
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
+    run_learner_replay("pedzace_slimaki_v0", {"num_players": 3}, told_the_options, episodes=150)
+
+
+def test_the_heuristic_port_refuses_cards_with_too_many_ways_to_weigh() -> None:
+    colours = ("blue", "green", "yellow", "purple", "red")
+    cards = [(a, b) for a in colours for b in colours if a < b]  # 10 cards: 9·8·7·6 ways
+    with pytest.raises(ValueError, match="the heuristic port weighs at most 720 ways"):
+        snail_envs.batched.make_vec_env(
+            "pedzace_slimaki_v0", 4, opponents="heuristic", num_players=5, cards=cards
+        )
+    snail_envs.batched.make_vec_env("pedzace_slimaki_v0", 4, num_players=5, cards=cards)
