@@ -6,10 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import numpy as np
 import pytest
-
-pytest.importorskip("numba")
 
 import snail_envs
 import snail_envs.batched

@@ -3,10 +3,9 @@ env keeps to its seat."""
 
 from __future__ import annotations
 
+import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import numpy as np
 import pytest
-
-pytest.importorskip("numba")
 
 import snail_envs.batched
 from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic

@@ -3,9 +3,8 @@ as the Python heuristic, and the learner's vector env follows the reference game
 
 from __future__ import annotations
 
+import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import pytest
-
-pytest.importorskip("numba")
 
 import snail_envs.batched
 from agents.heuristics.snail_sprint import SnailSprintHeuristic

@@ -3,10 +3,9 @@ vector env acts in both phases of its seat."""
 
 from __future__ import annotations
 
+import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import numpy as np
 import pytest
-
-pytest.importorskip("numba")
 
 import snail_envs.batched
 from snail_envs.snailed_it.rules import PASS, PLAY_ACTIONS
