@@ -18,11 +18,13 @@ import snail_envs.batched
 
 @dataclass
 class Reference:
-    """One reference game following slot i, with its observer and the points it had."""
+    """One reference game following slot i, with its observer, the points it had and the seats
+    that were in it (still agents of the reference environment)."""
 
     game: Any
     observer: Any
     points: list[float]
+    live: list[int]
     num_actions: int
 
 
@@ -31,19 +33,25 @@ def follow(batch: Any, index: int) -> Reference:
     game = spec.new_game(batch.options, batch.replay_chance(index))
     observer = spec.new_observer(batch.options)
     observer.reset(game)
-    return Reference(game, observer, list(game.points()), batch.num_actions)
+    live = [seat for seat in range(batch.num_players) if game.is_in_game(seat)]
+    return Reference(game, observer, list(game.points()), live, batch.num_actions)
 
 
 def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
-    """The reference environment's rewards for the transition just played (`core/host.py`)."""
+    """The reference environment's rewards for the transition just played (`core/host.py`): to
+    the seats that were in the game, a seat that goes out getting −1 (`reward="winlose"`)."""
     game = reference.game
     rewards = np.zeros(batch.num_players, np.float32)
+    live = reference.live
     if batch.reward_mode == "points":
         points = list(game.points())
-        rewards[:] = [now - before for now, before in zip(points, reference.points, strict=True)]
+        rewards[live] = [points[seat] - reference.points[seat] for seat in live]
         reference.points = points
     elif game.outcome is not None:
-        rewards[:] = [1.0 if seat in game.outcome.winners else -1.0 for seat in range(len(rewards))]
+        rewards[live] = [1.0 if seat in game.outcome.winners else -1.0 for seat in live]
+    else:
+        rewards[live] = [0.0 if game.is_in_game(seat) else -1.0 for seat in live]
+    reference.live = [seat for seat in live if game.is_in_game(seat)]
     return rewards
 
 
@@ -90,12 +98,20 @@ def check_ending(batch: Any, index: int, reference: Reference) -> bool:
 
 
 def run_differential(
-    env_name: str, options: dict[str, Any], games: int, num_envs: int, seed: int
+    env_name: str,
+    options: dict[str, Any],
+    games: int,
+    num_envs: int,
+    seed: int,
+    patience: float = 0.0,
 ) -> int:
     """Play random games in a batch and in the reference rules side by side until `games` have
-    ended; returns how many steps it took."""
+    ended; returns how many steps it took. With `patience` p, each acting seat plays action 0
+    (`wait`/`pass` in games with windows) with probability p instead of its random action, so
+    that windows run longer and claims stand unclaimed."""
     batch = snail_envs.batched.make(env_name, num_envs, final_observations=True, **options)
     batch.reset(seed=seed)
+    rng = np.random.default_rng(seed)
     references = [follow(batch, index) for index in range(num_envs)]
     finished = steps = 0
     while finished < games:
@@ -103,6 +119,8 @@ def run_differential(
         for index, reference in enumerate(references):
             check_turn(batch, index, reference, state)
         actions = batch.random_actions()
+        if patience:
+            actions[rng.random(actions.shape) < patience] = 0
         batch.step(actions)
         steps += 1
         for index, reference in enumerate(references):

@@ -14,6 +14,8 @@ import snail_envs
 import snail_envs.batched
 
 ENGINES = sorted(snail_envs.batched.ENGINES)
+ELIMINATIONS = {"snap_v0"}
+"""The games whose seats can go out before the end: −1 then (`reward="winlose"`), 0 at the end."""
 
 
 def acting(batch) -> tuple[np.ndarray, np.ndarray]:
@@ -90,9 +92,13 @@ def test_random_actions_are_legal_and_games_end_with_win_lose_rewards(env_name: 
         games, slots = acting(batch)
         assert batch.action_masks[games, slots, actions[games, slots]].all()
         out = batch.step(actions)
-        assert set(np.unique(out.rewards[out.terminated])) <= {-1.0, 1.0}
+        paid = {-1.0, 0.0, 1.0} if env_name in ELIMINATIONS else {-1.0, 1.0}
+        assert set(np.unique(out.rewards[out.terminated])) <= paid
         assert (out.rewards[out.terminated].max(axis=1) == 1.0).all(), "someone wins"
-        assert not out.rewards[~out.terminated].any()
+        ongoing = out.rewards[~out.terminated]
+        if env_name in ELIMINATIONS:
+            ongoing = ongoing[ongoing != -1.0]
+        assert not ongoing.any()
         ended += int(out.terminated.sum())
     assert ended > 128
 
@@ -120,7 +126,7 @@ def test_an_illegal_action_raises_naming_the_legal_ones_and_plays_nothing(env_na
 @pytest.mark.parametrize("env_name", ENGINES)
 def test_bad_options_get_clear_errors(env_name: str) -> None:
     with pytest.raises(ValueError, match="num_players must be an integer from 2"):
-        snail_envs.batched.make(env_name, 4, num_players=9)
+        snail_envs.batched.make(env_name, 4, num_players=13)
     with pytest.raises(ValueError, match="unknown option 'colour'; allowed options: num_players"):
         snail_envs.batched.make(env_name, 4, colour="red")
     with pytest.raises(ValueError, match="illegal_action is not an option of the batched"):
@@ -131,7 +137,12 @@ def test_bad_options_get_clear_errors(env_name: str) -> None:
         snail_envs.batched.make(env_name, 4).step(np.zeros(4, np.int64))
 
 
-def test_games_without_a_batched_engine_are_named() -> None:
+def test_every_game_has_a_batched_engine() -> None:
+    assert set(ENGINES) == set(snail_envs.available_env_names())
+
+
+def test_games_without_a_batched_engine_are_named(monkeypatch) -> None:
+    monkeypatch.delitem(snail_envs.batched.ENGINES, "snap_v0")
     with pytest.raises(ValueError, match="snap_v0 has no batched engine yet; batched engines:"):
         snail_envs.batched.make("snap_v0", 4)
     with pytest.raises(ValueError, match="unknown environment 'chess_v0'"):
@@ -155,6 +166,7 @@ def test_numba_is_imported_only_by_the_engines_and_its_absence_is_explained(monk
         ("snail_sprint_v0", {"random": 1, "heuristic": 3}),
         ("pedzace_slimaki_v0", {"random": 1, "heuristic": 1}),
         ("snailed_it_v0", "random"),
+        ("snap_v0", "random"),
     ],
 )
 def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) -> None:

@@ -1,0 +1,1016 @@
+"""Snap in batches: the rules of `snail_envs.snap.rules`, compiled.
+
+A game of reaction windows: in each tick every seat still in the game (but the last flipper with
+`flipper_may_call=False`) acts at once, so the batch has one acting slot per seat (slot k for
+seat k, `seats[i, k]` = k while seat k acts, −1 otherwise); a seat inside its `reaction_delay`
+acts with `wait` as its only legal action, as in the reference. A seat that goes out gets −1
+(`reward="winlose"`) in the step it goes out and acts no more; its slot stays −1 until the next
+game, as the reference environments drop its agent.
+
+Every stack, pile and pool is a *packet*: a chain of cards through `next` (the card after each
+card), with its first card, last card and size. A stack runs from its top down, a pile or a pool
+from its bottom up, so that the rulebook's card order is a splice: a packet taken under a stack
+goes after the stack's last card (its former bottom card nearest the top, as the rules say), a
+pile turned over becomes the stack as it is, and piles moved to the centre go after the pool's
+top card. Nothing is copied, so the batched engine plays every table size the reference does:
+2–12 seats, one or two packs, picture decks of up to 256 cards (`TAPE_LENGTH`: the shuffle of a
+deck is recorded whole, for the replays).
+
+Every rule function below has the name and the behaviour of its counterpart in the reference
+engine; observations are written exactly as `SnapObserver` writes them. Every rule option is
+supported but picture decks of more than 256 cards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from snail_envs.batched.chance import TAPE_LENGTH, agent_pick, arrange, begin_game, game_record
+from snail_envs.batched.core import BatchedGame, Kernels, pieces_dtype, record, seat_players
+from snail_envs.core.layout import Layout
+from snail_envs.snap.env import SPEC
+from snail_envs.snap.rules import (
+    CALLS,
+    JACK,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    SLAP,
+    SNAP,
+    SNAP_POOL,
+    WAIT,
+    SnapOptions,
+)
+
+NONE = -1
+MAX_CARDS = TAPE_LENGTH
+"""The largest deck the batched engine deals: its shuffle must fit the chance tape."""
+MAX_KEYS = 52
+"""The most ranks or pictures a deck has (so the most pots, each showing its own key)."""
+MAX_PILES = MAX_PLAYERS + 1
+"""A pile per seat, and the central pile of `single_pile`."""
+STACKS = 0
+PILES = STACKS + MAX_PLAYERS
+POOLS = PILES + MAX_PILES
+NUM_PACKETS = POOLS + MAX_KEYS
+"""Packet p: the stack of seat p, the pile p − `PILES` (seat or centre), the pool p − `POOLS`."""
+OPPONENTS = ("random",)
+"""The in-kernel players, by the index the kernels know them by."""
+
+GAME = game_record(
+    [
+        ("next", np.int16, MAX_CARDS),
+        ("first", np.int16, NUM_PACKETS),
+        ("last", np.int16, NUM_PACKETS),
+        ("size", np.int16, NUM_PACKETS),
+        ("below", np.int16, MAX_PILES),
+        ("num_pools", np.int64),
+        ("in_game", np.uint8, MAX_PLAYERS),
+        ("acts", np.uint8, MAX_PLAYERS),
+        ("flipped", np.int16, MAX_PLAYERS),
+        ("flippers", np.int64),
+        ("turn", np.int64),
+        ("flips", np.int64),
+        ("ticks", np.int64),
+        ("window_tick", np.int64),
+        ("window_length", np.int64),
+        ("reopened", np.uint8),
+        ("pool_call", np.uint8),
+        ("last_calls", np.int8, MAX_PLAYERS),
+        ("last_correct", np.uint8, MAX_PLAYERS),
+        ("last_gain", np.int64, MAX_PLAYERS),
+        ("gone_out", np.int64),
+        ("winners", np.int64),
+        ("finished", np.uint8),
+        ("truncated", np.uint8),
+    ]
+)
+"""One game: the packets (`next`, and each packet's first and last card and size; −1 where
+none); the card under each pile's top; how many pools there are (pool 0 made first); which seats
+are in the game and act in this tick; the card each seat turned in the last flip (−1 if none)
+and those seats as a bit set; the last flipper; the flips and ticks so far; the window's tick
+and length, whether it reopened and whether `snap_pool` is legal in it; every seat's call at
+the last resolution, whether it was right and its change in cards; the seats that went out last
+and the winners (bit sets); whether the game is over or stopped."""
+
+PIECES = pieces_dtype(
+    (
+        "pile_tops",
+        "pile_sizes",
+        "stack_sizes",
+        "in_game",
+        "just_flipped",
+        "flipped_showing",
+        "next_flippers",
+        "reaction_delays",
+        "last_calls",
+        "last_correct",
+        "last_gain",
+        "pool_sizes",
+        "centre_top",
+        "centre_below",
+        "centre_size",
+        "window_tick",
+        "window_full",
+        "reopened",
+        "progress",
+        "may_call",
+        "stack_tops",
+        "stack_keys",
+    )
+)
+"""Where each piece of an observation (or of the state) starts; −1 for a piece it lacks."""
+
+
+def rules_dtype() -> np.dtype:
+    """The rule options as the kernels read them."""
+    return np.dtype(
+        [
+            ("num_players", np.int64),
+            ("num_piles", np.int64),
+            ("num_keys", np.int64),
+            ("deck_size", np.int64),
+            ("card_keys", np.int64, MAX_CARDS),
+            ("key_share", np.float32),  # one card of a key in a stack, in `stack_keys`
+            ("classic", np.uint8),
+            ("reaction_ticks", np.int64),
+            ("delays", np.int64, MAX_PLAYERS),
+            ("flipper_may_call", np.uint8),
+            ("speed", np.uint8),
+            ("double", np.uint8),
+            ("single_pile", np.uint8),
+            ("slapjack", np.uint8),
+            ("max_flips", np.int64),  # −1: no limit
+            ("max_ticks", np.int64),  # −1: no limit
+            ("points_reward", np.uint8),
+            ("observation", PIECES),
+            ("state", PIECES),
+        ]
+    )
+
+
+def _pieces(layout: Layout) -> tuple[int, ...]:
+    names = {piece.name for piece in layout.pieces}
+    return tuple(layout.offset(name) if name in names else NONE for name in PIECES.names)
+
+
+# --------------------------------------------------------------------------- packets and sets
+
+
+@njit(cache=True)
+def put_last(g, packet: int, card: int) -> None:
+    """`card` after the last card of `packet`: on top of a pile, under a stack."""
+    g.next[card] = NONE
+    if g.size[packet] == 0:
+        g.first[packet] = card
+    else:
+        g.next[g.last[packet]] = card
+    g.last[packet] = card
+    g.size[packet] += 1
+
+
+@njit(cache=True)
+def take_first(g, packet: int) -> int:
+    """The first card of `packet` (a stack's top), taken off it."""
+    card = g.first[packet]
+    g.first[packet] = g.next[card]
+    g.size[packet] -= 1
+    if g.size[packet] == 0:
+        g.last[packet] = NONE
+    return card
+
+
+@njit(cache=True)
+def move_packet(g, source: int, target: int) -> None:
+    """Every card of `source`, in its order, after the last card of `target`."""
+    if g.size[source] == 0:
+        return
+    if g.size[target] == 0:
+        g.first[target] = g.first[source]
+    else:
+        g.next[g.last[target]] = g.first[source]
+    g.last[target] = g.last[source]
+    g.size[target] += g.size[source]
+    g.first[source] = g.last[source] = NONE
+    g.size[source] = 0
+
+
+@njit(cache=True)
+def lowest(bits: int) -> int:
+    """The lowest member of a nonempty bit set."""
+    member = 0
+    while not bits >> member & 1:
+        member += 1
+    return member
+
+
+@njit(cache=True)
+def members(bits: int) -> int:
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@njit(cache=True)
+def held(g, seat: int) -> int:
+    """The cards a seat holds: its stack and its pile (pools are held by nobody)."""
+    return g.size[STACKS + seat] + g.size[PILES + seat]
+
+
+@njit(cache=True)
+def top_key(g, rules, pile: int) -> int:
+    if g.size[PILES + pile] == 0:
+        return NONE
+    return rules.card_keys[g.last[PILES + pile]]
+
+
+@njit(cache=True)
+def lay_on_pile(g, pile: int, card: int) -> None:
+    g.below[pile] = g.last[PILES + pile]
+    put_last(g, PILES + pile, card)
+
+
+@njit(cache=True)
+def move_pile(g, pile: int, target: int) -> None:
+    move_packet(g, PILES + pile, target)
+    g.below[pile] = NONE
+
+
+@njit(cache=True)
+def matched_keys(g, rules) -> int:
+    """The keys showing on two or more piles (a bit set), or with `single_pile` the key of the
+    central pile's top card when the card below shares it."""
+    if rules.single_pile:
+        centre = rules.num_players
+        if g.size[PILES + centre] >= 2:
+            key = top_key(g, rules, centre)
+            if key == rules.card_keys[g.below[centre]]:
+                return 1 << key
+        return 0
+    seen = matched = 0
+    for pile in range(rules.num_piles):
+        if g.size[PILES + pile]:
+            bit = 1 << top_key(g, rules, pile)
+            matched |= seen & bit
+            seen |= bit
+    return matched
+
+
+@njit(cache=True)
+def flipped_pile(rules, seat: int) -> int:
+    return rules.num_players if rules.single_pile else seat
+
+
+@njit(cache=True)
+def is_showing(g, rules, seat: int) -> bool:
+    """Whether the card `seat` turned in the last flip still tops its pile."""
+    card = g.flipped[seat]
+    packet = PILES + flipped_pile(rules, seat)
+    return card != NONE and g.size[packet] > 0 and g.last[packet] == card
+
+
+@njit(cache=True)
+def flipped_showing(g, rules) -> int:
+    """The keys of the cards of the last flip that still top their piles (a bit set)."""
+    keys = 0
+    for seat in range(rules.num_players):
+        if is_showing(g, rules, seat):
+            keys |= 1 << rules.card_keys[g.flipped[seat]]
+    return keys
+
+
+@njit(cache=True)
+def snap_key(g, rules, matched: int) -> int:
+    """A snap is for the key of the card just flipped if it still shows and is matched,
+    otherwise for the lowest matched key."""
+    flipped = flipped_showing(g, rules) & matched
+    return lowest(flipped if flipped else matched)
+
+
+@njit(cache=True)
+def claimable_pools(g, rules) -> int:
+    """The pools a correct `snap_pool` wins now (a bit set of pool indices)."""
+    if g.num_pools == 0:
+        return 0
+    if rules.classic:
+        return flipped_showing(g, rules) >> rules.card_keys[g.last[POOLS]] & 1
+    tops = 0
+    for pile in range(rules.num_piles):
+        if g.size[PILES + pile]:
+            tops |= 1 << top_key(g, rules, pile)
+    pools = 0
+    for pool in range(g.num_pools):
+        if tops >> rules.card_keys[g.last[POOLS + pool]] & 1:
+            pools |= 1 << pool
+    return pools
+
+
+@njit(cache=True)
+def piles_showing(g, rules, key: int) -> int:
+    piles = 0
+    for pile in range(rules.num_piles):
+        if top_key(g, rules, pile) == key:
+            piles |= 1 << pile
+    return piles
+
+
+@njit(cache=True)
+def jack_showing(g, rules) -> bool:
+    return rules.slapjack == 1 and piles_showing(g, rules, JACK) != 0
+
+
+@njit(cache=True)
+def claimable(g, rules) -> bool:
+    """Whether any call could be right now (else a window is one tick long)."""
+    return matched_keys(g, rules) != 0 or claimable_pools(g, rules) != 0 or jack_showing(g, rules)
+
+
+@njit(cache=True)
+def in_game_seats(g, rules) -> int:
+    seats = 0
+    for seat in range(rules.num_players):
+        if g.in_game[seat]:
+            seats |= 1 << seat
+    return seats
+
+
+@njit(cache=True)
+def may_call(g, rules, seat: int) -> bool:
+    """Whether `seat` acts in this tick and its reaction delay has passed."""
+    return g.acts[seat] == 1 and g.window_tick >= rules.delays[seat]
+
+
+# --------------------------------------------------------------------------- flips and windows
+
+
+@njit(cache=True)
+def flip(g, rules) -> None:
+    """The next flip (every seat's at once with `speed`), then its window."""
+    if rules.max_flips >= 0 and g.flips >= rules.max_flips:
+        stop(g, rules)
+        return
+    if rules.speed:
+        if not rules.classic:
+            going = 0
+            for seat in range(rules.num_players):
+                if out_at_turn(g, rules, seat):
+                    going |= 1 << seat
+            go_out(g, rules, going)
+            if g.finished:
+                return
+        flippers = in_game_seats(g, rules)
+    else:
+        seat = next_flipper(g, rules, g.turn)
+        while out_at_turn(g, rules, seat):
+            go_out(g, rules, 1 << seat)
+            if g.finished:
+                return
+            seat = next_flipper(g, rules, seat)
+        flippers = 1 << seat
+        g.turn = seat
+    for seat in range(rules.num_players):
+        g.flipped[seat] = NONE
+        if flippers >> seat & 1:
+            if g.size[STACKS + seat] == 0:
+                refresh(g, seat)
+            card = take_first(g, STACKS + seat)
+            lay_on_pile(g, flipped_pile(rules, seat), card)
+            g.flipped[seat] = card
+    g.flippers = flippers
+    g.flips += members(flippers)
+    open_window(g, rules, False)
+
+
+@njit(cache=True)
+def next_flipper(g, rules, after: int) -> int:
+    """The next seat still in the game clockwise after `after`."""
+    seat = after
+    for _ in range(rules.num_players):
+        seat = (seat + 1) % rules.num_players
+        if g.in_game[seat]:
+            return seat
+    return NONE
+
+
+@njit(cache=True)
+def out_at_turn(g, rules, seat: int) -> bool:
+    """`snap_pot`: a seat with nothing to flip at its turn is out."""
+    return g.in_game[seat] == 1 and not rules.classic and held(g, seat) == 0
+
+
+@njit(cache=True)
+def refresh(g, seat: int) -> None:
+    """Turn the pile over, without shuffling, to become the stack."""
+    move_pile(g, seat, STACKS + seat)
+
+
+@njit(cache=True)
+def open_window(g, rules, reopened: bool) -> None:
+    g.window_tick = 0
+    g.reopened = reopened
+    g.window_length = rules.reaction_ticks if claimable(g, rules) else 1
+    for seat in range(rules.num_players):
+        excluded = not rules.flipper_may_call and g.flippers >> seat & 1 == 1
+        g.acts[seat] = g.in_game[seat] == 1 and not excluded
+    g.pool_call = g.num_pools > 0
+
+
+@njit(cache=True)
+def close_window(g, rules, resolved: bool) -> None:
+    g.window_tick = 0
+    if rules.classic:
+        empty = 0
+        for seat in range(rules.num_players):
+            if g.in_game[seat] and held(g, seat) == 0:
+                empty |= 1 << seat
+        go_out(g, rules, empty)
+    elif resolved:
+        check_end(g, rules)
+    if g.finished:
+        return
+    if resolved and matched_keys(g, rules):
+        open_window(g, rules, True)
+    else:
+        flip(g, rules)
+
+
+@njit(cache=True)
+def stop(g, rules) -> None:
+    g.truncated = 1
+    g.acts[:] = 0
+
+
+@njit(cache=True)
+def apply(g, rules, actions: np.ndarray) -> None:
+    """One tick: the actions of the acting seats (the others' entries are ignored)."""
+    g.ticks += 1
+    called = False
+    for seat in range(rules.num_players):
+        called |= g.acts[seat] == 1 and actions[seat] != WAIT
+    if called:
+        resolve(g, rules, actions)
+        close_window(g, rules, True)
+    else:
+        g.window_tick += 1
+        if g.window_tick >= g.window_length:
+            close_window(g, rules, False)
+    if not g.finished and rules.max_ticks >= 0 and g.ticks >= rules.max_ticks:
+        stop(g, rules)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+@njit(cache=True)
+def resolve(g, rules, actions: np.ndarray) -> None:
+    """Judge every call against the table at the start of the tick, then apply the effects:
+    a correct snap_pool, correct snaps, a correct slap, wrong calls."""
+    n = rules.num_players
+    for seat in range(n):
+        g.last_gain[seat] = -held(g, seat)
+    matched = matched_keys(g, rules)
+    key = snap_key(g, rules, matched) if matched else NONE
+    pools = claimable_pools(g, rules)
+    jack = jack_showing(g, rules)
+    snaps = pool_calls = slaps = wrong = 0
+    for seat in range(n):
+        g.last_calls[seat] = WAIT
+        g.last_correct[seat] = 0
+        action = actions[seat]
+        if not g.acts[seat] or action == WAIT:
+            continue
+        g.last_calls[seat] = action
+        if action == SNAP and matched:
+            snaps |= 1 << seat
+        elif action == SNAP_POOL and pools:
+            pool_calls |= 1 << seat
+        elif action == SLAP and jack:
+            slaps |= 1 << seat
+        else:
+            wrong |= 1 << seat
+            continue
+        g.last_correct[seat] = 1
+    if members(pool_calls) == 1:
+        win_pools(g, rules, lowest(pool_calls), pools)
+    if members(snaps) == 1:
+        win_snap(g, rules, lowest(snaps), key)
+    elif snaps:
+        tie(g, rules, snaps, key)
+    if members(slaps) == 1:
+        take(g, rules, lowest(slaps), 0, piles_showing(g, rules, JACK))
+    for seat in range(n):
+        if wrong >> seat & 1:
+            to_centre(g, rules, 1 << seat)
+    for seat in range(n):
+        g.last_gain[seat] += held(g, seat)
+
+
+@njit(cache=True)
+def take(g, rules, seat: int, pools: int, piles: int) -> None:
+    """Put pools (in order), then piles (ascending seats) face down under `seat`'s stack."""
+    stack = STACKS + seat
+    kept = 0
+    for pool in range(g.num_pools):
+        if pools >> pool & 1:
+            move_packet(g, POOLS + pool, stack)
+            continue
+        if kept < pool:
+            move_packet(g, POOLS + pool, POOLS + kept)
+        kept += 1
+    g.num_pools = kept
+    for pile in range(rules.num_piles):
+        if piles >> pile & 1:
+            move_pile(g, pile, stack)
+
+
+@njit(cache=True)
+def win_pools(g, rules, seat: int, pools: int) -> None:
+    """`classic`: the caller takes the pool. `snap_pot`: every claimable pot, each with the
+    piles matching its top."""
+    if rules.classic:
+        take(g, rules, seat, pools, 0)
+        return
+    keys = 0
+    for pool in range(g.num_pools):
+        if pools >> pool & 1:
+            keys |= 1 << rules.card_keys[g.last[POOLS + pool]]
+    piles = 0
+    for pile in range(rules.num_piles):
+        key = top_key(g, rules, pile)
+        if key != NONE and keys >> key & 1:
+            piles |= 1 << pile
+    take(g, rules, seat, pools, piles)
+
+
+@njit(cache=True)
+def win_snap(g, rules, seat: int, key: int) -> None:
+    piles = piles_showing(g, rules, key)
+    take(g, rules, seat, 0, piles)
+    if rules.double:
+        for owner in range(rules.num_players):
+            if piles >> owner & 1 and owner != seat and g.size[STACKS + owner]:
+                put_last(g, STACKS + seat, take_first(g, STACKS + owner))
+
+
+@njit(cache=True)
+def tie(g, rules, callers: int, key: int) -> None:
+    """`classic`: the matched piles go to the pool; `snap_pot`: the callers' piles form a pot."""
+    to_centre(g, rules, piles_showing(g, rules, key) if rules.classic else callers)
+
+
+@njit(cache=True)
+def to_centre(g, rules, piles: int) -> None:
+    """Move piles (ascending seats, the highest on top) to the centre as one set."""
+    top = NONE
+    for pile in range(rules.num_piles):
+        if piles >> pile & 1 and g.size[PILES + pile]:
+            top = top_key(g, rules, pile)
+    if top == NONE:
+        return
+    pool = 0
+    if not rules.classic:
+        while pool < g.num_pools and rules.card_keys[g.last[POOLS + pool]] != top:
+            pool += 1
+    if pool == g.num_pools:
+        g.num_pools += 1
+    for pile in range(rules.num_piles):
+        if piles >> pile & 1:
+            move_pile(g, pile, POOLS + pool)
+
+
+# --------------------------------------------------------------------------- the end
+
+
+@njit(cache=True)
+def go_out(g, rules, seats: int) -> None:
+    if not seats:
+        return
+    for seat in range(rules.num_players):
+        if seats >> seat & 1:
+            g.in_game[seat] = 0
+    g.gone_out = seats
+    check_end(g, rules)
+
+
+@njit(cache=True)
+def check_end(g, rules) -> None:
+    """At most one seat left: it wins. None left, or none left holds a card: a draw."""
+    left = in_game_seats(g, rules)
+    if members(left) == 1:
+        finish(g, left)
+    elif not left:
+        finish(g, g.gone_out)
+    else:
+        for seat in range(rules.num_players):
+            if left >> seat & 1 and held(g, seat):
+                return
+        finish(g, left)
+
+
+@njit(cache=True)
+def finish(g, winners: int) -> None:
+    g.winners = winners
+    g.finished = 1
+    g.acts[:] = 0
+
+
+# --------------------------------------------------------------------------- games
+
+
+@njit(cache=True)
+def deal(g, rules) -> None:
+    """Shuffle, deal the whole deck one card at a time from seat 0 (first dealt card on top of
+    each stack), and flip the first card: play starts in a window, never at an end."""
+    begin_game(g)
+    size, n = rules.deck_size, rules.num_players
+    deck = np.empty(size, np.int64)
+    arrange(g, deck)
+    g.first[:] = NONE
+    g.last[:] = NONE
+    g.size[:] = 0
+    g.below[:] = NONE
+    g.num_pools = 0
+    for dealt in range(size):
+        put_last(g, STACKS + dealt % n, deck[size - 1 - dealt])
+    g.in_game[:] = 0
+    g.in_game[:n] = 1
+    g.acts[:] = 0
+    g.flipped[:] = NONE
+    g.flippers = 0
+    g.turn = n - 1
+    g.flips = g.ticks = g.window_tick = 0
+    g.window_length = 1
+    g.reopened = g.pool_call = 0
+    g.last_calls[:] = WAIT
+    g.last_correct[:] = 0
+    g.last_gain[:] = 0
+    g.gone_out = g.winners = 0
+    g.finished = g.truncated = 0
+    flip(g, rules)
+
+
+@njit(cache=True)
+def pay(g, rules, live: np.ndarray, before: np.ndarray, rewards: np.ndarray) -> None:
+    """The rewards of the tick just played to the seats `live` before it (the others get 0),
+    given each seat's cards `before` it: the change in its share of the deck
+    (`reward="points"`), or +1 to the winners and −1 to the others when the game ends, −1 to a
+    seat that goes out while it goes on."""
+    size = rules.deck_size
+    for seat in range(rules.num_players):
+        reward = 0.0
+        if live[seat]:
+            if rules.points_reward:
+                reward = held(g, seat) / size - before[seat] / size
+            elif g.finished:
+                reward = 1.0 if g.winners >> seat & 1 else -1.0
+            elif not g.in_game[seat]:
+                reward = -1.0
+        rewards[seat] = reward
+
+
+# --------------------------------------------------------------------------- players
+
+
+@njit(cache=True)
+def random_action(g, rules, seat: int) -> int:
+    """A uniformly random legal action of an acting seat."""
+    if not may_call(g, rules, seat):
+        return WAIT
+    chosen = np.int64(agent_pick(g, 2 + g.pool_call + rules.slapjack))
+    if chosen == 2 and not g.pool_call:
+        return SLAP
+    return chosen
+
+
+# --------------------------------------------------------------------------- observations
+
+
+@njit(cache=True)
+def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
+    """The public table, seat i being the i-th seat clockwise from `viewer` (0: absolute),
+    everything but `may_call`."""
+    n, k, size = rules.num_players, rules.num_keys, rules.deck_size
+    out.fill(0)
+    for i in range(n):
+        seat = (viewer + i) % n
+        pile = PILES + seat
+        if g.size[pile]:
+            out[at.pile_tops + k * i + top_key(g, rules, seat)] = 1
+        out[at.pile_sizes + i] = g.size[pile] / size
+        out[at.stack_sizes + i] = g.size[STACKS + seat] / size
+        out[at.in_game + i] = g.in_game[seat]
+        if g.flipped[seat] != NONE:
+            out[at.just_flipped + i] = 1
+            out[at.flipped_showing + i] = is_showing(g, rules, seat)
+        out[at.reaction_delays + i] = rules.delays[seat] / rules.reaction_ticks
+        call = g.last_calls[seat]
+        if call != WAIT:
+            out[at.last_calls + len(CALLS) * i + call - 1] = 1
+            out[at.last_correct + i] = g.last_correct[seat]
+        out[at.last_gain + i] = g.last_gain[seat] / size
+    if not g.finished and not g.truncated:
+        if rules.speed:
+            for i in range(n):
+                out[at.next_flippers + i] = g.in_game[(viewer + i) % n]
+        else:
+            following = next_flipper(g, rules, g.turn)
+            out[at.next_flippers + (following - viewer + n) % n] = 1
+    for pool in range(g.num_pools):
+        packet = POOLS + pool
+        out[at.pool_sizes + rules.card_keys[g.last[packet]]] = g.size[packet] / size
+    if rules.single_pile:
+        centre = PILES + n
+        if g.size[centre]:
+            out[at.centre_top + top_key(g, rules, n)] = 1
+            out[at.centre_size] = g.size[centre] / size
+        if g.size[centre] > 1:
+            out[at.centre_below + rules.card_keys[g.below[n]]] = 1
+    out[at.window_tick + g.window_tick] = 1
+    out[at.window_full] = g.window_length > 1
+    out[at.reopened] = g.reopened
+    if rules.max_flips >= 0:
+        out[at.progress] = min(g.flips / rules.max_flips, 1.0)
+    if rules.max_ticks >= 0:
+        out[at.progress + 1] = g.ticks / rules.max_ticks
+
+
+@njit(cache=True)
+def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """What `seat` sees: the public table, seats relative to it, and whether it may call."""
+    at = rules.observation
+    write_table(g, rules, at, out, seat)
+    out[at.may_call] = may_call(g, rules, seat)
+
+
+@njit(cache=True)
+def write_state(g, rules, out: np.ndarray) -> None:
+    """The public table with seats absolute, and every stack's top card and keys."""
+    at = rules.state
+    n, k = rules.num_players, rules.num_keys
+    write_table(g, rules, at, out, 0)
+    for seat in range(n):
+        out[at.may_call + seat] = may_call(g, rules, seat)
+        card = g.first[STACKS + seat]
+        if card != NONE:
+            out[at.stack_tops + k * seat + rules.card_keys[card]] = 1
+        while card != NONE:
+            out[at.stack_keys + k * seat + rules.card_keys[card]] += rules.key_share
+            card = g.next[card]
+
+
+@njit(cache=True)
+def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
+    """`wait` and `snap` always, `snap_pool` while a pool exists, `slap` with `slapjack`; only
+    `wait` inside the seat's reaction delay; all zero when the seat does not act."""
+    mask.fill(0)
+    if not g.acts[seat]:
+        return
+    mask[WAIT] = 1
+    if may_call(g, rules, seat):
+        mask[SNAP] = 1
+        mask[SNAP_POOL] = g.pool_call
+        mask[SLAP] = rules.slapjack
+
+
+@njit(cache=True)
+def write_acting(g, rules, observations, masks, seats) -> None:
+    """Every acting seat's observation and mask in its slot; the other slots' seats are −1 and
+    their masks all zero (their observations are left as they were)."""
+    for seat in range(rules.num_players):
+        write_mask(g, rules, seat, masks[seat])
+        if g.acts[seat]:
+            seats[seat] = seat
+            write_observation(g, rules, seat, observations[seat])
+        else:
+            seats[seat] = NONE
+
+
+@njit(cache=True)
+def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
+    for seat in range(rules.num_players):
+        if g.acts[seat]:
+            action = actions[seat]
+            if action < 0 or action >= NUM_ACTIONS or masks[seat, action] == 0:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- batch kernels
+
+
+@njit(cache=True)
+def start_all(games, rules_array, observations, masks, seats) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        deal(games[i], rules)
+        write_acting(games[i], rules, observations[i], masks[i], seats[i])
+
+
+@njit(cache=True)
+def step_all(
+    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
+) -> int:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        if is_illegal(games[i], rules, actions[i], masks[i]):
+            return i
+    live = np.zeros(MAX_PLAYERS, np.uint8)
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        for seat in range(rules.num_players):
+            live[seat] = g.in_game[seat]
+            before[seat] = held(g, seat)
+        apply(g, rules, actions[i])
+        pay(g, rules, live, before, rewards[i])
+        terminated[i] = g.finished
+        truncated[i] = g.truncated
+        if terminated[i] or truncated[i]:
+            if finals.shape[0]:
+                for seat in range(rules.num_players):
+                    write_observation(g, rules, seat, finals[i, seat])
+            deal(g, rules)
+        write_acting(g, rules, observations[i], masks[i], seats[i])
+    return -1
+
+
+@njit(cache=True)
+def random_all(games, rules_array, seats, out) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = random_action(games[i], rules, seats[i, slot])
+
+
+@njit(cache=True)
+def observe_all(games, rules_array, seats, out) -> None:
+    for i in range(games.shape[0]):
+        write_observation(games[i], rules_array[0], seats[i], out[i])
+
+
+@njit(cache=True)
+def state_all(games, rules_array, out) -> None:
+    for i in range(games.shape[0]):
+        write_state(games[i], rules_array[0], out[i])
+
+
+# --------------------------------------------------------------------------- one learner seat
+
+
+@njit(cache=True)
+def opponents_act(g, rules, learner: int, actions: np.ndarray) -> None:
+    """Every acting seat but the learner chooses, from its own view only."""
+    for seat in range(rules.num_players):
+        if seat != learner and g.acts[seat]:
+            actions[seat] = random_action(g, rules, seat)
+
+
+@njit(cache=True)
+def learner_waits(g, learner: int) -> bool:
+    """Whether the game goes on with the learner in it but not acting (it flipped last, with
+    `flipper_may_call=False`)."""
+    return not g.finished and not g.truncated and g.in_game[learner] == 1 and not g.acts[learner]
+
+
+@njit(cache=True)
+def play_opponents(g, rules, learner: int, actions: np.ndarray) -> None:
+    """Ticks without the learner, until it acts, goes out, or the game is over."""
+    while learner_waits(g, learner):
+        opponents_act(g, rules, learner, actions)
+        apply(g, rules, actions)
+
+
+@njit(cache=True)
+def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
+    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+    while True:
+        learner = np.int64(seat_players(g, rules, fixed_seat, tickets, kinds))
+        deal(g, rules)
+        play_opponents(g, rules, learner, actions)
+        if g.acts[learner]:
+            return learner
+
+
+@njit(cache=True)
+def learner_reset(
+    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
+) -> None:
+    rules = rules_array[0]
+    actions = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], actions)
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, rules, learners[i], masks[i])
+
+
+@njit(cache=True)
+def learner_step(
+    games,
+    rules_array,
+    actions,
+    fixed_seat,
+    tickets,
+    learners,
+    kinds,
+    observations,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    finals,
+) -> int:
+    """The learner of every game plays `actions[i]` (the other seats of the tick choosing without
+    seeing it), then the other seats play until the learner acts again. Its episode ends with
+    the game or when its seat goes out (−1 then with `reward="winlose"`); the learner's last
+    view is left in `finals`, and the next episode begins."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        action = actions[i]
+        if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
+            return i
+    live = np.ones(MAX_PLAYERS, np.uint8)
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
+    tick = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        learner = learners[i]
+        before[learner] = held(g, learner)
+        opponents_act(g, rules, learner, tick)
+        tick[learner] = actions[i]
+        apply(g, rules, tick)
+        play_opponents(g, rules, learner, tick)
+        pay(g, rules, live, before, seat_rewards)
+        rewards[i] = seat_rewards[learner]
+        terminated[i] = g.finished == 1 or g.in_game[learner] == 0
+        truncated[i] = g.truncated
+        if terminated[i] or truncated[i]:
+            write_observation(g, rules, learner, finals[i])
+            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], tick)
+        write_observation(g, rules, learners[i], observations[i])
+        write_mask(g, rules, learners[i], masks[i])
+    return -1
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class SnapBatch(BatchedGame):
+    """N games of Snap (see `snail_envs.batched.core` for the arrays).
+
+        batch = snail_envs.batched.make("snap_v0", num_envs=4096, num_players=3)
+        out = batch.reset(seed=0)                  # out.seats: (N, 3), −1 where a seat is out
+        out = batch.step(batch.random_actions())   # actions (N, 3); empty slots are ignored
+
+    One acting slot per seat: every seat still in the game acts in every tick of a window, as
+    in the reference parallel environment (the last flipper sits out with
+    `flipper_may_call=False`).
+    """
+
+    spec = SPEC
+    game_dtype = GAME
+    kernels = Kernels(
+        start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
+    )
+    opponents = OPPONENTS
+
+    def compile_rules(self, options: SnapOptions) -> np.ndarray:
+        if options.deck_size > MAX_CARDS:
+            raise ValueError(
+                f"{self.env_name} (batched): decks of at most {MAX_CARDS} cards are supported "
+                f"(every option of the reference otherwise); got pictures × copies = "
+                f"{options.deck_size}"
+            )
+        card_keys = np.zeros(MAX_CARDS, np.int64)
+        card_keys[: options.deck_size] = options.card_keys
+        delays = np.zeros(MAX_PLAYERS, np.int64)
+        delays[: options.num_players] = options.delays
+        return record(
+            rules_dtype(),
+            num_players=options.num_players,
+            num_piles=options.num_players + options.single_pile,
+            num_keys=options.num_keys,
+            deck_size=options.deck_size,
+            card_keys=card_keys,
+            key_share=1 / options.copies_per_key,
+            classic=options.ruleset == "classic",
+            reaction_ticks=options.reaction_ticks,
+            delays=delays,
+            flipper_may_call=options.flipper_may_call,
+            speed=options.speed,
+            double=options.double,
+            single_pile=options.single_pile,
+            slapjack=options.slapjack,
+            max_flips=NONE if options.max_flips is None else options.max_flips,
+            max_ticks=NONE if options.max_ticks is None else options.max_ticks,
+            points_reward=self.reward_mode == "points",
+            observation=_pieces(self.observation_layout),
+            state=_pieces(self.state_layout),
+        )
