@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from agents.heuristics.snail_sprint import SnailSprintHeuristic
+from agents.heuristics.snap import SnapHeuristic
 
 HEURISTICS: dict[str, type] = {
     "snail_sprint_v0": SnailSprintHeuristic,
+    "snap_v0": SnapHeuristic,
 }
 """The heuristic player of each environment, by environment name."""

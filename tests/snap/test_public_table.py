@@ -4,7 +4,6 @@ table an observation shows (`observer.public_table`), which agents use to judge 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -12,27 +11,7 @@ import pytest
 from snail_envs.core.chance import SeededChance
 from snail_envs.snap.observer import SnapObserver, public_table
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
-from tests.snap.helpers import card_id, invariant, tops
-
-
-def table(
-    piles: Sequence[Sequence[str]],
-    pools: Sequence[Sequence[str]] = (),
-    flipped: Sequence[int] = (),
-    **options: object,
-) -> Snap:
-    """A game at a table of named cards (bottom first), just after the seats `flipped` flipped
-    the top cards of their piles (of the central pile with `single_pile`); the stacks hold the
-    other cards, dealt in turn."""
-    rules = SnapOptions(**options)  # type: ignore[arg-type]
-    taken: set[int] = set()
-    pile_ids = [[card_id(rules, label, taken) for label in pile] for pile in piles]
-    pool_ids = [[card_id(rules, label, taken) for label in pool] for pool in pools]
-    flipped_ids = [(seat, pile_ids[-1 if rules.single_pile else seat][-1]) for seat in flipped]
-    rest = [card for card in range(rules.deck_size) if card not in taken]
-    n = rules.num_players
-    stacks = [rest[seat::n] for seat in range(n)]
-    return Snap.at_table(rules, stacks, pile_ids, pool_ids, flipped_ids)
+from tests.snap.helpers import invariant, table, tops
 
 
 def test_at_table_opens_the_window_of_the_last_flip() -> None:
