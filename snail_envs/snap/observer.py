@@ -271,13 +271,13 @@ class _TableReader:
         def count(index: int) -> int:
             return round(values[index] * size)
 
-        def shown(start: int) -> int | None:
-            """The key marked in the one-hot piece starting at `start` (None if none is)."""
-            marks = values[start : start + k]
-            return marks.index(1.0) if 1.0 in marks else None
+        def shown(start: int) -> int:
+            """The key marked in the one-hot piece starting at `start`."""
+            return values[start : start + k].index(1.0)
 
-        def packet(cards: int, *top: int | None) -> list[int]:
-            return [stand_in] * (cards - len(top)) + [top_card[key] for key in top]  # type: ignore[index]
+        def packet(cards: int, *top: int) -> list[int]:
+            """`cards` cards, the last ones showing these keys."""
+            return [stand_in] * (cards - len(top)) + [top_card[key] for key in top]
 
         piles = []
         for seat in range(n):
