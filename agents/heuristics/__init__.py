@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
 from agents.heuristics.snail_sprint import SnailSprintHeuristic
+from agents.heuristics.snap import SnapHeuristic
 
 HEURISTICS: dict[str, type] = {
     "pedzace_slimaki_v0": PedzaceSlimakiHeuristic,
     "snail_sprint_v0": SnailSprintHeuristic,
+    "snap_v0": SnapHeuristic,
 }
 """The heuristic player of each environment, by environment name."""
