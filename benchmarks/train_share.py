@@ -3,11 +3,13 @@
     python benchmarks/train_share.py                 # every game, 20,000 steps each
     python benchmarks/train_share.py --steps 50000 --only snap_v0
 
-Trains MaskablePPO (n_envs=8, the library's default network, torch on one thread) through
-`snail_envs.single_agent` with random opponents, and times the vectorised environment's `reset`,
-`step_wait` and `action_masks` calls (our environment, the single-agent view, the opponents'
-moves, and Stable-Baselines3's own buffering around them) against the wall time of the whole
-`learn` call. Target: at most 5%.
+Trains MaskablePPO (n_envs=8, Stable-Baselines3's default hyperparameters, torch on one thread)
+through `snail_envs.single_agent` with random opponents, and times the vectorised environment's
+`reset`, `step_wait` and `action_masks` calls (our environment, the single-agent view, the
+opponents' moves, and Stable-Baselines3's own buffering around them) against the wall time of the
+whole `learn` call. The same is measured for the batched engine's learner vector env
+(`snail_envs.batched.make_vec_env`, opponents inside the compiled kernels) where a game has one.
+Target: at most 5%.
 """
 
 from __future__ import annotations
@@ -18,15 +20,10 @@ import time
 import snail_envs
 
 
-def share(env_name: str, steps: int) -> tuple[float, float]:
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
+def timed(base: type, spent: list[float]) -> type:
+    """`base` (a VecEnv class) with its reset, step_wait and env_method calls timed."""
 
-    torch.set_num_threads(1)
-    spent = [0.0]
-
-    class TimedVecEnv(DummyVecEnv):
+    class Timed(base):  # type: ignore[misc, valid-type]
         def reset(self):  # type: ignore[no-untyped-def]
             started = time.perf_counter()
             result = super().reset()
@@ -45,16 +42,24 @@ def share(env_name: str, steps: int) -> tuple[float, float]:
             spent[0] += time.perf_counter() - started
             return result
 
-    venv = TimedVecEnv([lambda: snail_envs.single_agent(env_name) for _ in range(8)])
-    model = MaskablePPO(
-        "MlpPolicy",
-        venv,
-        n_steps=256,
-        batch_size=256,
-        seed=0,
-        device="cpu",
-        policy_kwargs={"net_arch": [128, 128]},
-    )
+    return Timed
+
+
+def share(env_name: str, steps: int, batched: bool) -> tuple[float, float]:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(1)
+    spent = [0.0]
+    if batched:
+        from snail_envs.batched.vec_env import BatchedVecEnv
+
+        venv = timed(BatchedVecEnv, spent)(env_name, 8, opponents="random")
+    else:
+        venv = timed(DummyVecEnv, spent)([lambda: snail_envs.single_agent(env_name)] * 8)
+    model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu")
+    spent[0] = 0.0
     started = time.perf_counter()
     model.learn(steps)
     total = time.perf_counter() - started
@@ -66,13 +71,27 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args()
-    print("| game | env + wrapper share of MaskablePPO wall time | timesteps/s |")
-    print("|---|---:|---:|")
+    print("| game | environment path | share of MaskablePPO wall time | timesteps/s |")
+    print("|---|---|---:|---:|")
     for name in snail_envs.available_env_names():
         if args.only and name not in args.only:
             continue
-        fraction, rate = share(name, args.steps)
-        print(f"| {name} | {fraction:.1%} | {rate:,.0f} |")
+        paths = [("single_agent (Python)", False)]
+        if name in batched_engines():
+            paths.append(("batched vec env (numba)", True))
+        for label, batched in paths:
+            fraction, rate = share(name, args.steps, batched)
+            print(f"| {name} | {label} | {fraction:.1%} | {rate:,.0f} |")
+
+
+def batched_engines() -> set[str]:
+    import importlib.util
+
+    if importlib.util.find_spec("numba") is None:
+        return set()
+    from snail_envs.batched import ENGINES
+
+    return set(ENGINES)
 
 
 if __name__ == "__main__":

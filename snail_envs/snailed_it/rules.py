@@ -106,6 +106,22 @@ def number_card(colour: str, value: int) -> int:
     return NUM_VALUES * COLOURS.index(colour) + value - 1
 
 
+def gap_cards(colour: int, a: int, b: int) -> range:
+    """The cards that fit the gap of a row of `colour` whose tops show values `a` and `b`: the
+    cards of that colour strictly between them; empty when |a − b| < 2 (no gap, no window).
+
+    gap_cards(0, 3, 7) is range(3, 6): the orange 4, 5 and 6 (cards 3, 4, 5)."""
+    low, high = (a, b) if a <= b else (b, a)
+    base = NUM_VALUES * colour
+    return range(base + low, base + max(low, high - 1))
+
+
+def same_colour_draws(card: int, previous_colour: int | None) -> int:
+    """The cards drawn for playing `card` on the turn after one that played `previous_colour`
+    (None on a round's first turn): 1 for the same colour, else 0."""
+    return 1 if COLOUR[card] == previous_colour else 0
+
+
 def play_action(card: int, side: int) -> int:
     return 2 * card + side
 
@@ -271,15 +287,15 @@ class SnailedIt:
         self.turns_played += 1
         self.last_play = (seat, card, side)
         self.last_tosses = []
-        self.same_colour_draw = colour == self.previous_colour
-        if self.same_colour_draw:
-            self.draw(seat, 1)
+        draws = same_colour_draws(card, self.previous_colour)
+        self.same_colour_draw = draws > 0
+        if draws:
+            self.draw(seat, draws)
         self.previous_colour = colour
-        low, high = sorted(self.row_tops(colour))
-        if high - low >= 2:
+        fitting = gap_cards(colour, *self.row_tops(colour))
+        if fitting:
             self.phase = TOSS_WINDOW
-            self.fit_low = NUM_VALUES * colour + low
-            self.fit_high = NUM_VALUES * colour + high - 2
+            self.fit_low, self.fit_high = fitting[0], fitting[-1]
         else:
             self.end_turn()
 

@@ -10,6 +10,7 @@ observer (0 = the observer). The full `state` adds the stacks' contents.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -222,3 +223,87 @@ class SnapObserver:
 def _piece(part: _Part, num_players: int) -> Piece:
     width = part.width * num_players if part.per_seat else part.width
     return Piece(part.name, width, part.description, low=part.low)
+
+
+def public_table(observation: np.ndarray, options: SnapOptions) -> Snap:
+    """The table an observation shows, as a game the rules engine can be asked about (what is
+    claimable, what a call would win: `Snap.after_calls`).
+
+    Seats are the observation's: seat 0 is the observer, seat i the i-th seat clockwise. Every
+    public fact is rebuilt: pile, stack and pool sizes, pile and pool tops, the central pile's two
+    top cards, the last flip and whether its cards still show, who is in the game, the window's
+    tick and whether it reopened. Cards nobody sees (under the tops, in the stacks) are stand-ins:
+    one card id that shows on no top, so their keys mean nothing. Not rebuilt: the counters
+    (flips, ticks) and the last resolution.
+    """
+    return _TableReader.of(options).table(observation)
+
+
+class _TableReader:
+    """Reads observations of one rule setup into tables (one reader per setup, cached)."""
+
+    def __init__(self, options: SnapOptions) -> None:
+        self.options = options
+        layout = SnapObserver(options).observation_layout
+        self.at = {piece.name: layout.offset(piece.name) for piece in layout.pieces}
+        self.size = layout.size
+        keys = options.card_keys
+        self.top_card = [keys.index(key) for key in range(options.num_keys)]
+        """A card of each key, to stand for a visible top."""
+        self.stand_in = min(set(range(options.deck_size)) - set(self.top_card))
+
+    @staticmethod
+    @lru_cache(maxsize=64)
+    def of(options: SnapOptions) -> _TableReader:
+        return _TableReader(options)
+
+    def table(self, observation: np.ndarray) -> Snap:
+        options, at = self.options, self.at
+        if observation.shape != (self.size,):
+            raise ValueError(
+                f"an observation of Snap with {options} has {self.size} floats; "
+                f"got shape {observation.shape}"
+            )
+        n, k, size = options.num_players, options.num_keys, options.deck_size
+        top_card, stand_in = self.top_card, self.stand_in
+        values = observation.tolist()
+
+        def count(index: int) -> int:
+            return round(values[index] * size)
+
+        def shown(start: int) -> int:
+            """The key marked in the one-hot piece starting at `start`."""
+            return values[start : start + k].index(1.0)
+
+        def packet(cards: int, *top: int) -> list[int]:
+            """`cards` cards, the last ones showing these keys."""
+            return [stand_in] * (cards - len(top)) + [top_card[key] for key in top]
+
+        piles = []
+        for seat in range(n):
+            cards = count(at["pile_sizes"] + seat)
+            piles.append(packet(cards, shown(at["pile_tops"] + k * seat)) if cards else [])
+        if options.single_pile:
+            cards = count(at["centre_size"])
+            below = (shown(at["centre_below"]),) if cards > 1 else ()
+            piles.append(packet(cards, *below, shown(at["centre_top"])) if cards else [])
+        pool_sizes = values[at["pool_sizes"] : at["pool_sizes"] + k]
+        pools = [packet(round(share * size), key) for key, share in enumerate(pool_sizes) if share]
+        stacks = [[stand_in] * count(at["stack_sizes"] + seat) for seat in range(n)]
+        flipped = []
+        for seat in range(n):
+            if values[at["just_flipped"] + seat]:
+                pile = piles[-1 if options.single_pile else seat]
+                showing = values[at["flipped_showing"] + seat]
+                flipped.append((seat, pile[-1] if showing else stand_in))
+        ticks = values[at["window_tick"] : at["window_tick"] + options.reaction_ticks]
+        return Snap.at_table(
+            options,
+            stacks,
+            piles,
+            pools,
+            flipped,
+            in_game=[values[at["in_game"] + seat] == 1.0 for seat in range(n)],
+            reopened=values[at["reopened"]] == 1.0,
+            window_tick=ticks.index(1.0),
+        )

@@ -264,15 +264,65 @@ class Snap:
     """
 
     def __init__(self, options: SnapOptions, chance: Chance) -> None:
+        deck = chance.arrange(range(options.deck_size))
+        hands, _ = deal_round_robin(deck, options.num_players)
+        self._set_up(options, chance, [deque(reversed(hand)) for hand in hands])
+        self._flip()
+
+    @classmethod
+    def at_table(
+        cls,
+        options: SnapOptions,
+        stacks: Sequence[Sequence[int]],
+        piles: Sequence[Sequence[int]],
+        pools: Sequence[Sequence[int]] = (),
+        flipped: Sequence[tuple[int, int]] = (),
+        in_game: Sequence[bool] | None = None,
+        reopened: bool = False,
+        window_tick: int = 0,
+    ) -> Snap:
+        """A game at a given table instead of a fresh deal, in the window of the last flip.
+
+        Stacks, piles (with `single_pile`, the central pile last) and pools are card ids, bottom
+        card first; `flipped` holds (seat, card) for every card of the last flip (a card that no
+        longer tops its pile was taken since). The window is open at `window_tick`, after a
+        resolution if `reopened`. For agents that rebuild the public table from an observation
+        (`snail_envs.snap.observer.public_table`) and for tests.
+        """
+        n = options.num_players
+        if len(stacks) != n or len(piles) != n + options.single_pile:
+            raise ValueError(
+                f"a table of {n} seats has {n} stacks and {n + options.single_pile} piles; "
+                f"got {len(stacks)} and {len(piles)}"
+            )
+        game = cls.__new__(cls)
+        game._set_up(options, Chance(), [deque(stack) for stack in stacks])
+        game.piles = [list(pile) for pile in piles]
+        game.pools = [list(pool) for pool in pools]
+        for cards in (*game.piles, *game.pools):
+            for card in cards:
+                game.unseen[card] = 0
+        if in_game is not None:
+            game.in_game = list(in_game)
+        game.just_flipped = [
+            (seat, n if options.single_pile else seat, card) for seat, card in flipped
+        ]
+        game.flippers = tuple(seat for seat, _ in flipped)
+        if game.flippers:
+            game.turn = game.flippers[-1]
+        game._open_window(reopened)
+        game.window_tick = window_tick
+        return game
+
+    def _set_up(self, options: SnapOptions, chance: Chance, stacks: list[deque[int]]) -> None:
+        """The table before the first flip: these stacks, no piles, no pools."""
         self.options = options
         self.num_players = n = options.num_players
         self.key = options.card_keys
         self.classic = options.ruleset == "classic"
         self.chance = chance
         """Snap's only chance event is the shuffle before the deal; play after it is determined."""
-        deck = chance.arrange(range(options.deck_size))
-        hands, _ = deal_round_robin(deck, n)
-        self.stacks: list[deque[int]] = [deque(reversed(hand)) for hand in hands]
+        self.stacks: list[deque[int]] = stacks
         self.piles: list[list[int]] = [[] for _ in range(n + options.single_pile)]
         self.pools: list[list[int]] = []
         """`classic`: at most one pool; `snap_pot`: the pots, in the order they were made."""
@@ -303,7 +353,6 @@ class Snap:
         self._acting: tuple[int, ...] = ()
         self._acts = [False] * n
         self._calls: tuple[int, ...] = ()
-        self._flip()
 
     # ----------------------------------------------------------------- the Game protocol
 
@@ -435,6 +484,18 @@ class Snap:
             pile and self.key[pile[-1]] == JACK for pile in self.piles
         )
 
+    def right_calls(self) -> set[int]:
+        """The calls that would be right in this tick: `snap` while a match shows, `snap_pool`
+        while a pool is claimable, `slap` while a Jack shows (with `slapjack`)."""
+        right = set()
+        if self.matched_keys():
+            right.add(SNAP)
+        if self.claimable_pools():
+            right.add(SNAP_POOL)
+        if self.jack_showing():
+            right.add(SLAP)
+        return right
+
     def claimable(self) -> bool:
         """Whether any call could be right now (else a window is one tick long)."""
         return bool(self.matched_keys() or self.claimable_pools() or self.jack_showing())
@@ -530,6 +591,19 @@ class Snap:
         self._acts = [False] * self.num_players
 
     # ----------------------------------------------------------------- resolution
+
+    def after_calls(self, calls: Mapping[int, int]) -> Snap:
+        """A copy of the table after `calls` (seat → action; every other seat waits) resolve as
+        the calls of one tick. The effects apply but the window does not close: nobody goes out
+        and nothing is flipped. The copy's `last_correct` and `last_gain` tell what each call did,
+        its `matched_keys()` whether a new window would open. This game is left as it was."""
+        twin = object.__new__(Snap)
+        twin.__dict__.update(self.__dict__)
+        twin.piles = [list(pile) for pile in self.piles]
+        twin.stacks = [deque(stack) for stack in self.stacks]
+        twin.pools = [list(pool) for pool in self.pools]
+        twin._resolve(sorted((seat, action) for seat, action in calls.items() if action != WAIT))
+        return twin
 
     def _resolve(self, calls: list[tuple[int, int]]) -> None:
         """Judge every call against the table at the start of the tick, then apply the

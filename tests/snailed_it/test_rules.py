@@ -17,7 +17,9 @@ from snail_envs.snailed_it.rules import (
     TOSS_WINDOW,
     SnailedIt,
     SnailedItOptions,
+    gap_cards,
     play_action,
+    same_colour_draws,
     toss_action,
 )
 from tests.snailed_it.invariants import check_position
@@ -163,6 +165,22 @@ def test_a_wide_gap_fits_every_value_strictly_between_the_tops() -> None:
     play(game, "p1", "left")  # pink 1 | 18
     assert game.legal_actions(1) == tosses("p2", "p17")
     assert game.legal_actions(2) == tosses("p16")
+
+
+def test_gap_cards_names_the_fitting_cards_of_a_rows_tops_in_either_order() -> None:
+    """Gap, as a public function: the cards of the row's colour strictly between the tops."""
+    assert named(gap_cards(0, 3, 7)) == "o4 o5 o6"
+    assert named(gap_cards(2, 18, 1)) == " ".join(f"b{value}" for value in range(2, 18))
+    assert list(gap_cards(1, 5, 6)) == [] and list(gap_cards(1, 6, 5)) == []
+    assert list(gap_cards(3, 9, 9)) == []
+    assert named(gap_cards(3, 9, 11)) == "p10"
+
+
+def test_same_colour_draws_counts_the_penalty_of_a_play() -> None:
+    """Same-colour penalty, as a public function: 1 after a turn of the card's colour."""
+    assert same_colour_draws(card("y4"), 1) == 1
+    assert same_colour_draws(card("y4"), 0) == 0
+    assert same_colour_draws(card("y4"), None) == 0
 
 
 # --------------------------------------------------------------------------- the toss window

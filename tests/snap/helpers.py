@@ -51,6 +51,27 @@ def scripted_game(stacks: Sequence[Sequence[str]], **options: object) -> Snap:
     return Snap(rules, ScriptedChance([deck_order(rules, stacks)]))
 
 
+def table(
+    piles: Sequence[Sequence[str]],
+    pools: Sequence[Sequence[str]] = (),
+    flipped: Sequence[int] = (),
+    window_tick: int = 0,
+    **options: object,
+) -> Snap:
+    """A game at a table of named cards (bottom first), at `window_tick` of the window after the
+    seats `flipped` flipped the top cards of their piles (of the central pile with
+    `single_pile`); the stacks hold the other cards, dealt in turn."""
+    rules = SnapOptions(**options)  # type: ignore[arg-type]
+    taken: set[int] = set()
+    pile_ids = [[card_id(rules, label, taken) for label in pile] for pile in piles]
+    pool_ids = [[card_id(rules, label, taken) for label in pool] for pool in pools]
+    flipped_ids = [(seat, pile_ids[-1 if rules.single_pile else seat][-1]) for seat in flipped]
+    rest = [card for card in range(rules.deck_size) if card not in taken]
+    n = rules.num_players
+    stacks = [rest[seat::n] for seat in range(n)]
+    return Snap.at_table(rules, stacks, pile_ids, pool_ids, flipped_ids, window_tick=window_tick)
+
+
 def names(game: Snap, cards: Sequence[int]) -> list[str]:
     return [game.label(card) for card in cards]
 

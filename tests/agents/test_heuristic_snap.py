@@ -1,0 +1,248 @@
+"""The Snap heuristic: its calls on constructed tables, its delay and errors, how it reads
+observations without the rule options, and legal, never-false calls over random play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import snail_envs
+from agents import choose_action, make_agent
+from agents.heuristics.snap import SnapHeuristic, _reading
+from snail_envs.core.chance import SeededChance
+from snail_envs.snap.observer import SnapObserver
+from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
+from tests.snap.helpers import table
+
+
+def view(game: Snap, seat: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """What `seat` is given to act on: its observation and action mask."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[list(game.legal_actions(seat))] = 1
+    return SnapObserver(game.options).observe(game, seat), mask
+
+
+def both_readers(**options: object) -> list[SnapHeuristic]:
+    """A bot told the rule options and one that reads them off the observation."""
+    return [SnapHeuristic(**options), SnapHeuristic()]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_snaps_a_pile_to_pile_match(players: int) -> None:
+    piles = [["2♣", "9♠"], ["9♦"], ["K♥"], ["5♥"]][:players]
+    game = table(piles, flipped=[1], num_players=players)
+    for bot in both_readers(num_players=players):
+        assert bot.act(*view(game)) == SNAP
+        assert bot.act(*view(game, 1)) == SNAP  # the flipper may call too
+
+
+def test_snaps_a_match_of_two_other_seats() -> None:
+    game = table([["4♣"], ["9♦"], ["9♠"]], flipped=[2], num_players=3)
+    for bot in both_readers(num_players=3):
+        assert bot.act(*view(game)) == SNAP
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "snap_pot"])
+def test_never_calls_when_nothing_is_claimable(ruleset: str) -> None:
+    game = table([["7♣"], ["8♥"]], pools=[["2♦"]], flipped=[1], ruleset=ruleset)
+    assert game.window_length == 1
+    for bot in both_readers(ruleset=ruleset):
+        assert bot.act(*view(game)) == WAIT
+
+
+def test_classic_calls_snap_pool_only_for_the_card_just_flipped() -> None:
+    just_flipped = table([["7♣"], ["7♥"]], pools=[["2♦", "3♦", "7♦"]], flipped=[0])
+    old_top = table([["7♣"], ["8♥"]], pools=[["7♦"]], flipped=[1])
+    for bot in both_readers():
+        assert bot.act(*view(just_flipped, 1)) == SNAP_POOL  # three cards beat one
+        assert bot.act(*view(old_top)) == WAIT
+
+
+def test_snap_pot_calls_snap_pot_for_any_pile_top() -> None:
+    """Also when not told the ruleset: a full window with nothing claimable by classic rules
+    shows that the game is played by snap_pot's."""
+    game = table([["7♣"], ["8♥"]], pools=[["7♦"]], flipped=[1], ruleset="snap_pot")
+    for bot in both_readers(ruleset="snap_pot"):
+        assert bot.act(*view(game)) == SNAP_POOL
+        assert bot.act(*view(game, 1)) == SNAP_POOL
+
+
+def test_snap_pot_with_several_pots_calls_a_pot_matching_an_old_top_beside_a_match() -> None:
+    """Several pots show the ruleset even when a match also makes the window full: the pot and
+    the pile matching it are worth more than the other seat's one-card pile."""
+    game = table(
+        [["5♣", "K♣"], ["7♥"], ["7♠"]],
+        pools=[["2♦", "K♦"], ["3♥"]],
+        flipped=[2],
+        ruleset="snap_pot",
+        num_players=3,
+    )
+    for bot in both_readers(ruleset="snap_pot", num_players=3):
+        assert bot.act(*view(game, 1)) == SNAP_POOL
+
+
+def test_slaps_a_jack_only_in_slapjack() -> None:
+    jack = table([["J♣"], ["8♥"]], flipped=[1], slapjack=True)
+    for bot in both_readers(slapjack=True):
+        assert bot.act(*view(jack)) == SLAP  # its own Jack: slapped before another seat does
+        assert bot.act(*view(jack, 1)) == SLAP
+    assert SnapHeuristic().act(*view(table([["J♣"], ["8♥"]], flipped=[1]))) == WAIT
+
+
+def test_single_pile_snaps_a_top_card_matching_the_one_below() -> None:
+    match = table([[], [], ["4♣", "Q♠", "Q♦"]], flipped=[1], single_pile=True)
+    no_match = table([[], [], ["Q♠", "4♣", "Q♦"]], flipped=[1], single_pile=True)
+    for bot in both_readers(single_pile=True):
+        assert bot.act(*view(match)) == SNAP
+        assert bot.act(*view(no_match)) == WAIT
+
+
+def test_picture_decks_match_pictures() -> None:
+    game = table([["P3"], ["P3"]], flipped=[1], match_key="picture")
+    other = table([["P3"], ["P4"]], flipped=[1], match_key="picture")
+    for bot in both_readers(match_key="picture"):
+        assert bot.act(*view(game)) == SNAP
+        assert bot.act(*view(other)) == WAIT
+    small = table([["P2"], ["P2"]], flipped=[1], match_key="picture", pictures=8)
+    assert SnapHeuristic(match_key="picture", pictures=8).act(*view(small)) == SNAP
+
+
+def test_takes_a_big_pool_though_its_small_pile_stays_matched() -> None:
+    """Two right calls: the pool of six wins more than the other seat's one card, even if the
+    other seat may then snap its two-card pile."""
+    game = table([["2♣", "7♣"], ["7♥"]], pools=[["A♠", "3♠", "4♠", "5♠", "6♠", "7♦"]], flipped=[1])
+    assert game.right_calls() == {SNAP, SNAP_POOL}
+    for bot in both_readers():
+        assert bot.act(*view(game)) == SNAP_POOL
+
+
+def test_snaps_to_save_a_big_pile_rather_than_take_a_small_pool() -> None:
+    """Taking the pool would leave its eight-card pile matched for the other seat to snap."""
+    pile = ["2♣", "3♣", "4♣", "5♣", "6♣", "8♣", "9♣", "7♣"]
+    game = table([pile, ["7♥"]], pools=[["A♠", "7♦"]], flipped=[1])
+    for bot in both_readers():
+        assert bot.act(*view(game)) == SNAP
+
+
+def test_delay_waits_that_many_ticks_of_the_window() -> None:
+    bot = SnapHeuristic(delay=2)
+    for tick, expected in [(0, WAIT), (1, WAIT), (2, SNAP)]:
+        game = table([["9♠"], ["9♦"]], flipped=[1], window_tick=tick)
+        assert bot.act(*view(game)) == expected
+
+
+def test_the_rules_reaction_delay_leaves_only_wait() -> None:
+    game = table([["9♠"], ["9♦"]], flipped=[1], reaction_delay=(1, 0))
+    observation, mask = view(game)
+    assert mask.tolist() == [1, 0, 0, 0]
+    assert SnapHeuristic().act(observation, mask) == WAIT
+    later = table([["9♠"], ["9♦"]], flipped=[1], reaction_delay=(1, 0), window_tick=1)
+    assert SnapHeuristic(error_rate=1e-9).act(*view(later)) == SNAP  # its first chance
+
+
+def test_error_rate_one_misses_every_match_and_calls_falsely_otherwise() -> None:
+    bot = SnapHeuristic(error_rate=1.0, seed=0)
+    assert bot.act(*view(table([["9♠"], ["9♦"]], flipped=[1]))) == WAIT
+    assert bot.act(*view(table([["9♠"], ["8♦"]], flipped=[1]))) == SNAP
+
+
+def test_a_match_missed_at_the_first_chance_stays_missed_for_the_window() -> None:
+    later = table([["9♠"], ["9♦"]], flipped=[1], window_tick=1)
+    assert SnapHeuristic().act(*view(later)) == SNAP  # error-free: it would call at any tick
+    assert SnapHeuristic(error_rate=1e-9).act(*view(later)) == WAIT
+
+
+def test_errors_are_seeded() -> None:
+    situations = [view(table([["9♠"], [card]], flipped=[1])) for card in ("9♦", "8♦")] * 40
+
+    def decisions(seed: int) -> list[int]:
+        bot = SnapHeuristic(error_rate=0.5, seed=99)
+        bot.reset(seed)
+        return [bot.act(*situation) for situation in situations]
+
+    assert decisions(1) == decisions(1) != decisions(2)
+    assert {WAIT, SNAP} == set(decisions(1)[::2]) == set(decisions(1)[1::2])
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="delay must be a whole number of ticks"):
+        SnapHeuristic(delay=-1)
+    with pytest.raises(ValueError, match="error_rate must be a probability"):
+        SnapHeuristic(error_rate=1.5)
+    with pytest.raises(ValueError, match="ruleset must be one of"):
+        SnapHeuristic(ruleset="speedy")
+
+
+@pytest.mark.parametrize("single_pile", [False, True])
+def test_reads_players_ticks_and_single_pile_off_the_observation(single_pile: bool) -> None:
+    for players in range(2, 13):
+        for ticks in (1, 3, 10):
+            options = SnapOptions(
+                num_players=players, reaction_ticks=ticks, single_pile=single_pile
+            )
+            game = Snap(options, SeededChance(players))
+            read = _reading(view(game, players - 1)[0], None).options
+            assert (read.num_players, read.reaction_ticks, read.single_pile) == (
+                players,
+                ticks,
+                single_pile,
+            )
+
+
+def test_asks_for_the_options_it_cannot_read_off() -> None:
+    game = table([["P2"], ["P2"]], flipped=[1], match_key="picture", pictures=8)
+    with pytest.raises(ValueError, match="without the rule options"):
+        SnapHeuristic().act(*view(game))
+    with pytest.raises(ValueError, match="has 71 floats; got shape"):
+        SnapHeuristic(num_players=2).act(*view(table([[], [], []], num_players=3)))
+
+
+VARIANTS = [
+    {"num_players": 3},
+    {"num_players": 4, "ruleset": "snap_pot"},
+    {"num_players": 3, "speed": True},
+    {"num_players": 2, "speed": True, "ruleset": "snap_pot", "double": True},
+    {"num_players": 3, "double": True},
+    {"num_players": 3, "single_pile": True},
+    {"num_players": 3, "slapjack": True},
+    {"num_players": 3, "slapjack": True, "ruleset": "snap_pot"},
+    {"num_players": 3, "match_key": "picture"},
+    {"num_players": 3, "ruleset": "snap_pot", "match_key": "picture"},
+    {"num_players": 3, "reaction_ticks": 5, "reaction_delay": (0, 2, 4)},
+    {"num_players": 3, "flipper_may_call": False},
+    {"num_players": 8},
+]
+
+
+@pytest.mark.parametrize(
+    "options", VARIANTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
+)
+def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> None:
+    """Seat 0 is the bot read off the observation, seat 1 the bot told the options, the rest
+    random: neither ever picks a masked action or calls falsely, and both call whenever they may
+    and something is claimable. A slow, error-prone bot still only picks legal actions."""
+    env = snail_envs.make("snap_v0", **options)
+    told = SnapHeuristic(**options)
+    sloppy = SnapHeuristic(delay=1, error_rate=0.3, seed=4, **options)
+    calls = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        others = make_agent("random", "snap_v0", seed=seed)
+        players = [make_agent("heuristic", "snap_v0"), sloppy if seed == 2 else told]
+        players += [others] * (len(env.possible_agents) - 2)
+        for agent in env.agent_iter(max_iter=3000):
+            _, _, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            game = env.unwrapped.game
+            action = choose_action(players[seat], env, agent)
+            assert action in game.legal_actions(seat)
+            if players[seat] is not sloppy and seat < 2:
+                right = game.right_calls()
+                assert action == WAIT or action in right
+                assert action != WAIT or not (right and game.may_call(seat))
+                calls += action != WAIT
+            env.step(action)
+    assert calls > 0
