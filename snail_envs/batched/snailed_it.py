@@ -7,6 +7,11 @@ so the batch has one acting slot per seat (slot k for seat k, `seats[i, k]` = k 
 cards, totals and the turn. Every rule function below has the name and the behaviour of its
 counterpart in the reference engine; observations are written exactly as `SnailedItObserver`
 writes them. Every rule option is supported.
+
+The in-kernel players are "random" and "heuristic", a port of
+`agents.heuristics.snailed_it.SnailedItHeuristic` (with its default weights) that chooses as it
+does on every table: the same arithmetic in the same order, and its `round(gain, 9)` rounded as
+Python rounds.
 """
 
 from __future__ import annotations
@@ -45,8 +50,16 @@ NUM_STARTERS = len(STARTERS)
 FIRST_STARTER = STARTERS[0]
 VALUES = np.array(VALUE, np.int64)
 """The value printed on each card, starters (72–79) included."""
-OPPONENTS = ("random",)
+OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
+HEURISTIC = OPPONENTS.index("heuristic")
+CARD_WEIGHT = 100.0
+"""What a card in hand weighs against its points (the heuristic's `card_weight`)."""
+LOOKAHEAD = 0.1
+"""How much of the change a play makes to the other cards' expected tosses counts (the
+heuristic's `lookahead`)."""
+SPLITTER = 134217729.0
+"""2²⁷ + 1: splits a float64 into two halves whose products are exact (Dekker)."""
 
 GAME = game_record(
     [
@@ -361,6 +374,124 @@ def random_action(g, rules, seat: int) -> int:
     return PASS
 
 
+@njit(cache=True)
+def gap(colour: int, a: int, b: int) -> tuple[int, int]:
+    """The cards of `colour` fitting the gap between top values a and b, as (start, stop) card
+    numbers; (0, 0) when none fits (`gap_cards`)."""
+    low, high = min(a, b), max(a, b)
+    if high - low < 2:
+        return 0, 0
+    return NUM_VALUES * colour + low, NUM_VALUES * colour + high - 1
+
+
+@njit(cache=True)
+def two_product(a: float, b: float) -> tuple[float, float]:
+    """a·b as the float nearest to it and the exact rest (Dekker's algorithm)."""
+    product = a * b
+    split = SPLITTER * a
+    a_high = split - (split - a)
+    a_low = a - a_high
+    split = SPLITTER * b
+    b_high = split - (split - b)
+    b_low = b - b_high
+    rest = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, rest
+
+
+@njit(cache=True)
+def round_9(x: float) -> float:
+    """`round(x, 9)` as Python rounds a float: the multiple of 10⁻⁹ nearest to its exact value,
+    halves to even (numba's own round scales x first, and differs in about one case in 10⁵)."""
+    product, rest = two_product(x, 1e9)
+    whole = np.rint(product)
+    if product - whole == 0.5 and rest > 0:
+        whole += 1
+    elif product - whole == -0.5 and rest < 0:
+        whole -= 1
+    return whole / 1e9
+
+
+@njit(cache=True)
+def heuristic_action(g, rules, seat: int) -> int:
+    """`agents.heuristics.snailed_it.SnailedItHeuristic`: in a toss window, toss the fitting card
+    worth most points (the lowest of equals), pass if none fits; on its turn, the play that
+    should leave the fewest cards in hand, points breaking near-ties (see the heuristic)."""
+    points = rules.card_points
+    if g.phase == TOSS_WINDOW:
+        best = NONE
+        for card in range(g.fit_low, g.fit_high + 1):
+            if g.hand[seat, card] and (best == NONE or points[card] > points[best]):
+                best = card
+        return PASS if best == NONE else TOSS + best
+    unseen_before = np.zeros(NUM_CARDS + 1, np.int64)
+    seen = g.hand[seat].copy()
+    for k in range(g.tossed_size):
+        seen[g.tossed[k]] = 1
+    unseen_points = 0
+    for card in range(NUM_CARDS):
+        unseen = not seen[card] and not g.played[card]
+        unseen_before[card + 1] = unseen_before[card] + unseen
+        if unseen:
+            unseen_points += points[card]
+    unseen_count = unseen_before[NUM_CARDS]
+    held = draw_points = 0.0
+    if unseen_count:
+        opponents_cards = 0
+        for other in range(rules.num_players):
+            if other != seat:
+                opponents_cards += g.hand_size[other]
+        held = min(1.0, opponents_cards / unseen_count)
+        draw_points = unseen_points / unseen_count
+    draw_cost = CARD_WEIGHT + draw_points
+    lookahead = LOOKAHEAD * draw_cost * held
+    # the unseen cards fitting the gap each card in hand would leave, played left or right
+    fits = np.zeros((NUM_CARDS, 2), np.int64)
+    for card in range(NUM_CARDS):
+        if g.hand[seat, card]:
+            colour, value = card // NUM_VALUES, VALUES[card]
+            start, stop = gap(colour, value, VALUES[g.top[colour, 1]])
+            fits[card, 0] = unseen_before[stop] - unseen_before[start]
+            start, stop = gap(colour, value, VALUES[g.top[colour, 0]])
+            fits[card, 1] = unseen_before[stop] - unseen_before[start]
+    best = NONE
+    best_gain = 0.0
+    for card in range(NUM_CARDS):
+        if not g.hand[seat, card]:
+            continue
+        colour, value = card // NUM_VALUES, VALUES[card]
+        for side in range(2):
+            draws = (1 if colour == g.previous_colour else 0) + fits[card, side] * held
+            gain = CARD_WEIGHT + points[card] - draws * draw_cost
+            if lookahead:
+                change = 0
+                for other in range(NUM_VALUES * colour, NUM_VALUES * (colour + 1)):
+                    if other == card or not g.hand[seat, other]:
+                        continue
+                    on_left, on_right = fits[other, 0], fits[other, 1]
+                    start, stop = gap(colour, VALUES[other], value)
+                    covered = unseen_before[stop] - unseen_before[start]
+                    if side == 0:
+                        change += min(on_left, covered) - min(on_left, on_right)
+                    else:
+                        change += min(covered, on_right) - min(on_left, on_right)
+                gain -= lookahead * change
+            gain = round_9(gain)
+            if (
+                best == NONE
+                or gain > best_gain
+                or (gain == best_gain and points[card] > points[best // 2])
+            ):
+                best, best_gain = 2 * card + side, gain
+    return best
+
+
+@njit(cache=True)
+def opponent_action(g, rules, seat: int, kind: int) -> int:
+    if kind == HEURISTIC:
+        return heuristic_action(g, rules, seat)
+    return random_action(g, rules, seat)
+
+
 # --------------------------------------------------------------------------- observations
 
 
@@ -508,6 +639,15 @@ def random_all(games, rules_array, seats, out) -> None:
 
 
 @njit(cache=True)
+def heuristic_all(games, rules_array, seats, out) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = heuristic_action(games[i], rules, seats[i, slot])
+
+
+@njit(cache=True)
 def observe_all(games, rules_array, seats, out) -> None:
     for i in range(games.shape[0]):
         write_observation(games[i], rules_array[0], seats[i], out[i])
@@ -523,18 +663,18 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def opponents_act(g, rules, learner: int, actions: np.ndarray) -> None:
+def opponents_act(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
     """Every acting seat but the learner chooses, from its own view only."""
     for seat in range(rules.num_players):
         if seat != learner and is_acting(g, rules, seat):
-            actions[seat] = random_action(g, rules, seat)
+            actions[seat] = opponent_action(g, rules, seat, kinds[seat])
 
 
 @njit(cache=True)
-def play_opponents(g, rules, learner: int, actions: np.ndarray) -> None:
+def play_opponents(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
     """Ticks without the learner, until it acts or the game is over."""
     while not is_over(g) and not is_truncated(g, rules) and not is_acting(g, rules, learner):
-        opponents_act(g, rules, learner, actions)
+        opponents_act(g, rules, learner, kinds, actions)
         apply(g, rules, actions)
 
 
@@ -544,7 +684,7 @@ def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
     while True:
         learner = seat_players(g, rules, fixed_seat, tickets, kinds)
         deal(g, rules)
-        play_opponents(g, rules, learner, actions)
+        play_opponents(g, rules, learner, kinds, actions)
         if not is_over(g) and not is_truncated(g, rules):
             return learner
 
@@ -593,10 +733,10 @@ def learner_step(
         g = games[i]
         learner = learners[i]
         before[:] = g.totals
-        opponents_act(g, rules, learner, tick)
+        opponents_act(g, rules, learner, kinds[i], tick)
         tick[learner] = actions[i]
         apply(g, rules, tick)
-        play_opponents(g, rules, learner, tick)
+        play_opponents(g, rules, learner, kinds[i], tick)
         pay(g, rules, before, seat_rewards)
         rewards[i] = seat_rewards[learner]
         terminated[i] = is_over(g)
@@ -643,3 +783,9 @@ class SnailedItBatch(BatchedGame):
             observation=_pieces(self.observation_layout, "own_hand"),
             state=_pieces(self.state_layout, "hands"),
         )
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The Snailed It! heuristic's choice for every acting slot (0 for empty slots)."""
+        out = np.zeros((self.num_envs, self.max_acting), np.int64)
+        heuristic_all(self.games, self.rules, self.seats, out)
+        return out

@@ -132,14 +132,29 @@ def run_differential(
     return steps
 
 
-def heuristic_plays_the_others(reference: Reference, learner: int, heuristic: Any) -> None:
-    """`heuristic` plays every seat but `learner` until `learner` is to play (turn-based)."""
+def heuristic_ticks(reference: Reference, learner: int, heuristic: Any) -> dict[int, int]:
+    """`heuristic`'s action for every seat but `learner` that acts now, each from its own view."""
     game, observer = reference.game, reference.observer
-    while game.outcome is None and not game.truncated and game.turn != learner:
-        seat = game.turn
-        mask = np.zeros(reference.num_actions, np.int8)
-        mask[list(game.legal_actions(seat))] = 1
-        game.apply({seat: heuristic.act(observer.observe(game, seat), mask)})
+    tick = {}
+    for seat in game.acting_seats():
+        if seat != learner:
+            mask = np.zeros(reference.num_actions, np.int8)
+            mask[list(game.legal_actions(seat))] = 1
+            tick[seat] = heuristic.act(observer.observe(game, seat), mask)
+    return tick
+
+
+def learner_is_done(reference: Reference, learner: int) -> bool:
+    """The learner's episode is over: the game ended, or its seat went out."""
+    game = reference.game
+    return game.outcome is not None or game.truncated or not game.is_in_game(learner)
+
+
+def heuristic_plays_the_others(reference: Reference, learner: int, heuristic: Any) -> None:
+    """`heuristic` plays every seat but `learner` until `learner` acts or is done."""
+    game = reference.game
+    while not learner_is_done(reference, learner) and learner not in game.acting_seats():
+        game.apply(heuristic_ticks(reference, learner, heuristic))
 
 
 def run_learner_replay(
@@ -147,7 +162,8 @@ def run_learner_replay(
 ) -> None:
     """The learner's vector env against in-kernel heuristics, each episode replayed in the
     reference rules with the Python heuristic (built by `make_heuristic(rule_options)`) in the
-    other seats: the learner's observations, masks, rewards and ends must be the kernel's."""
+    other seats, acting in the learner's ticks too: the learner's observations, masks, rewards
+    and ends must be the kernel's."""
     venv = snail_envs.batched.make_vec_env(env_name, 64, opponents="heuristic", **options)
     heuristic = make_heuristic(venv.engine.options)
     venv.seed(5)
@@ -161,7 +177,7 @@ def run_learner_replay(
         masks = venv.action_masks()
         for index, reference in enumerate(references):
             game, learner = reference.game, int(venv.learners[index])
-            assert game.turn == learner
+            assert learner in game.acting_seats()
             seen = reference.observer.observe(game, learner)
             assert observations[index].tobytes() == seen.tobytes()
             assert np.flatnonzero(masks[index]).tolist() == list(game.legal_actions(learner))
@@ -170,9 +186,11 @@ def run_learner_replay(
         observations, rewards, dones, infos = venv.step(actions)
         for index, reference in enumerate(references):
             game, learner = reference.game, int(learners[index])
-            game.apply({learner: int(actions[index])})
+            tick = heuristic_ticks(reference, learner, heuristic)
+            tick[learner] = int(actions[index])
+            game.apply(tick)
             heuristic_plays_the_others(reference, learner, heuristic)
-            ended = game.outcome is not None or game.truncated
+            ended = learner_is_done(reference, learner)
             assert dones[index] == ended
             if not ended:
                 assert rewards[index] == 0
@@ -180,6 +198,8 @@ def run_learner_replay(
             finished += 1
             if game.outcome is not None:
                 assert rewards[index] == (1.0 if learner in game.outcome.winners else -1.0)
+            elif not game.is_in_game(learner):
+                assert rewards[index] == -1.0
             final = reference.observer.observe(game, learner)
             assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
             references[index] = follow(venv.engine, index)
