@@ -19,6 +19,11 @@ deck is recorded whole, for the replays).
 Every rule function below has the name and the behaviour of its counterpart in the reference
 engine; observations are written exactly as `SnapObserver` writes them. Every rule option is
 supported but picture decks of more than 256 cards.
+
+The in-kernel players are "random" and "heuristic", a port of
+`agents.heuristics.snap.SnapHeuristic` as it plays knowing the rule options, with its defaults
+(no delay of its own, no errors): it weighs its right calls on copies of the table, as the
+Python heuristic does with `Snap.after_calls`, and chooses as it does on every table.
 """
 
 from __future__ import annotations
@@ -54,8 +59,9 @@ PILES = STACKS + MAX_PLAYERS
 POOLS = PILES + MAX_PILES
 NUM_PACKETS = POOLS + MAX_KEYS
 """Packet p: the stack of seat p, the pile p − `PILES` (seat or centre), the pool p − `POOLS`."""
-OPPONENTS = ("random",)
+OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
+HEURISTIC = OPPONENTS.index("heuristic")
 
 GAME = game_record(
     [
@@ -687,6 +693,91 @@ def random_action(g, rules, seat: int) -> int:
     return chosen
 
 
+@njit(cache=True)
+def right_calls(g, rules) -> int:
+    """The calls that would be right in this tick (a bit set of actions): `snap` while a match
+    shows, `snap_pool` while a pool is claimable, `slap` while a Jack shows."""
+    right = 0
+    if matched_keys(g, rules):
+        right |= 1 << SNAP
+    if claimable_pools(g, rules):
+        right |= 1 << SNAP_POOL
+    if jack_showing(g, rules):
+        right |= 1 << SLAP
+    return right
+
+
+@njit(cache=True)
+def legal_calls(g, rules) -> int:
+    """The calls of a seat that may call in this window (a bit set of actions)."""
+    calls = 1 << SNAP
+    if g.pool_call:
+        calls |= 1 << SNAP_POOL
+    if rules.slapjack:
+        calls |= 1 << SLAP
+    return calls
+
+
+@njit(cache=True)
+def after_call(g, rules, caller: int, call: int, tables: np.ndarray, level: int):
+    """`tables[level]` set to the table after `caller` alone makes `call` and it resolves; the
+    window does not close (`Snap.after_calls`)."""
+    tables[level] = g
+    after = tables[level]
+    actions = np.full(MAX_PLAYERS, WAIT, np.int64)
+    actions[caller] = call
+    after.acts[caller] = 1
+    resolve(after, rules, actions)
+    return after
+
+
+@njit(cache=True)
+def call_value(g, rules, seat: int, call: int, legal: int) -> int:
+    """The cards `call` wins `seat`, less the most that the next seat in the game could then
+    take from it with one right call (a call never gives another seat's cards to it)."""
+    tables = np.empty(2, GAME)
+    after = after_call(g, rules, seat, call, tables, 0)
+    gain = after.last_gain[seat]
+    rival = next_flipper(after, rules, seat)
+    if rival == seat:
+        return gain
+    right = right_calls(after, rules) & legal
+    worst = 0
+    for answer in CALLS:
+        if right >> answer & 1:
+            loss = -after_call(after, rules, rival, answer, tables, 1).last_gain[seat]
+            worst = max(worst, loss)
+    return gain - worst
+
+
+@njit(cache=True)
+def heuristic_action(g, rules, seat: int) -> int:
+    """`agents.heuristics.snap.SnapHeuristic`: wait inside the reaction delay and in one-tick
+    windows; else make the right call at once, the one worth most (`call_value`) when several
+    are right, `snap` then `snap_pool` then `slap` among equals."""
+    if not may_call(g, rules, seat) or g.window_length == 1:
+        return WAIT
+    legal = legal_calls(g, rules)
+    calls = right_calls(g, rules) & legal
+    if members(calls) < 2:
+        return lowest(calls) if calls else WAIT
+    best = WAIT
+    best_value = 0
+    for call in CALLS:
+        if calls >> call & 1:
+            value = call_value(g, rules, seat, call, legal)
+            if best == WAIT or value > best_value:
+                best, best_value = call, value
+    return best
+
+
+@njit(cache=True)
+def opponent_action(g, rules, seat: int, kind: int) -> int:
+    if kind == HEURISTIC:
+        return heuristic_action(g, rules, seat)
+    return random_action(g, rules, seat)
+
+
 # --------------------------------------------------------------------------- observations
 
 
@@ -849,6 +940,15 @@ def random_all(games, rules_array, seats, out) -> None:
 
 
 @njit(cache=True)
+def heuristic_all(games, rules_array, seats, out) -> None:
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = heuristic_action(games[i], rules, seats[i, slot])
+
+
+@njit(cache=True)
 def observe_all(games, rules_array, seats, out) -> None:
     for i in range(games.shape[0]):
         write_observation(games[i], rules_array[0], seats[i], out[i])
@@ -864,11 +964,11 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def opponents_act(g, rules, learner: int, actions: np.ndarray) -> None:
+def opponents_act(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
     """Every acting seat but the learner chooses, from its own view only."""
     for seat in range(rules.num_players):
         if seat != learner and g.acts[seat]:
-            actions[seat] = random_action(g, rules, seat)
+            actions[seat] = opponent_action(g, rules, seat, kinds[seat])
 
 
 @njit(cache=True)
@@ -879,10 +979,10 @@ def learner_waits(g, learner: int) -> bool:
 
 
 @njit(cache=True)
-def play_opponents(g, rules, learner: int, actions: np.ndarray) -> None:
+def play_opponents(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
     """Ticks without the learner, until it acts, goes out, or the game is over."""
     while learner_waits(g, learner):
-        opponents_act(g, rules, learner, actions)
+        opponents_act(g, rules, learner, kinds, actions)
         apply(g, rules, actions)
 
 
@@ -892,7 +992,7 @@ def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
     while True:
         learner = np.int64(seat_players(g, rules, fixed_seat, tickets, kinds))
         deal(g, rules)
-        play_opponents(g, rules, learner, actions)
+        play_opponents(g, rules, learner, kinds, actions)
         if g.acts[learner]:
             return learner
 
@@ -943,10 +1043,10 @@ def learner_step(
         g = games[i]
         learner = learners[i]
         before[learner] = held(g, learner)
-        opponents_act(g, rules, learner, tick)
+        opponents_act(g, rules, learner, kinds[i], tick)
         tick[learner] = actions[i]
         apply(g, rules, tick)
-        play_opponents(g, rules, learner, tick)
+        play_opponents(g, rules, learner, kinds[i], tick)
         pay(g, rules, live, before, seat_rewards)
         rewards[i] = seat_rewards[learner]
         terminated[i] = g.finished == 1 or g.in_game[learner] == 0
@@ -1014,3 +1114,9 @@ class SnapBatch(BatchedGame):
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
         )
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The Snap heuristic's choice for every acting slot (0 for empty slots)."""
+        out = np.zeros((self.num_envs, self.max_acting), np.int64)
+        heuristic_all(self.games, self.rules, self.seats, out)
+        return out

@@ -166,7 +166,7 @@ def test_numba_is_imported_only_by_the_engines_and_its_absence_is_explained(monk
         ("snail_sprint_v0", {"random": 1, "heuristic": 3}),
         ("pedzace_slimaki_v0", {"random": 1, "heuristic": 1}),
         ("snailed_it_v0", {"random": 1, "heuristic": 1}),
-        ("snap_v0", "random"),
+        ("snap_v0", {"random": 1, "heuristic": 1}),
     ],
 )
 def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) -> None:
@@ -187,8 +187,8 @@ def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) ->
 
 
 def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
-    with pytest.raises(ValueError, match=r"in-kernel players among random \(or give"):
-        snail_envs.batched.make_vec_env("snap_v0", 4, opponents="heuristic")
+    with pytest.raises(ValueError, match=r"in-kernel players among random, heuristic \(or"):
+        snail_envs.batched.make_vec_env("snap_v0", 4, opponents="self")
     with pytest.raises(ValueError, match="seat must be None"):
         snail_envs.batched.make_vec_env("snail_sprint_v0", 4, seat=2)
     venv = snail_envs.batched.make_vec_env("snail_sprint_v0", 8, seat=1, num_players=3)

@@ -1,15 +1,19 @@
 """Batched Snap: ticks of reaction windows replay as the reference rules, seats go out as in the
-reference environments, and the learner's vector env calls from its own seat."""
+reference environments, the learner's vector env calls from its own seat, and the heuristic port
+calls as the Python heuristic."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import numpy as np
 import pytest
 
 import snail_envs.batched
-from snail_envs.snap.rules import SNAP, WAIT
-from tests.batched.differential import run_differential
+from agents.heuristics.snap import SnapHeuristic
+from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
+from tests.batched.differential import run_differential, run_learner_replay
 
 # (options, games, patience): 11,000 games in all. Random seats call at once nearly always;
 # patient ones (waiting with probability `patience`) let windows run their ticks and matches
@@ -162,3 +166,43 @@ def test_the_learner_calls_from_its_own_seat_until_it_goes_out(reward: str) -> N
             started[index] = own_share(observations[index][None])[0]
             episodes += 1
     assert went_out > 0, "the learner never went out before the end"
+
+
+def heuristic_for(options: SnapOptions) -> SnapHeuristic:
+    """The Python heuristic, told the rule options (as the port knows them)."""
+    fields = dataclasses.fields(options)
+    return SnapHeuristic(**{f.name: getattr(options, f.name) for f in fields if f.init})
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 4, "ruleset": "snap_pot", "slapjack": True},
+        {"num_players": 3, "double": True, "slapjack": True},
+        {"num_players": 3, "single_pile": True, "slapjack": True, "reaction_delay": (0, 1, 0)},
+    ],
+    ids=str,
+)
+def test_the_heuristic_port_calls_as_the_python_heuristic(options: dict) -> None:
+    batch = snail_envs.batched.make("snap_v0", 128, **options)
+    python = heuristic_for(batch.options)
+    batch.reset(seed=2)
+    rng = np.random.default_rng(0)
+    calls = weighed = 0
+    for _ in range(200):
+        ported = batch.heuristic_actions()
+        for index, slot in zip(*np.nonzero(batch.seats >= 0), strict=True):
+            view, mask = batch.observations[index, slot], batch.action_masks[index, slot]
+            assert ported[index, slot] == python.act(view, mask), f"game {index}, slot {slot}"
+            calls += int(ported[index, slot] != WAIT)
+        weighed += int((ported > SNAP).sum())
+        actions = batch.random_actions()
+        actions[rng.random(actions.shape) < 0.7] = WAIT
+        batch.step(actions)
+    assert calls > 1_000 and weighed > 100
+
+
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
+    run_learner_replay(
+        "snap_v0", {"num_players": 3, "ruleset": "snap_pot", "max_flips": 150}, heuristic_for, 100
+    )
