@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
+from agents import HEURISTICS, make_agent
 from agents.ppo import PPOAgent
 from training import evaluate, train
 from training.config import CONFIGS, TrainConfig, build_config, load_config
@@ -209,7 +209,7 @@ def test_one_seat_tournaments_put_each_agent_alone_against_the_other() -> None:
     assert "| **random** vs heuristic (×2) |" in tournament.markdown()
 
 
-@pytest.mark.parametrize("env_name", ["snail_sprint_v0", "pedzace_slimaki_v0"])
+@pytest.mark.parametrize("env_name", sorted(HEURISTICS))
 def test_the_shipped_baseline_plays_legal_moves(env_name: str) -> None:
     from agents.ppo import shipped_checkpoint
 
