@@ -87,7 +87,7 @@ def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
             state += _GOLDEN
             product = (_mix(state) >> _S32) * bound
             low = product & _LOW_32
-    return state, int(product >> _S32)
+    return state, np.int64(product >> _S32)  # a signed index: uint64 would turn mixed sums to float
 
 
 @njit(cache=True)

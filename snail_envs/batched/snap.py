@@ -990,7 +990,7 @@ def play_opponents(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarra
 def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
     """Seat the players, deal, and play until the learner's first decision; returns its seat."""
     while True:
-        learner = np.int64(seat_players(g, rules, fixed_seat, tickets, kinds))
+        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
         deal(g, rules)
         play_opponents(g, rules, learner, kinds, actions)
         if g.acts[learner]:
