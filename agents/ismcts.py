@@ -7,7 +7,9 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
 2. walks one tree shared by all seats down that world, choosing at each node the action with the
    best UCB1 score among those legal in this world (availability counts stand in for the parent's
    visits, since an action is not legal in every world);
-3. adds one node, then plays uniformly random legal actions to the end of the game;
+3. adds one node, then plays to the end of the game with the rollout policy: uniformly random
+   legal actions, or a given agent (`rollout=`, for example the game's heuristic), each seat
+   acting on its own observation of that world;
 4. backs the returns up the path: each node scores the return of the seat that chose its action.
 
 The action played is the root action visited most. Only the public API is used: copies with the
@@ -49,12 +51,15 @@ class ISMCTSAgent:
         exploration: float = 0.7,
         seed: int | None = None,
         max_seconds: float | None = None,
+        rollout: Any = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
         self.iterations = iterations
         self.exploration = exploration
         self.max_seconds = max_seconds
+        self.rollout = rollout
+        """An agent (`act(observation, action_mask)`) that plays the rollouts; None: random."""
         self._rng = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -89,6 +94,9 @@ class ISMCTSAgent:
             if in_tree:
                 action, node, in_tree = self._descend(node, actor, legal)
                 path.append(node)
+            elif self.rollout is not None:
+                view = world.observe(actor)
+                action = self.rollout.act(view["observation"], view["action_mask"])
             else:
                 action = legal[self._rng.randrange(len(legal))]
             world.step(action)

@@ -155,3 +155,25 @@ def test_make_agent_rejects_unknown_agents() -> None:
         make_agent("ismcts:many", "snail_sprint_v0")
     with pytest.raises(ValueError, match="all zero"):
         RandomAgent(0).act(np.zeros(3), np.zeros(3, dtype=np.int8))
+
+
+def test_ismcts_rollouts_can_be_played_by_an_agent() -> None:
+    """With `rollout=`, every rollout move comes from that agent, acting on the observation of the
+    seat to move in the sampled world."""
+
+    class Counting(RandomAgent):
+        calls = 0
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            Counting.calls += 1
+            assert observation.shape == (487,) and action_mask.sum() >= 1
+            return super().act(observation, action_mask)
+
+    env = snail_envs.make("snail_sprint_v0", num_players=3)
+    env.reset(seed=2)
+    choices = [
+        ISMCTSAgent(iterations=15, seed=4, rollout=Counting(0)).act_in(env, env.agent_selection)
+        for _ in range(2)
+    ]
+    assert Counting.calls > 15 * 5
+    assert choices[0] == choices[1]
