@@ -58,6 +58,7 @@ def share(env_name: str, steps: int, batched: bool) -> tuple[float, float]:
         venv = timed(BatchedVecEnv, spent)(env_name, 8, opponents="random")
     else:
         venv = timed(DummyVecEnv, spent)([lambda: snail_envs.single_agent(env_name)] * 8)
+    venv.reset()  # compiling (or loading) the batched kernels is a one-time cost: not counted
     model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu")
     spent[0] = 0.0
     started = time.perf_counter()
