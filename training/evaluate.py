@@ -334,7 +334,13 @@ def main(argv: list[str] | None = None) -> Tournament:
     parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
     args = parser.parse_args(argv)
     tournament = run_tournament(
-        args.env, args.agents, args.games, args.seed, dict(args.option), table=args.table
+        args.env,
+        args.agents,
+        args.games,
+        args.seed,
+        dict(args.option),
+        table=args.table,
+        seating=args.seating,
     )
     print(tournament.markdown())
     if args.out is not None:
