@@ -8,11 +8,12 @@ Every pair of agents plays `--games` games (`--table`: all agents at one table i
 rotate from game to game, so that no agent keeps the first seat. In games of more than two
 players, the two agents of a pairing fill the seats alternately (`--seating alternate`), or each
 agent in turn plays alone in one seat against the other agent in every other seat
-(`--seating one`, where chance level is 1 / players). For each pairing the table gives
-the score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson interval, and
-each side's mean game points with a 95% interval; every game also updates an OpenSkill
-(Plackett–Luce) rating of each agent. Results are written as Markdown, CSV and a PNG chart. The
-same seed gives the same tournament.
+(`--seating one`, where chance level is 1 / players). For each pairing the table gives the
+score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson interval, and each
+side's mean game points with a 95% interval. Every game also updates an OpenSkill (Plackett–Luce)
+rating of each agent; the pairings take turns game by game, so that no agent's rating depends on
+when its pairings came. Results are written as Markdown, CSV and a PNG chart. The same seed gives
+the same tournament.
 """
 
 from __future__ import annotations
@@ -241,8 +242,8 @@ class Tournament:
                 others = ", ".join(a for a in pairing.agents if a != spec)
                 labels.append(f"{spec}\nvs {others}" if others else spec)
                 rates.append(rate)
-                errors[0].append(rate - low)
-                errors[1].append(high - rate)
+                errors[0].append(max(0.0, rate - low))  # rounding can put a bound a hair past
+                errors[1].append(max(0.0, high - rate))
         figure, axes = plt.subplots(figsize=(max(6, 1.2 * len(labels)), 4))
         axes.bar(range(len(labels)), rates, yerr=errors, capsize=4, color="#4c8c4a")
         axes.set_xticks(range(len(labels)), labels, fontsize=8)
@@ -282,8 +283,9 @@ def run_tournament(
     lineup = Lineup(env_name)
     results = [PairingResult(group) for group in groups]
     bar = _progress_bar(len(groups) * games, progress)
-    for index, pairing in enumerate(results):
-        for game in range(games):
+    # game by game across the pairings, so that every agent's rating moves at the same pace
+    for game in range(games):
+        for index, pairing in enumerate(results):
             if seating == "one" and not table:
                 seats = one_against_all(*pairing.agents, num_players, game)
             else:

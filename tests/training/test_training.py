@@ -216,3 +216,14 @@ def test_the_shipped_baseline_plays_legal_moves(env_name: str) -> None:
     assert shipped_checkpoint(env_name).stat().st_size < 2_000_000
     tournament = evaluate.run_tournament(env_name, ["ppo", "random"], games=4, progress=False)
     assert len(tournament.pairings[0].records) == 4
+
+
+def test_the_chart_draws_rates_of_zero_and_one(tmp_path: Path) -> None:
+    """A rate of exactly 0 or 1 has an interval bound that rounding can put past the rate."""
+    pairing = PairingResult(("a", "b"))
+    pairing.records = [record(["a", "b"], [-1, 1])] * 1000
+    tournament = evaluate.Tournament(
+        "snap_v0", ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
+    )
+    tournament.plot(tmp_path / "chart.png")
+    assert (tmp_path / "chart.png").stat().st_size > 1000
