@@ -63,3 +63,15 @@ def test_importing_the_library_loads_no_heavy_dependency() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "example",
+    re.findall(r"```python\n(.+?)\n```", (ROOT / "README.md").read_text(), flags=re.DOTALL),
+    ids=lambda code: code.splitlines()[0][:40],
+)
+def test_the_readme_python_examples_run(example: str, capsys: pytest.CaptureFixture[str]) -> None:
+    namespace: dict = {}
+    if "np." in example and "import numpy" not in example:
+        exec("import numpy as np\nimport snail_envs", namespace)
+    exec(example, namespace)
