@@ -21,7 +21,7 @@ are in `snail_envs.snap.rules`.
 | action mask | `wait` and `snap` always (calls are legal whether right or wrong: a wrong call is a move with a penalty); `snap_pool` while a pool exists; `slap` with `slapjack`; only `wait` before the seat's `reaction_delay` has passed in the window; nothing for a seat that does not act (the last flipper with `flipper_may_call=False`) |
 | observation space | `Dict(observation=Box(low, high, (71,), float32), action_mask=Box(0, 1, (4,), int8))` for the defaults, bounds per piece as below (all [0, 1] but `last_gain`, [−1, 1]); the size is n·(K + 12) + K + R + 5 (+ 2K + 1 with `single_pile`), K = 13 ranks (or `pictures`), R = `reaction_ticks` |
 | state space | `Box(low, high, (124,), float32)` for the defaults; the size is n·(K + 13) + K + R + 4 + 2nK (+ 2K + 1 with `single_pile`) |
-| rewards | `reward="winlose"` (default): a seat that goes out gets −1 then and leaves `agents`; at the end the winner gets +1 and the others −1; a draw pays +1 to every seat sharing it. `reward="points"`: after every step, the change in the seat's share of the deck held in its stack and pile (shaping; pools belong to nobody) |
+| rewards | `reward="winlose"` (default): a seat that goes out gets −1 then and leaves `agents`; at the end the winner gets +1 and the others −1; a draw pays +1 to every seat sharing it. `reward="points"` (alias `reward="cards"`): after every step, the change in the seat's share of the deck held in its stack and pile (shaping; pools belong to nobody) |
 | game length | at most `max_ticks` ticks (10000), each one decision per seat acting (at most 120000 decisions) |
 | hidden information | the order of every stack (in `state()` only, as each stack's top card and key counts); `resample_from_infostate` reshuffles the never-seen cards among the stacks |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
@@ -118,7 +118,7 @@ No piece depends on the order of any stack.
 | `copies` | `None` | picture decks: 2–8 copies of each picture (`None`: 4) |
 | `max_flips` | 2000 | `None` or a number of flips after which an unfinished game is truncated (before the next flip) |
 | `max_ticks` | 10000 | `None` or a number of ticks after which an unfinished game is truncated |
-| `reward` | `"winlose"` | `"winlose"`, `"points"` (the change in the seat's share of the cards each step) |
+| `reward` | `"winlose"` | `"winlose"`, `"points"` or its alias `"cards"` (the change in the seat's share of the cards each step) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
 

@@ -109,6 +109,8 @@ class GameInfo:
     """Bounds on one seat's total `reward="points"` over a game, default options."""
     hidden_information: bool
     simultaneous: bool
+    points_names: tuple[str, ...] = ()
+    """Other names the game gives its `reward="points"` signal (Snap: "cards")."""
 
 
 @dataclass(frozen=True)

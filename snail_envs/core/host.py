@@ -60,10 +60,12 @@ class GameHost:
         illegal_action: str = "raise",
         **rule_options: Any,
     ) -> None:
-        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        check_choice("reward", reward, REWARD_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
         info = self.spec.info
+        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        check_choice("reward", reward, (*REWARD_MODES, *info.points_names))
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
+        if reward in info.points_names:
+            reward = "points"
         self.render_mode = render_mode
         self.reward_mode = reward
         self.illegal_action = illegal_action

@@ -20,6 +20,7 @@ SPEC = GameSpec(
         points_range=(-1.0, 1.0),
         hidden_information=True,
         simultaneous=True,
+        points_names=("cards",),
     ),
     options_class=SnapOptions,
     new_game=Snap,

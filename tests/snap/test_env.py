@@ -453,3 +453,20 @@ def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
     name = "".join(c for c in name if c.isalnum() or c in "-_")
     golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("snap_v0", options, seed))
+
+
+def test_reward_cards_is_the_card_share_shaping() -> None:
+    """The issue's `reward="cards"` names Snap's points reward: the change in cards held / deck."""
+    rewards = []
+    for name in ("cards", "points"):
+        env = snap_v0.env(reward=name)
+        env.reset(seed=3)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for _ in testing.play_steps(env, __import__("random").Random(3)):
+            for agent, reward in env.rewards.items():
+                totals[agent] += reward
+        rewards.append(totals)
+    assert rewards[0] == rewards[1] and any(rewards[0].values())
+    assert env.unwrapped.reward_mode == "points"
+    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points', 'cards'"):
+        snap_v0.env(reward="coins")
