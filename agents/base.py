@@ -8,10 +8,11 @@ state of the real game.
 
 from __future__ import annotations
 
-import random
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from snail_envs.core.single_agent import RandomOpponent
 
 
 @runtime_checkable
@@ -36,19 +37,8 @@ def choose_action(player: Agent | PlanningAgent, env: Any, agent: str) -> int:
     return int(player.act(observation["observation"], observation["action_mask"]))
 
 
-class RandomAgent:
+class RandomAgent(RandomOpponent):
     """Uniformly random among the legal actions; seeded for reproducible games."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("no legal action: the mask is all zero")
-        return int(legal[self._rng.randrange(legal.size)])
-
-    __call__ = act
+        return self(observation, action_mask)

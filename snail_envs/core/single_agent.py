@@ -46,6 +46,8 @@ class RandomOpponent:
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action: the mask is all zero")
         return int(legal[self._rng.randrange(legal.size)])
 
 
