@@ -374,7 +374,7 @@ def test_action_to_string() -> None:
         ),
         ({"max_flips": 0}, "max_flips must be None .* at least 1; got 0"),
         ({"max_ticks": -1}, "max_ticks must be None .* at least 1; got -1"),
-        ({"reward": "cards"}, "reward must be one of 'winlose', 'points'"),
+        ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'cards'; got 'score'"),
     ],
 )
 def test_bad_options_name_the_allowed_values(options: dict, message: str) -> None:
