@@ -4,7 +4,8 @@
     bot = make_agent("heuristic", "snail_sprint_v0")
     action = bot.act(observation["observation"], observation["action_mask"])
 
-`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`), `human`,
+`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, or
+`ismcts:ITERATIONS:heuristic` for rollouts played by the game's heuristic), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
 need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
 its `policy.pt`; needs torch, not Ray).
@@ -45,9 +46,18 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
             )
         return HEURISTICS[env_name]()
     if name == "ismcts":
-        if argument and not argument.isdigit():
+        iterations, _, rollout = argument.partition(":")
+        if iterations and not iterations.isdigit():
             raise ValueError(f"ismcts takes a number of iterations (ismcts:500); got {kind!r}")
-        return ISMCTSAgent(iterations=int(argument) if argument else 200, seed=seed)
+        if rollout not in ("", "random", "heuristic"):
+            raise ValueError(
+                f"ismcts rollouts are 'random' or 'heuristic' (ismcts:500:heuristic); got {kind!r}"
+            )
+        return ISMCTSAgent(
+            iterations=int(iterations) if iterations else 200,
+            seed=seed,
+            rollout=make_agent("heuristic", env_name) if rollout == "heuristic" else None,
+        )
     if name == "human":
         return HumanAgent()
     if name == "ppo":

@@ -6,7 +6,8 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    (`resample_from_infostate`: everything hidden from it redrawn, future chance reseeded);
 2. walks one tree shared by all seats down that world, choosing at each node the action with the
    best UCB1 score among those legal in this world (availability counts stand in for the parent's
-   visits, since an action is not legal in every world);
+   visits, since an action is not legal in every world); a node's branches are told apart by seat
+   and action, since which seat moves after the same history can differ between worlds;
 3. adds one node, then plays to the end of the game with the rollout policy: uniformly random
    legal actions, or a given agent (`rollout=`, for example the game's heuristic), each seat
    acting on its own observation of that world;
@@ -30,7 +31,7 @@ class _Node:
 
     def __init__(self, actor: str | None) -> None:
         self.actor = actor
-        self.children: dict[int, _Node] = {}
+        self.children: dict[tuple[str, int], _Node] = {}
         self.visits = 0
         self.available = 0
         self.total = 0.0
@@ -79,7 +80,8 @@ class ISMCTSAgent:
             self._iterate(world, root)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
+        tried = {a: child.visits for (actor, a), child in root.children.items() if actor == agent}
+        return max(legal, key=lambda a: tried.get(a, -1))
 
     def _iterate(self, world: Any, root: _Node) -> None:
         node, path = root, []
@@ -109,14 +111,15 @@ class ISMCTSAgent:
     def _descend(self, node: _Node, actor: str, legal: list[int]) -> tuple[int, _Node, bool]:
         """One step down the tree: expand an untried action if there is one, else follow UCB1.
         Returns the action, the node reached, and whether the walk stays in the tree."""
+        children = node.children
         for action in legal:
-            if action in node.children:
-                node.children[action].available += 1
-        untried = [action for action in legal if action not in node.children]
+            if (actor, action) in children:
+                children[actor, action].available += 1
+        untried = [action for action in legal if (actor, action) not in children]
         if untried:
             action = untried[self._rng.randrange(len(untried))]
-            child = node.children[action] = _Node(actor)
+            child = children[actor, action] = _Node(actor)
             child.available = 1
             return action, child, False
-        action = max(legal, key=lambda a: node.children[a].ucb(self.exploration))
-        return action, node.children[action], True
+        action = max(legal, key=lambda a: children[actor, a].ucb(self.exploration))
+        return action, children[actor, action], True

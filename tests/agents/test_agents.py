@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 import snail_envs
-from agents import HEURISTICS, HumanAgent, ISMCTSAgent, RandomAgent, choose_action, make_agent
+from agents import (
+    HEURISTICS,
+    HumanAgent,
+    ISMCTSAgent,
+    RandomAgent,
+    choose_action,
+    ismcts,
+    make_agent,
+)
 from agents.heuristics.snail_sprint import SnailSprintHeuristic
 from agents.play import main as play_main
 from agents.play import play_game
@@ -153,6 +161,8 @@ def test_make_agent_rejects_unknown_agents() -> None:
         make_agent("genius", "snail_sprint_v0")
     with pytest.raises(ValueError, match="ismcts takes a number of iterations"):
         make_agent("ismcts:many", "snail_sprint_v0")
+    with pytest.raises(ValueError, match="ismcts rollouts are 'random' or 'heuristic'"):
+        make_agent("ismcts:50:greedy", "snail_sprint_v0")
     with pytest.raises(ValueError, match="all zero"):
         RandomAgent(0).act(np.zeros(3), np.zeros(3, dtype=np.int8))
 
@@ -177,3 +187,21 @@ def test_ismcts_rollouts_can_be_played_by_an_agent() -> None:
     ]
     assert Counting.calls > 15 * 5
     assert choices[0] == choices[1]
+
+
+def test_ismcts_spec_names_its_rollout_policy() -> None:
+    searcher = make_agent("ismcts:50:heuristic", "pedzace_slimaki_v0", seed=1)
+    assert searcher.iterations == 50
+    assert isinstance(searcher.rollout, HEURISTICS["pedzace_slimaki_v0"])
+    assert make_agent("ismcts:50", "pedzace_slimaki_v0").rollout is None
+
+
+def test_ismcts_tells_branches_apart_by_seat() -> None:
+    """After the same history, different worlds may give the move to different seats; a seat's
+    statistics never mix with another seat's for the same action number."""
+    searcher = ISMCTSAgent(iterations=1, seed=0)
+    root = ismcts._Node(None)
+    _, first, _ = searcher._descend(root, "player_0", [0])
+    _, second, _ = searcher._descend(root, "player_1", [0])
+    assert first is not second
+    assert (first.actor, second.actor) == ("player_0", "player_1")
