@@ -4,8 +4,9 @@
     bot = make_agent("heuristic", "snail_sprint_v0")
     action = bot.act(observation["observation"], observation["action_mask"])
 
-`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, or
-`ismcts:ITERATIONS:heuristic` for rollouts played by the game's heuristic), `human`,
+`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, followed
+by `:heuristic` for rollouts played by the game's heuristic and `:points` to search for the most
+game points rather than the win), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
 need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
 its `policy.pt`; needs torch, not Ray).
@@ -32,6 +33,8 @@ __all__ = [
 ]
 
 AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo", "rllib")
+ISMCTS_CHOICES = ("heuristic", "points")
+"""What may follow `ismcts:ITERATIONS`: heuristic rollouts, and game points as the value."""
 
 
 def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
@@ -46,17 +49,19 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
             )
         return HEURISTICS[env_name]()
     if name == "ismcts":
-        iterations, _, rollout = argument.partition(":")
+        iterations, *choices = argument.split(":") if argument else [""]
         if iterations and not iterations.isdigit():
             raise ValueError(f"ismcts takes a number of iterations (ismcts:500); got {kind!r}")
-        if rollout not in ("", "random", "heuristic"):
+        if not set(choices) <= set(ISMCTS_CHOICES) or len(set(choices)) < len(choices):
             raise ValueError(
-                f"ismcts rollouts are 'random' or 'heuristic' (ismcts:500:heuristic); got {kind!r}"
+                f"ismcts:ITERATIONS may be followed by {' and '.join(ISMCTS_CHOICES)} "
+                f"(ismcts:500:heuristic:points); got {kind!r}"
             )
         return ISMCTSAgent(
             iterations=int(iterations) if iterations else 200,
             seed=seed,
-            rollout=make_agent("heuristic", env_name) if rollout == "heuristic" else None,
+            rollout=make_agent("heuristic", env_name) if "heuristic" in choices else None,
+            value="points" if "points" in choices else "reward",
         )
     if name == "human":
         return HumanAgent()

@@ -12,6 +12,9 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    legal actions, or a given agent (`rollout=`, for example the game's heuristic), each seat
    acting on its own observation of that world;
 4. backs the returns up the path: each node scores the return of the seat that chose its action.
+   The return is the seat's rewards from the environment, or with `value="points"` the points it
+   gains in the game's own scoring: a finer signal than win or lose in long games (UCB1's
+   `exploration` is in the units of the value).
 
 The action played is the root action visited most. Only the public API is used: copies with the
 hidden information redrawn, legal actions, steps and rewards.
@@ -24,6 +27,8 @@ import random
 import time
 from collections import defaultdict
 from typing import Any
+
+VALUES = ("reward", "points")
 
 
 class _Node:
@@ -53,14 +58,20 @@ class ISMCTSAgent:
         seed: int | None = None,
         max_seconds: float | None = None,
         rollout: Any = None,
+        value: str = "reward",
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {', '.join(map(repr, VALUES))}; got {value!r}")
         self.iterations = iterations
         self.exploration = exploration
         self.max_seconds = max_seconds
         self.rollout = rollout
         """An agent (`act(observation, action_mask)`) that plays the rollouts; None: random."""
+        self.value = value
+        """What a seat maximises: "reward", the environment's own rewards (with the default
+        `reward="winlose"`, the chance to win), or "points", the game's points."""
         self._rng = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -75,8 +86,9 @@ class ISMCTSAgent:
             return legal[0]
         root = _Node(None)
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
+        reward = "points" if self.value == "points" else None
         for _ in range(self.iterations):
-            world = host.resample_from_infostate(agent, self._rng.getrandbits(31))
+            world = host.resample_from_infostate(agent, self._rng.getrandbits(31), reward=reward)
             self._iterate(world, root)
             if deadline is not None and time.perf_counter() > deadline:
                 break

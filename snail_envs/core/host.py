@@ -184,13 +184,17 @@ class GameHost:
             )
         return self.game
 
-    def resample_from_infostate(self, agent: str, seed: int) -> GameHost:
+    def resample_from_infostate(self, agent: str, seed: int, reward: str | None = None) -> GameHost:
         """A copy of this environment in which everything hidden from `agent` is redrawn.
 
         The redraw is consistent with what `agent` has seen, so `agent`'s observation is unchanged;
         the copy's future chance events come from `seed`, not from this environment's generator.
+        `reward` ("winlose" or "points") sets how the copy pays from now on; by default, as this
+        environment does.
         """
         self._require_game()
+        if reward is not None:
+            check_choice("reward", reward, REWARD_MODES)
         twin = copy.deepcopy(self)
         twin._chance = SeededChance(_as_seed(seed))
         assert twin.game is not None
@@ -198,6 +202,9 @@ class GameHost:
         twin.game.redraw_hidden(self._seat_of[agent], twin._chance)
         twin._redraw_hidden_tick(self._seat_of[agent])
         twin._observer.reset(twin.game)
+        if reward is not None:
+            twin.reward_mode = reward
+            twin._points = list(twin.game.points())
         return twin
 
     def __deepcopy__(self, memo: dict) -> GameHost:

@@ -161,8 +161,10 @@ def test_make_agent_rejects_unknown_agents() -> None:
         make_agent("genius", "snail_sprint_v0")
     with pytest.raises(ValueError, match="ismcts takes a number of iterations"):
         make_agent("ismcts:many", "snail_sprint_v0")
-    with pytest.raises(ValueError, match="ismcts rollouts are 'random' or 'heuristic'"):
+    with pytest.raises(ValueError, match="may be followed by heuristic and points"):
         make_agent("ismcts:50:greedy", "snail_sprint_v0")
+    with pytest.raises(ValueError, match="value must be one of 'reward', 'points'; got 'score'"):
+        ISMCTSAgent(value="score")
     with pytest.raises(ValueError, match="all zero"):
         RandomAgent(0).act(np.zeros(3), np.zeros(3, dtype=np.int8))
 
@@ -193,7 +195,12 @@ def test_ismcts_spec_names_its_rollout_policy() -> None:
     searcher = make_agent("ismcts:50:heuristic", "pedzace_slimaki_v0", seed=1)
     assert searcher.iterations == 50
     assert isinstance(searcher.rollout, HEURISTICS["pedzace_slimaki_v0"])
-    assert make_agent("ismcts:50", "pedzace_slimaki_v0").rollout is None
+    assert searcher.value == "reward"
+    plain = make_agent("ismcts:50", "pedzace_slimaki_v0")
+    assert plain.rollout is None and plain.value == "reward"
+    assert make_agent("ismcts:50:points", "pedzace_slimaki_v0").value == "points"
+    both = make_agent("ismcts:9:points:heuristic", "pedzace_slimaki_v0")
+    assert both.value == "points" and both.iterations == 9 and both.rollout is not None
 
 
 def test_ismcts_tells_branches_apart_by_seat() -> None:

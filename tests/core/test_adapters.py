@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import copy
 import pickle
+import random
 
 import numpy as np
 import pytest
 
+import snail_envs
 from snail_envs.core import testing
 from tests.core.toy_game import ADD_ONE, ADD_TWO, CLAIM, PASS, ToyAEC, ToyParallel, toy_module
 
@@ -246,3 +248,26 @@ def test_reset_with_a_seed_repeats_and_without_one_continues() -> None:
     assert len(draws) > 1
     with pytest.raises(ValueError, match="seed must be an integer"):
         env.reset(seed="eleven")
+
+
+def test_a_resampled_copy_may_pay_in_points() -> None:
+    """`reward="points"`: the copy pays each seat the points it gains from the copy on, while the
+    original keeps paying as it did."""
+    env = snail_envs.make("pedzace_slimaki_v0", num_players=3).unwrapped
+    env.reset(seed=2)
+    for _ in range(4):
+        env.step(env.legal_actions(env.agent_selection)[0])
+    twin = env.resample_from_infostate(env.agent_selection, 7, reward="points")
+    start = list(twin.game.points())
+    gained = dict.fromkeys(twin.possible_agents, 0.0)
+    for _ in testing.play_steps(twin, random.Random(1)):
+        for agent, reward in twin.rewards.items():
+            gained[agent] += reward
+    end = twin.game.points()
+    assert [gained[agent] for agent in twin.possible_agents] == [
+        after - before for after, before in zip(end, start, strict=True)
+    ]
+    assert any(gained.values())
+    assert env.reward_mode == "winlose"
+    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points'; got 'cards'"):
+        env.resample_from_infostate("player_0", 7, reward="cards")
