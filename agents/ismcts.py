@@ -13,8 +13,9 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    acting on its own observation of that world;
 4. backs the returns up the path: each node scores the return of the seat that chose its action.
    The return is the seat's rewards from the environment, or with `value="points"` the points it
-   gains in the game's own scoring: a finer signal than win or lose in long games (UCB1's
-   `exploration` is in the units of the value).
+   gains in the game's own scoring: a finer signal than win or lose in long games. Points come in
+   each game's own units, so there UCB1's `exploration` is scaled by half the spread of the returns
+   seen in this search, which is 1 for win or lose (±1).
 
 The action played is the root action visited most. Only the public API is used: copies with the
 hidden information redrawn, legal actions, steps and rewards.
@@ -85,6 +86,7 @@ class ISMCTSAgent:
         if len(legal) == 1:
             return legal[0]
         root = _Node(None)
+        self._lowest, self._highest = math.inf, -math.inf
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
         reward = "points" if self.value == "points" else None
         for _ in range(self.iterations):
@@ -116,6 +118,9 @@ class ISMCTSAgent:
             world.step(action)
             for other, reward in world.rewards.items():
                 returns[other] += reward
+        if returns:
+            self._lowest = min(self._lowest, *returns.values())
+            self._highest = max(self._highest, *returns.values())
         for visited in path:
             visited.visits += 1
             visited.total += returns[visited.actor]
@@ -133,5 +138,8 @@ class ISMCTSAgent:
             child = children[actor, action] = _Node(actor)
             child.available = 1
             return action, child, False
-        action = max(legal, key=lambda a: children[actor, a].ucb(self.exploration))
+        exploration = self.exploration
+        if self.value == "points":
+            exploration *= (self._highest - self._lowest) / 2
+        action = max(legal, key=lambda a: children[actor, a].ucb(exploration))
         return action, children[actor, action], True

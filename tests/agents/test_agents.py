@@ -212,3 +212,13 @@ def test_ismcts_tells_branches_apart_by_seat() -> None:
     _, second, _ = searcher._descend(root, "player_1", [0])
     assert first is not second
     assert (first.actor, second.actor) == ("player_0", "player_1")
+
+
+def test_ismcts_searching_for_points_is_deterministic_and_legal() -> None:
+    env = snail_envs.make("pedzace_slimaki_v0", num_players=3)
+    env.reset(seed=4)
+    agent = env.agent_selection
+    choices = {
+        ISMCTSAgent(iterations=20, seed=6, value="points").act_in(env, agent) for _ in range(2)
+    }
+    assert len(choices) == 1 and choices <= set(env.unwrapped.legal_actions(agent))
