@@ -74,6 +74,8 @@ class ISMCTSAgent:
         """What a seat maximises: "reward", the environment's own rewards (with the default
         `reward="winlose"`, the chance to win), or "points", the game's points."""
         self._rng = random.Random(seed)
+        self._lowest, self._highest = math.inf, -math.inf
+        """The lowest and highest return seen in the current search (for `value="points"`)."""
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
