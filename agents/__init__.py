@@ -5,8 +5,9 @@
     action = bot.act(observation["observation"], observation["action_mask"])
 
 `make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, followed
-by `:heuristic` for rollouts played by the game's heuristic and `:points` to search for the most
-game points rather than the win), `human`,
+by `:heuristic` for rollouts played by the game's heuristic, `:model` to play the other seats in
+the search as the heuristic would (an opponent model), and `:points` to search for the most game
+points rather than the win), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
 need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
 its `policy.pt`; needs torch, not Ray).
@@ -33,8 +34,9 @@ __all__ = [
 ]
 
 AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo", "rllib")
-ISMCTS_CHOICES = ("heuristic", "points")
-"""What may follow `ismcts:ITERATIONS`: heuristic rollouts, and game points as the value."""
+ISMCTS_CHOICES = ("heuristic", "model", "points")
+"""What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
+and game points as the value."""
 
 
 def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
@@ -54,14 +56,15 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
             raise ValueError(f"ismcts takes a number of iterations (ismcts:500); got {kind!r}")
         if not set(choices) <= set(ISMCTS_CHOICES) or len(set(choices)) < len(choices):
             raise ValueError(
-                f"ismcts:ITERATIONS may be followed by {' and '.join(ISMCTS_CHOICES)} "
-                f"(ismcts:500:heuristic:points); got {kind!r}"
+                f"ismcts:ITERATIONS may be followed by {', '.join(ISMCTS_CHOICES)}, each once "
+                f"(ismcts:500:heuristic:model); got {kind!r}"
             )
         return ISMCTSAgent(
             iterations=int(iterations) if iterations else 200,
             seed=seed,
             rollout=make_agent("heuristic", env_name) if "heuristic" in choices else None,
             value="points" if "points" in choices else "reward",
+            opponents=make_agent("heuristic", env_name) if "model" in choices else None,
         )
     if name == "human":
         return HumanAgent()

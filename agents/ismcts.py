@@ -17,6 +17,12 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    each game's own units, so there UCB1's `exploration` is scaled by half the spread of the returns
    seen in this search, which is 1 for win or lose (±1).
 
+With an opponent model (`opponents=`, an agent such as the game's heuristic) the other seats are
+not searched: in the tree and in the rollouts they play as that agent would, on their own
+observations of the world drawn, and the tree branches on the searching seat's decisions only. The
+search then looks for the best reply to players like the model, rather than to the best play
+the tree finds for them in worlds they cannot see (which lets them act on the searcher's guesses).
+
 The action played is the root action visited most. Only the public API is used: copies with the
 hidden information redrawn, legal actions, steps and rewards.
 """
@@ -60,6 +66,7 @@ class ISMCTSAgent:
         max_seconds: float | None = None,
         rollout: Any = None,
         value: str = "reward",
+        opponents: Any = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
@@ -70,6 +77,9 @@ class ISMCTSAgent:
         self.max_seconds = max_seconds
         self.rollout = rollout
         """An agent (`act(observation, action_mask)`) that plays the rollouts; None: random."""
+        self.opponents = opponents
+        """An agent that plays every other seat during the search (an opponent model); None: the
+        other seats are searched like the searching seat."""
         self.value = value
         """What a seat maximises: "reward", the environment's own rewards (with the default
         `reward="winlose"`, the chance to win), or "points", the game's points."""
@@ -93,14 +103,15 @@ class ISMCTSAgent:
         reward = "points" if self.value == "points" else None
         for _ in range(self.iterations):
             world = host.resample_from_infostate(agent, self._rng.getrandbits(31), reward=reward)
-            self._iterate(world, root)
+            self._iterate(world, root, agent)
             if deadline is not None and time.perf_counter() > deadline:
                 break
         tried = {a: child.visits for (actor, a), child in root.children.items() if actor == agent}
         return max(legal, key=lambda a: tried.get(a, -1))
 
-    def _iterate(self, world: Any, root: _Node) -> None:
+    def _iterate(self, world: Any, root: _Node, searcher: str) -> None:
         node, path = root, []
+        model = self.opponents
         returns: defaultdict[str, float] = defaultdict(float)
         in_tree = True
         while world.agents:
@@ -109,12 +120,13 @@ class ISMCTSAgent:
                 world.step(None)
                 continue
             legal = world.legal_actions(actor)
-            if in_tree:
+            if model is not None and actor != searcher:
+                action = _play(model, world, actor, legal)
+            elif in_tree:
                 action, node, in_tree = self._descend(node, actor, legal)
                 path.append(node)
             elif self.rollout is not None:
-                view = world.observe(actor)
-                action = self.rollout.act(view["observation"], view["action_mask"])
+                action = _play(self.rollout, world, actor, legal)
             else:
                 action = legal[self._rng.randrange(len(legal))]
             world.step(action)
@@ -145,3 +157,11 @@ class ISMCTSAgent:
             exploration *= (self._highest - self._lowest) / 2
         action = max(legal, key=lambda a: children[actor, a].ucb(exploration))
         return action, children[actor, action], True
+
+
+def _play(player: Any, world: Any, actor: str, legal: list[int]) -> int:
+    """`player`'s action for `actor`, given `actor`'s own observation of `world`."""
+    if len(legal) == 1:
+        return legal[0]
+    view = world.observe(actor)
+    return int(player.act(view["observation"], view["action_mask"]))

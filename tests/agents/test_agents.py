@@ -161,7 +161,7 @@ def test_make_agent_rejects_unknown_agents() -> None:
         make_agent("genius", "snail_sprint_v0")
     with pytest.raises(ValueError, match="ismcts takes a number of iterations"):
         make_agent("ismcts:many", "snail_sprint_v0")
-    with pytest.raises(ValueError, match="may be followed by heuristic and points"):
+    with pytest.raises(ValueError, match="may be followed by heuristic, model, points, each once"):
         make_agent("ismcts:50:greedy", "snail_sprint_v0")
     with pytest.raises(ValueError, match="value must be one of 'reward', 'points'; got 'score'"):
         ISMCTSAgent(value="score")
@@ -201,6 +201,42 @@ def test_ismcts_spec_names_its_rollout_policy() -> None:
     assert make_agent("ismcts:50:points", "pedzace_slimaki_v0").value == "points"
     both = make_agent("ismcts:9:points:heuristic", "pedzace_slimaki_v0")
     assert both.value == "points" and both.iterations == 9 and both.rollout is not None
+    assert both.opponents is None
+    modelled = make_agent("ismcts:9:model", "pedzace_slimaki_v0")
+    assert isinstance(modelled.opponents, HEURISTICS["pedzace_slimaki_v0"])
+    assert modelled.rollout is None
+    with pytest.raises(ValueError, match="each once"):
+        make_agent("ismcts:9:model:model", "pedzace_slimaki_v0")
+
+
+def test_ismcts_opponent_model_plays_every_other_seat() -> None:
+    """With `opponents=`, the other seats act as the model would, each on its own observation of
+    the world drawn; the tree holds the searching seat's decisions only."""
+
+    class Recording(RandomAgent):
+        def __init__(self) -> None:
+            super().__init__(0)
+            self.cards_seen: list[frozenset[int]] = []
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            self.cards_seen.append(frozenset(np.flatnonzero(observation[:6])))
+            return super().act(observation, action_mask)
+
+    env = snail_envs.make("snail_sprint_v0", num_players=3)
+    env.reset(seed=2)
+    searcher = env.agent_selection
+    own_card = frozenset(np.flatnonzero(env.observe(searcher)["observation"][:6]))
+    model = Recording()
+    search = ISMCTSAgent(iterations=15, seed=4, opponents=model)
+    root = ismcts._Node(None)
+    for seed in range(15):
+        search._iterate(env.unwrapped.resample_from_infostate(searcher, seed), root, searcher)
+
+    def actors(node: ismcts._Node) -> set[str | None]:
+        return {node.actor}.union(*(actors(child) for child in node.children.values()))
+
+    assert len(model.cards_seen) > 15 and own_card not in model.cards_seen
+    assert actors(root) == {None, searcher} and root.children
 
 
 def test_ismcts_tells_branches_apart_by_seat() -> None:
