@@ -14,6 +14,9 @@ Any single-agent library (Stable-Baselines3, CleanRL, Tianshou) can train on the
   view (by default: uniformly random legal actions). Each episode, each other seat draws one of
   `opponents` (weighted by `opponent_weights`); an opponent with a `reset(seed)` method is reseeded
   then, from the environment's generator, so that `reset(seed=...)` repeats episodes exactly.
+- An opponent with a `pick_legal(legal)` method needs no observation: it is given only its seat's
+  legal actions, in increasing order (the nonzero entries of its mask), and is never called with
+  an observation; building none spares most of an opponent's move (`RandomOpponent` does this).
 - Simultaneous windows work as in the AEC API: the learner acts in its ticks, opponents in theirs,
   none seeing the others' choices of the same tick.
 - `action_masks()` gives the learner's legal actions, as sb3-contrib's `MaskablePPO` expects
@@ -45,10 +48,14 @@ class RandomOpponent:
         self._rng = random.Random(seed)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
+        legal = np.flatnonzero(action_mask).tolist()
+        if not legal:
             raise ValueError("no legal action: the mask is all zero")
-        return int(legal[self._rng.randrange(legal.size)])
+        return self.pick_legal(legal)
+
+    def pick_legal(self, legal: Sequence[int]) -> int:
+        """One of `legal` (in increasing order), uniformly: the same draw as from the mask."""
+        return legal[self._rng.randrange(len(legal))]
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -102,7 +109,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = self.game.observation_space(first)["observation"]
         self.action_space = self.game.action_space(first)
         self.learner = first
-        self._seated: dict[str, Opponent] = {}
+        self._seated: dict[str, Callable[[str], int]] = {}
+        """The move of each opponent's seat this episode: agent -> its action now."""
         self._rng = random.Random()
         self._last_mask = np.zeros(self.action_space.n, dtype=np.int8)
 
@@ -125,7 +133,7 @@ class SingleAgentEnv(gymnasium.Env):
         seat = self.fixed_seat if self.fixed_seat is not None else self._rng.randrange(len(agents))
         self.learner = agents[seat]
         self._seated = {
-            agent: self._rng.choices(self.opponents, self.opponent_weights)[0]
+            agent: self._move_of(self._rng.choices(self.opponents, self.opponent_weights)[0])
             for agent in agents
             if agent != self.learner
         }
@@ -133,6 +141,19 @@ class SingleAgentEnv(gymnasium.Env):
             reseed = getattr(opponent, "reset", None)
             if reseed is not None:
                 reseed(self._rng.getrandbits(31))
+
+    def _move_of(self, opponent: Opponent) -> Callable[[str], int]:
+        """How `opponent` chooses for a seat: from its legal actions alone if it can."""
+        game = self.game
+        pick_legal = getattr(opponent, "pick_legal", None)
+        if pick_legal is not None:
+            return lambda agent: pick_legal(game.legal_actions(agent))
+
+        def from_view(agent: str) -> int:
+            view = game.observe(agent)
+            return opponent(view["observation"], view["action_mask"])
+
+        return from_view
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.learner not in self.game.agents or self.game.agent_selection != self.learner:
@@ -157,8 +178,7 @@ class SingleAgentEnv(gymnasium.Env):
             elif agent == learner:
                 return reward, False, False
             else:
-                view = game.observe(agent)
-                game.step(self._seated[agent](view["observation"], view["action_mask"]))
+                game.step(self._seated[agent](agent))
             reward += game.rewards.get(learner, 0.0)
         return reward, True, False
 

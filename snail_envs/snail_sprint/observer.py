@@ -63,18 +63,28 @@ class SnailSprintObserver:
 
     def __init__(self, options: SnailSprintOptions) -> None:
         self.num_players = options.num_players
+        self._track: tuple[frozenset[int], ...] = ()
+        """The printed track the blank templates show (the same every game unless the tin is
+        shuffled)."""
 
     def reset(self, game: SnailSprint) -> None:
         """The printed track and the race cards do not change during a game: write them once."""
+        if game.track != self._track:
+            self._track = game.track
+            self._blank_observation = self._template(OBSERVATION, game.track)
+            self._blank_state = self._template(STATE, game.track)
+        own_card = OBSERVATION.offset("own_race_card")
         self._observation_templates = []
-        for seat in range(self.num_players):
-            template = self._template(OBSERVATION, game)
-            template[[OBSERVATION.offset("own_race_card") + s for s in game.race_cards[seat]]] = 1
+        for card in game.race_cards:
+            template = self._blank_observation.copy()
+            for snail in card:
+                template[own_card + snail] = 1
             self._observation_templates.append(template)
-        self._state_template = self._template(STATE, game)
-        base = STATE.offset("race_cards")
+        self._state_template = self._blank_state.copy()
+        cards = STATE.offset("race_cards")
         for seat, card in enumerate(game.race_cards):
-            self._state_template[[base + NUM_SNAILS * seat + s for s in card]] = 1
+            for snail in card:
+                self._state_template[cards + NUM_SNAILS * seat + snail] = 1
 
     def observe(self, game: SnailSprint, seat: int) -> np.ndarray:
         vector = self._observation_templates[seat].copy()
@@ -86,14 +96,15 @@ class SnailSprintObserver:
         self._write_table(STATE, game, vector, game.turn)
         return vector
 
-    def _template(self, layout: Layout, game: SnailSprint) -> np.ndarray:
+    def _template(self, layout: Layout, track: tuple[frozenset[int], ...]) -> np.ndarray:
+        """The printed track and the number of players: what no move changes."""
         vector = layout.zeros()
-        track = layout.offset("track_symbols")
+        symbols = layout.offset("track_symbols")
         vector[
             [
-                track + NUM_SNAILS * (space - 1) + symbol
+                symbols + NUM_SNAILS * (space - 1) + symbol
                 for space in range(1, SPACES)
-                for symbol in game.track[space]
+                for symbol in track[space]
             ]
         ] = 1
         vector[layout.offset("num_players") + self.num_players - 2] = 1

@@ -50,6 +50,7 @@ Options (defaults in brackets)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -95,6 +96,20 @@ def parse_symbols(letters: str) -> frozenset[int]:
             f"a space or card must name snails by the letters {SNAIL_LETTERS}; got {letters!r}"
         )
     return frozenset(SNAIL_LETTERS.index(letter) for letter in letters)
+
+
+TIN_SYMBOLS = tuple(map(parse_symbols, TIN_SPACES.split()))
+"""The printed symbols of the tin's spaces 19–30, in the fixed order."""
+
+
+@functools.cache
+def spaces_holding_one(tin_top_stacking: bool) -> tuple[bool, ...]:
+    """Whether each space holds a single snail rather than a tower: the tin's walls, and its top
+    too without `tin_top_stacking`."""
+    return tuple(
+        space in TIN_WALLS or (space in TIN_TOP and not tin_top_stacking)
+        for space in range(LAST_SPACE + 1)
+    )
 
 
 @dataclass(frozen=True)
@@ -165,18 +180,15 @@ class SnailSprint:
         self.num_players = options.num_players
         self.chance = chance
         """The source of every chance event still to come (dice)."""
-        tin = [parse_symbols(letter) for letter in TIN_SPACES.split()]
+        tin = TIN_SYMBOLS
         if options.tin_order == "reversed":
-            tin.reverse()
+            tin = tin[::-1]
         elif options.tin_order == "shuffled":
             tin = chance.arrange(tin)
         board = options.board_spaces
         self.track: tuple[frozenset[int], ...] = (frozenset(), *board[:18], *tin, *board[18:])
         """The printed symbols of every space; space 0 (the start) shows none."""
-        self.holds_one = tuple(
-            space in TIN_WALLS or (space in TIN_TOP and not options.tin_top_stacking)
-            for space in range(LAST_SPACE + 1)
-        )
+        self.holds_one = spaces_holding_one(options.tin_top_stacking)
         """Whether each space holds a single snail (tin walls) rather than a tower."""
         self.stacks: list[list[int]] = [[] for _ in range(LAST_SPACE + 1)]
         """The snails on each space, bottom first (side by side on the start)."""

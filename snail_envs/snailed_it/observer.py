@@ -115,12 +115,11 @@ class SnailedItObserver:
     def state(self, game: SnailedIt) -> np.ndarray:
         vector = self._state_template.copy()
         base = _STATE["hands"]
-        ones = [
-            base + NUM_CARDS * seat + card for seat, hand in enumerate(game.hands) for card in hand
-        ]
-        self._write_table(_STATE, game, vector, ones)
+        for seat, hand in enumerate(game.hands):
+            for card in hand:
+                vector[base + NUM_CARDS * seat + card] = 1.0
+        self._write_table(_STATE, game, vector)
         self._write_seats(_STATE, game, vector, 0)
-        vector[ones] = 1
         pile, base = game.penalty_pile, _STATE["penalty_pile"]
         for depth, card in enumerate(reversed(pile)):
             vector[base + card] = 1 - depth / CARD_SCALE
@@ -136,34 +135,30 @@ class SnailedItObserver:
         tick (in a toss window every other seat observes the same table)."""
         if self._table is None or self._table_of != (game, game.ticks_played):
             table = self._observation_template.copy()
-            ones: list[int] = []
-            self._write_table(_OBS, game, table, ones)
-            table[ones] = 1
+            self._write_table(_OBS, game, table)
             self._table, self._table_of = table, (game, game.ticks_played)
         return self._table
 
-    def _write_table(
-        self, at: dict[str, int], game: SnailedIt, vector: np.ndarray, ones: list[int]
-    ) -> None:
+    def _write_table(self, at: dict[str, int], game: SnailedIt, vector: np.ndarray) -> None:
         """The public table: rows, piles, the previous colour, the phase, counts."""
+        # single writes: cheaper than gathering the indices for one fancy-indexed write
         tops = at["row_tops"] - 1
         for left, right in game.rows:
-            ones.append(tops + VALUE[left[-1]])
-            ones.append(tops + NUM_VALUES + VALUE[right[-1]])
+            vector[tops + VALUE[left[-1]]] = 1.0
+            vector[tops + NUM_VALUES + VALUE[right[-1]]] = 1.0
             tops += 2 * NUM_VALUES
         played, tossed = at["played_cards"], at["tossed_pile"]
-        ones += [played + card for card in game.played]
-        ones += [tossed + card for card in game.tossed_pile]
+        for card in game.played:
+            vector[played + card] = 1.0
+        for card in game.tossed_pile:
+            vector[tossed + card] = 1.0
         if game.previous_colour is not None:
-            ones.append(at["previous_colour"] + game.previous_colour)
+            vector[at["previous_colour"] + game.previous_colour] = 1.0
         if game.phase == TOSS_WINDOW:
-            ones.append(at["toss_window"])
-        counts = at["penalty_pile_size"]  # then tossed_pile_size and rounds_played
-        vector[counts : counts + 3] = (
-            len(game.penalty_pile) / CARD_SCALE,
-            len(game.tossed_pile) / CARD_SCALE,
-            game.rounds_played / self.max_rounds,
-        )
+            vector[at["toss_window"]] = 1.0
+        vector[at["penalty_pile_size"]] = len(game.penalty_pile) / CARD_SCALE
+        vector[at["tossed_pile_size"]] = len(game.tossed_pile) / CARD_SCALE
+        vector[at["rounds_played"]] = game.rounds_played / self.max_rounds
 
     def _write_seats(
         self, at: dict[str, int], game: SnailedIt, vector: np.ndarray, seat: int

@@ -180,6 +180,7 @@ class SnailedIt:
         self.outcome: Outcome | None = None
         self.starter = 0
         self._start_round()
+        self._find_legal_actions()
 
     # ----------------------------------------------------------------- the Game protocol
 
@@ -199,22 +200,7 @@ class SnailedIt:
         return (self.turn,) if self.phase == PLAY else self._others[self.turn]
 
     def legal_actions(self, seat: int) -> list[int]:
-        if self.outcome is not None or self.truncated:
-            return []
-        if self.phase == PLAY:
-            if seat != self.turn:
-                return []
-            actions = []
-            for card in sorted(self.hands[seat]):
-                actions.append(2 * card)
-                actions.append(2 * card + 1)
-            return actions
-        if seat == self.turn:
-            return []
-        low, high = self.fit_low, self.fit_high
-        actions = sorted(TOSS + card for card in self.hands[seat] if low <= card <= high)
-        actions.append(PASS)
-        return actions
+        return self._legal.get(seat, [])
 
     def apply(self, actions: Mapping[int, int]) -> None:
         self.ticks_played += 1
@@ -223,6 +209,7 @@ class SnailedIt:
             self.play(self.turn, action // 2, action % 2)
         else:
             self.toss_tick(actions)
+        self._find_legal_actions()
 
     def is_in_game(self, seat: int) -> bool:
         return True
@@ -265,8 +252,31 @@ class SnailedIt:
         remaining = [card for lot in sorted(redealt) for card in redealt[lot]]
         self.penalty_pile = chance.arrange(remaining)
         self.tossed_pile = chance.arrange(self.tossed_pile)
+        self._find_legal_actions()
 
     # ----------------------------------------------------------------- the rules
+
+    def allowed_actions(self, seat: int) -> list[int]:
+        """The actions of a seat acting now: in its turn, any card of its hand onto either pile
+        of its row; in a toss window, any card of its hand that fits the gap, or pass."""
+        if self.phase == PLAY:
+            actions = []
+            for card in sorted(self.hands[seat]):
+                actions.append(2 * card)
+                actions.append(2 * card + 1)
+            return actions
+        low, high = self.fit_low, self.fit_high
+        actions = [TOSS + card for card in self.hands[seat] if low <= card <= high]
+        actions.sort()
+        actions.append(PASS)
+        return actions
+
+    def _find_legal_actions(self) -> None:
+        """The allowed actions of every seat acting now, worked out once a tick (the adapters ask
+        for them several times a tick)."""
+        self._legal: dict[int, list[int]] = {
+            seat: self.allowed_actions(seat) for seat in self.acting_seats()
+        }
 
     def row_tops(self, colour: int) -> tuple[int, int]:
         """The values on top of a row's left and right piles."""

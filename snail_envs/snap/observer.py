@@ -170,48 +170,49 @@ class SnapObserver:
         key = game.key
         piles = game.piles[:n]
         pile_sizes, stack_sizes, last_gain = at["pile_sizes"], at["stack_sizes"], at["last_gain"]
-        vector[pile_sizes : pile_sizes + n] = [len(pile) / size for pile in piles]
-        vector[stack_sizes : stack_sizes + n] = [len(stack) / size for stack in game.stacks]
-        vector[last_gain : last_gain + n] = [gain / size for gain in game.last_gain]
         pile_tops, in_game, may_call = at["pile_tops"], at["in_game"], at["may_call"]
         last_calls, last_correct = at["last_calls"], at["last_correct"]
-        ones: list[int] = []
+        # single writes: cheaper than gathering the indices for one fancy-indexed write
         for seat, pile in enumerate(piles):
+            vector[pile_sizes + seat] = len(pile) / size
+            vector[stack_sizes + seat] = len(game.stacks[seat]) / size
+            vector[last_gain + seat] = game.last_gain[seat] / size
             if pile:
-                ones.append(pile_tops + k * seat + key[pile[-1]])
+                vector[pile_tops + k * seat + key[pile[-1]]] = 1.0
             if game.in_game[seat]:
-                ones.append(in_game + seat)
+                vector[in_game + seat] = 1.0
             if game.may_call(seat):
-                ones.append(may_call + seat)
+                vector[may_call + seat] = 1.0
             call = game.last_calls[seat]
             if call:
-                ones.append(last_calls + len(CALLS) * seat + call - 1)
+                vector[last_calls + len(CALLS) * seat + call - 1] = 1.0
                 if game.last_correct[seat]:
-                    ones.append(last_correct + seat)
+                    vector[last_correct + seat] = 1.0
         for seat, pile, card in game.just_flipped:
-            ones.append(at["just_flipped"] + seat)
+            vector[at["just_flipped"] + seat] = 1.0
             if game.piles[pile] and game.piles[pile][-1] == card:
-                ones.append(at["flipped_showing"] + seat)
+                vector[at["flipped_showing"] + seat] = 1.0
         if game.outcome is None and not game.truncated:
             if options.speed:
-                ones.extend(at["next_flippers"] + s for s in range(n) if game.in_game[s])
+                for seat in range(n):
+                    if game.in_game[seat]:
+                        vector[at["next_flippers"] + seat] = 1.0
             else:
-                ones.append(at["next_flippers"] + game.next_flipper())
+                vector[at["next_flippers"] + game.next_flipper()] = 1.0
         for pool in game.pools:
             vector[at["pool_sizes"] + key[pool[-1]]] = len(pool) / size
         if options.single_pile:
             centre = game.piles[-1]
             if centre:
-                ones.append(at["centre_top"] + key[centre[-1]])
+                vector[at["centre_top"] + key[centre[-1]]] = 1.0
                 vector[at["centre_size"]] = len(centre) / size
             if len(centre) > 1:
-                ones.append(at["centre_below"] + key[centre[-2]])
-        ones.append(at["window_tick"] + game.window_tick)
+                vector[at["centre_below"] + key[centre[-2]]] = 1.0
+        vector[at["window_tick"] + game.window_tick] = 1.0
         if game.window_length > 1:
-            ones.append(at["window_full"])
+            vector[at["window_full"]] = 1.0
         if game.reopened:
-            ones.append(at["reopened"])
-        vector[ones] = 1
+            vector[at["reopened"]] = 1.0
         if options.max_flips is not None:
             vector[at["progress"]] = min(game.flips / options.max_flips, 1.0)
         if options.max_ticks is not None:

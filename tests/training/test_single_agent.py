@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import gymnasium
 import numpy as np
 import pytest
@@ -93,6 +95,76 @@ def test_simultaneous_windows_go_through_the_wrapper() -> None:
         expected = 1.0 if game.outcome is not None and seat in game.outcome.winners else -1.0
         assert total == expected
     assert (PASS, CLAIM) in masks
+
+
+class LegalOnly:
+    """An opponent that asks for its legal actions only: it must never be shown an observation."""
+
+    def __init__(self) -> None:
+        self.given: list[list[int]] = []
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise AssertionError("a legal-actions-only opponent was given an observation")
+
+    def pick_legal(self, legal: list[int]) -> int:
+        self.given.append(list(legal))
+        return legal[-1]
+
+
+@pytest.mark.parametrize("env_name", snail_envs.available_env_names())
+def test_legal_only_opponents_get_their_legal_actions_in_order_and_no_observation(
+    env_name: str,
+) -> None:
+    opponent = LegalOnly()
+    env = snail_envs.single_agent(env_name, num_players=3, opponents=[opponent])
+    host = env.game
+    shown = host.legal_actions
+
+    def checked(agent: str) -> list[int]:
+        legal = shown(agent)
+        assert legal == np.flatnonzero(host.observe(agent)["action_mask"]).tolist()
+        assert agent != env.learner
+        return legal
+
+    host.legal_actions = checked
+    for seed in range(5):
+        run_episode(env, seed)
+    assert opponent.given and all(legal == sorted(legal) for legal in opponent.given)
+
+
+class FromMask:
+    """A random opponent that plays from its observation and mask, as any callable does."""
+
+    def __init__(self) -> None:
+        self.random = RandomOpponent()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.random.reset(seed)
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.random(observation, action_mask)
+
+
+@pytest.mark.parametrize("env_name", snail_envs.available_env_names())
+def test_random_opponents_play_the_same_from_legal_actions_as_from_masks(env_name: str) -> None:
+    """`RandomOpponent` skips the observation but draws exactly what it draws from a mask."""
+    fast = snail_envs.single_agent(env_name, num_players=3)
+    slow = snail_envs.single_agent(env_name, num_players=3, opponents=[FromMask()])
+    for seed in range(8):
+        assert run_episode(fast, seed) == run_episode(slow, seed)
+        assert np.array_equal(fast.game.state(), slow.game.state())
+
+
+def test_random_opponents_draw_the_same_from_legal_actions_as_from_the_mask() -> None:
+    """Both draw `legal[randrange(len(legal))]` over the mask's nonzero entries in increasing
+    order, as seeded `RandomAgent` games have always done."""
+    mask = np.array([0, 1, 1, 0, 1, 0, 0, 1, 1], dtype=np.int8)
+    legal = [1, 2, 4, 7, 8]
+    reference = random.Random(7)
+    expected = [legal[reference.randrange(len(legal))] for _ in range(200)]
+    from_mask, from_legal = RandomOpponent(7), RandomOpponent(7)
+    assert [from_mask(np.zeros(3), mask) for _ in range(200)] == expected
+    assert [from_legal.pick_legal(legal) for _ in range(200)] == expected
 
 
 def test_seeded_resets_repeat_episodes() -> None:
