@@ -7,7 +7,7 @@
 `make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, followed
 by `:heuristic` for rollouts played by the game's heuristic, `:model` to play the other seats in
 the search as the heuristic would (an opponent model), and `:points` to search for the most game
-points rather than the win), `human`,
+points rather than the win, or `:margin` for the biggest lead in points over the others), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
 need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
 its `policy.pt`; needs torch, not Ray).
@@ -34,9 +34,9 @@ __all__ = [
 ]
 
 AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo", "rllib")
-ISMCTS_CHOICES = ("heuristic", "model", "points")
+ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 """What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
-and game points as the value."""
+and game points or the lead in points as the value (one of the two)."""
 
 
 def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
@@ -54,16 +54,21 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
         iterations, *choices = argument.split(":") if argument else [""]
         if iterations and not iterations.isdigit():
             raise ValueError(f"ismcts takes a number of iterations (ismcts:500); got {kind!r}")
+        values = [choice for choice in choices if choice in ("points", "margin")]
         if not set(choices) <= set(ISMCTS_CHOICES) or len(set(choices)) < len(choices):
             raise ValueError(
                 f"ismcts:ITERATIONS may be followed by {', '.join(ISMCTS_CHOICES)}, each once "
                 f"(ismcts:500:heuristic:model); got {kind!r}"
             )
+        if len(values) > 1:
+            raise ValueError(
+                f"ismcts searches for points or for the margin, not both; got {kind!r}"
+            )
         return ISMCTSAgent(
             iterations=int(iterations) if iterations else 200,
             seed=seed,
             rollout=make_agent("heuristic", env_name) if "heuristic" in choices else None,
-            value="points" if "points" in choices else "reward",
+            value=values[0] if values else "reward",
             opponents=make_agent("heuristic", env_name) if "model" in choices else None,
         )
     if name == "human":

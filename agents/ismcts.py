@@ -12,10 +12,12 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    legal actions, or a given agent (`rollout=`, for example the game's heuristic), each seat
    acting on its own observation of that world;
 4. backs the returns up the path: each node scores the return of the seat that chose its action.
-   The return is the seat's rewards from the environment, or with `value="points"` the points it
-   gains in the game's own scoring: a finer signal than win or lose in long games. Points come in
-   each game's own units, so there UCB1's `exploration` is scaled by half the spread of the returns
-   seen in this search, which is 1 for win or lose (±1).
+   The return is the seat's rewards from the environment; with `value="points"` the points it
+   gains in the game's own scoring, a finer signal than win or lose in long games; with
+   `value="margin"` those points less the mean the other seats gain, which in a game of two is
+   the change in the lead that decides the winner (a seat's own points are not its lead). Points
+   come in each game's own units, so there UCB1's `exploration` is scaled by half the spread of
+   the returns seen in this search, which is 1 for win or lose (±1).
 
 With an opponent model (`opponents=`, an agent such as the game's heuristic) the other seats are
 not searched: in the tree and in the rollouts they play as that agent would, on their own
@@ -35,7 +37,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-VALUES = ("reward", "points")
+VALUES = ("reward", "points", "margin")
 
 
 class _Node:
@@ -82,10 +84,11 @@ class ISMCTSAgent:
         other seats are searched like the searching seat."""
         self.value = value
         """What a seat maximises: "reward", the environment's own rewards (with the default
-        `reward="winlose"`, the chance to win), or "points", the game's points."""
+        `reward="winlose"`, the chance to win), "points", the game's points, or "margin", its
+        points less the others' mean."""
         self._rng = random.Random(seed)
         self._lowest, self._highest = math.inf, -math.inf
-        """The lowest and highest return seen in the current search (for `value="points"`)."""
+        """The lowest and highest return seen in the current search (for points and margins)."""
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
@@ -100,7 +103,7 @@ class ISMCTSAgent:
         root = _Node(None)
         self._lowest, self._highest = math.inf, -math.inf
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
-        reward = "points" if self.value == "points" else None
+        reward = None if self.value == "reward" else "points"
         for _ in range(self.iterations):
             world = host.resample_from_infostate(agent, self._rng.getrandbits(31), reward=reward)
             self._iterate(world, root, agent)
@@ -132,6 +135,8 @@ class ISMCTSAgent:
             world.step(action)
             for other, reward in world.rewards.items():
                 returns[other] += reward
+        if self.value == "margin":
+            returns = _margins(returns, world.possible_agents)
         if returns:
             self._lowest = min(self._lowest, *returns.values())
             self._highest = max(self._highest, *returns.values())
@@ -153,7 +158,7 @@ class ISMCTSAgent:
             child.available = 1
             return action, child, False
         exploration = self.exploration
-        if self.value == "points":
+        if self.value != "reward":
             exploration *= (self._highest - self._lowest) / 2
         action = max(legal, key=lambda a: children[actor, a].ucb(exploration))
         return action, children[actor, action], True
@@ -165,3 +170,12 @@ def _play(player: Any, world: Any, actor: str, legal: list[int]) -> int:
         return legal[0]
     view = world.observe(actor)
     return int(player.act(view["observation"], view["action_mask"]))
+
+
+def _margins(gains: dict[str, float], agents: list[str]) -> defaultdict[str, float]:
+    """Each seat's points gained less the mean the other seats gained."""
+    gained = [gains.get(agent, 0.0) for agent in agents]
+    total, others = sum(gained), len(agents) - 1
+    return defaultdict(
+        float, {a: g - (total - g) / others for a, g in zip(agents, gained, strict=True)}
+    )

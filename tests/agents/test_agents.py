@@ -161,9 +161,9 @@ def test_make_agent_rejects_unknown_agents() -> None:
         make_agent("genius", "snail_sprint_v0")
     with pytest.raises(ValueError, match="ismcts takes a number of iterations"):
         make_agent("ismcts:many", "snail_sprint_v0")
-    with pytest.raises(ValueError, match="may be followed by heuristic, model, points, each once"):
+    with pytest.raises(ValueError, match="followed by heuristic, model, points, margin, each once"):
         make_agent("ismcts:50:greedy", "snail_sprint_v0")
-    with pytest.raises(ValueError, match="value must be one of 'reward', 'points'; got 'score'"):
+    with pytest.raises(ValueError, match="one of 'reward', 'points', 'margin'; got 'score'"):
         ISMCTSAgent(value="score")
     with pytest.raises(ValueError, match="all zero"):
         RandomAgent(0).act(np.zeros(3), np.zeros(3, dtype=np.int8))
@@ -207,6 +207,16 @@ def test_ismcts_spec_names_its_rollout_policy() -> None:
     assert modelled.rollout is None
     with pytest.raises(ValueError, match="each once"):
         make_agent("ismcts:9:model:model", "pedzace_slimaki_v0")
+    assert make_agent("ismcts:9:margin:model", "pedzace_slimaki_v0").value == "margin"
+    with pytest.raises(ValueError, match="points or for the margin, not both"):
+        make_agent("ismcts:9:points:margin", "pedzace_slimaki_v0")
+
+
+def test_a_margin_is_the_points_gained_less_the_others_mean() -> None:
+    """Two seats: the change in the lead; three: less the mean of the other two."""
+    assert dict(ismcts._margins({"a": 3.0, "b": 1.0}, ["a", "b"])) == {"a": 2.0, "b": -2.0}
+    three = ismcts._margins({"a": 6.0, "c": 2.0}, ["a", "b", "c"])
+    assert dict(three) == {"a": 5.0, "b": -4.0, "c": -1.0}
 
 
 def test_ismcts_opponent_model_plays_every_other_seat() -> None:
@@ -254,7 +264,8 @@ def test_ismcts_searching_for_points_is_deterministic_and_legal() -> None:
     env = snail_envs.make("pedzace_slimaki_v0", num_players=3)
     env.reset(seed=4)
     agent = env.agent_selection
-    choices = {
-        ISMCTSAgent(iterations=20, seed=6, value="points").act_in(env, agent) for _ in range(2)
-    }
-    assert len(choices) == 1 and choices <= set(env.unwrapped.legal_actions(agent))
+    for value in ("points", "margin"):
+        choices = {
+            ISMCTSAgent(iterations=20, seed=6, value=value).act_in(env, agent) for _ in range(2)
+        }
+        assert len(choices) == 1 and choices <= set(env.unwrapped.legal_actions(agent))
