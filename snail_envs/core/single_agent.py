@@ -109,8 +109,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = self.game.observation_space(first)["observation"]
         self.action_space = self.game.action_space(first)
         self.learner = first
-        self._seated: dict[str, Callable[[str], int]] = {}
-        """The move of each opponent's seat this episode: agent -> its action now."""
+        self._seated: dict[str, Opponent] = {}
         self._rng = random.Random()
         self._last_mask = np.zeros(self.action_space.n, dtype=np.int8)
 
@@ -133,7 +132,7 @@ class SingleAgentEnv(gymnasium.Env):
         seat = self.fixed_seat if self.fixed_seat is not None else self._rng.randrange(len(agents))
         self.learner = agents[seat]
         self._seated = {
-            agent: self._move_of(self._rng.choices(self.opponents, self.opponent_weights)[0])
+            agent: self._rng.choices(self.opponents, self.opponent_weights)[0]
             for agent in agents
             if agent != self.learner
         }
@@ -142,18 +141,14 @@ class SingleAgentEnv(gymnasium.Env):
             if reseed is not None:
                 reseed(self._rng.getrandbits(31))
 
-    def _move_of(self, opponent: Opponent) -> Callable[[str], int]:
-        """How `opponent` chooses for a seat: from its legal actions alone if it can."""
-        game = self.game
+    def _opponent_move(self, agent: str) -> int:
+        """The action of the opponent seated at `agent`: from its legal actions alone if it can."""
+        opponent = self._seated[agent]
         pick_legal = getattr(opponent, "pick_legal", None)
         if pick_legal is not None:
-            return lambda agent: pick_legal(game.legal_actions(agent))
-
-        def from_view(agent: str) -> int:
-            view = game.observe(agent)
-            return opponent(view["observation"], view["action_mask"])
-
-        return from_view
+            return pick_legal(self.game.legal_actions(agent))
+        view = self.game.observe(agent)
+        return opponent(view["observation"], view["action_mask"])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.learner not in self.game.agents or self.game.agent_selection != self.learner:
@@ -178,7 +173,7 @@ class SingleAgentEnv(gymnasium.Env):
             elif agent == learner:
                 return reward, False, False
             else:
-                game.step(self._seated[agent](agent))
+                game.step(self._opponent_move(agent))
             reward += game.rewards.get(learner, 0.0)
         return reward, True, False
 

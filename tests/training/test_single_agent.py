@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import gymnasium
@@ -191,3 +193,20 @@ def test_bad_arguments_are_rejected() -> None:
     env = snail_envs.single_agent("snail_sprint_v0")
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
+
+
+def test_a_copy_plays_on_alone() -> None:
+    """A deep copy and a pickled copy continue exactly like the original, and playing a copy
+    leaves the original's game untouched."""
+    env = snail_envs.single_agent("snailed_it_v0", num_players=3)
+    env.reset(seed=5)
+
+    def play(view: SingleAgentEnv) -> list[np.ndarray]:
+        return [view.step(int(np.flatnonzero(view.action_masks())[0]))[0] for _ in range(6)]
+
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        before = env.game.unwrapped.state()
+        copied = play(twin)
+        assert np.array_equal(env.game.unwrapped.state(), before)
+        assert all(map(np.array_equal, copied, play(env)))
+        env.reset(seed=5)
