@@ -6,7 +6,8 @@
 
 Every environment also has a registry id (`snail_envs/snail_sprint-v0`, ...): once `snail_envs` is
 imported, `pettingzoo.make("aec", id)` gives the multi-agent environment and `gymnasium.make(id)`
-its single-agent view (`snail_envs.single_agent`: one learner seat, opponents played inside).
+its single-agent view (`snail_envs.single_agent`: one learner seat, opponents played inside);
+`snail_envs.make_vec_env` puts several such views in one Stable-Baselines3 `VecEnv`.
 """
 
 from __future__ import annotations
@@ -67,6 +68,17 @@ def single_agent(name: str, **kwargs: Any) -> Any:
 
     _module(name)
     return SingleAgentEnv(name, **kwargs)
+
+
+def make_vec_env(name: str, num_envs: int, **kwargs: Any) -> Any:
+    """A Stable-Baselines3 `VecEnv` of `num_envs` single-agent views of `name` (the keywords are
+    each view's; see `snail_envs.core.vec_env.SingleAgentVecEnv`). Needs the `train` extra."""
+    from snail_envs.core.vec_env import SingleAgentVecEnv
+
+    _module(name)
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    return SingleAgentVecEnv([lambda: single_agent(name, **kwargs)] * num_envs)
 
 
 def registry_id(name: str) -> str:

@@ -78,8 +78,7 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
 
 
 def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import VecMonitor
 
     if config.batched:
         from snail_envs.batched import make_vec_env as make_batched_vec_env
@@ -91,6 +90,8 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
         venv.seed(config.seed)
         return VecMonitor(venv)
 
+    from snail_envs.core.vec_env import SingleAgentVecEnv
+
     def make(index: int) -> Any:
         def build() -> Any:
             opponents, weights = opponent_mix(config, pool)
@@ -98,13 +99,13 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
                 config.env, opponents=opponents, opponent_weights=weights, **config.env_options
             )
             env.reset(seed=config.seed * 1000 + index)
-            return Monitor(env)
+            return env
 
         return build
 
-    venv = DummyVecEnv([make(i) for i in range(config.n_envs)])
+    venv = SingleAgentVecEnv([make(i) for i in range(config.n_envs)])
     venv.seed(config.seed)
-    return venv
+    return VecMonitor(venv)
 
 
 def evaluation_opponents(config: TrainConfig) -> list[str]:

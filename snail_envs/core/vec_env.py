@@ -1,0 +1,90 @@
+"""Many single-agent views of a game in one Stable-Baselines3 `VecEnv`, played in this process.
+
+    venv = snail_envs.make_vec_env("snail_sprint_v0", 8, num_players=3, opponents=[my_bot])
+    model = sb3_contrib.MaskablePPO("MlpPolicy", VecMonitor(venv)).learn(100_000)
+
+Each game is a `snail_envs.single_agent` view (the keywords are its own: opponents, seat, rule
+options), stepped in turn as `DummyVecEnv` steps its environments, with the same results. What
+differs is the bookkeeping around the games, which at a few microseconds a step is a fair share of
+a Python game's own time:
+
+- observations and the learner's masks are written into arrays kept for the purpose, and
+  `env_method("action_masks")` (how sb3-contrib's MaskablePPO asks for masks) reads them there;
+- each step's infos are new dicts, so they are not deep-copied.
+
+A finished episode is replaced at once, as in every SB3 `VecEnv`: its last observation is in
+`infos[i]["terminal_observation"]`, and `infos[i]["TimeLimit.truncated"]` says whether the game was
+stopped by a length limit rather than played out.
+
+This module needs Stable-Baselines3 (the `train` extra); `import snail_envs` does not import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+
+
+class SingleAgentVecEnv(DummyVecEnv):
+    """The environments that `env_fns` build, each with an `action_masks()` method, as one
+    `VecEnv` (see the module docstring)."""
+
+    def __init__(self, env_fns: Sequence[Callable[[], gymnasium.Env]]) -> None:
+        super().__init__(list(env_fns))
+        if not isinstance(self.observation_space, gymnasium.spaces.Box):
+            raise ValueError(
+                f"SingleAgentVecEnv needs Box observations; got {self.observation_space}"
+            )
+        if not all(callable(getattr(env, "action_masks", None)) for env in self.envs):
+            raise ValueError("SingleAgentVecEnv needs environments with an action_masks() method")
+        self.observations = self.buf_obs[None]
+        self.masks = np.zeros((self.num_envs, self.action_space.n), dtype=bool)
+
+    def reset(self) -> np.ndarray:
+        super().reset()
+        for index, env in enumerate(self.envs):
+            self.masks[index] = env.action_masks()
+        return self.observations.copy()
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        observations, rewards, dones, masks = (
+            self.observations,
+            self.buf_rews,
+            self.buf_dones,
+            self.masks,
+        )
+        infos: list[dict[str, Any]] = []
+        for index, env in enumerate(self.envs):
+            observation, rewards[index], terminated, truncated, info = env.step(self.actions[index])
+            if terminated or truncated:
+                dones[index] = True
+                info = {
+                    **info,
+                    "terminal_observation": observation,
+                    "TimeLimit.truncated": truncated and not terminated,
+                }
+                observation, self.reset_infos[index] = env.reset()
+            else:
+                dones[index] = False
+            observations[index] = observation
+            masks[index] = env.action_masks()
+            infos.append(info)
+        return observations.copy(), rewards.copy(), dones.copy(), infos
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        """Calls each environment's method; `action_masks` is read from this step's masks."""
+        if method_name == "action_masks" and not (method_args or method_kwargs):
+            masks = self.masks.copy()
+            return [masks[index] for index in self._get_indices(indices)]
+        return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)

@@ -1,0 +1,100 @@
+"""`snail_envs.make_vec_env`: the single-agent views as one VecEnv, with DummyVecEnv's results."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import snail_envs
+from snail_envs.core.vec_env import SingleAgentVecEnv
+
+
+def masks_of(venv: DummyVecEnv) -> np.ndarray:
+    return np.stack(venv.env_method("action_masks"))
+
+
+LENGTH_LIMITS = {
+    "snap_v0": {"max_flips": 30},
+    "snailed_it_v0": {"max_turns": 40},
+    "snail_sprint_v0": {"max_turns": 40},
+    "pedzace_slimaki_v0": {"max_turns": 12},
+}
+"""Options that stop some games early, so that truncated episodes are compared too."""
+
+
+@pytest.mark.parametrize("env_name", snail_envs.available_env_names())
+def test_it_steps_exactly_as_dummy_vec_env(env_name: str) -> None:
+    """Same seeds and actions: the same observations, rewards, dones, masks and infos, the
+    finished episodes' last observations and truncation flags included."""
+    options = LENGTH_LIMITS[env_name]
+    make = [lambda: snail_envs.single_agent(env_name, num_players=3, **options)] * 4
+    ours, reference = SingleAgentVecEnv(make), DummyVecEnv(make)
+    ours.seed(7)
+    reference.seed(7)
+    assert np.array_equal(ours.reset(), reference.reset())
+    rng = np.random.default_rng(0)
+    finished = truncated = 0
+    for _ in range(300):
+        masks = masks_of(ours)
+        assert masks.dtype == bool and np.array_equal(masks, masks_of(reference))
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        ours.step_async(actions)
+        reference.step_async(actions)
+        observations, rewards, dones, infos = ours.step_wait()
+        expected = reference.step_wait()
+        assert np.array_equal(observations, expected[0])
+        assert np.array_equal(rewards, expected[1]) and np.array_equal(dones, expected[2])
+        for info, reference_info in zip(infos, expected[3], strict=True):
+            assert info.keys() - {"TimeLimit.truncated"} == reference_info.keys() - {
+                "TimeLimit.truncated"
+            }
+            assert info.get("TimeLimit.truncated", False) == reference_info["TimeLimit.truncated"]
+            if "terminal_observation" in info:
+                finished += 1
+                truncated += info["TimeLimit.truncated"]
+                assert np.array_equal(
+                    info["terminal_observation"], reference_info["terminal_observation"]
+                )
+    assert finished > 0 and truncated > 0
+
+
+def test_masks_and_observations_handed_out_are_copies() -> None:
+    venv = snail_envs.make_vec_env("snail_sprint_v0", 2)
+    observations = venv.reset()
+    masks = venv.env_method("action_masks")
+    observations[:] = -1
+    masks[0][:] = False
+    assert venv.env_method("action_masks")[0].any()
+    assert not (venv.observations == -1).all()
+    assert [mask.tolist() for mask in venv.env_method("action_masks", indices=[1])] == [
+        venv.masks[1].tolist()
+    ]
+
+
+def test_other_methods_reach_the_views() -> None:
+    venv = snail_envs.make_vec_env("snap_v0", 2, seat=1)
+    venv.reset()
+    assert venv.get_attr("learner") == ["player_1", "player_1"]
+    assert venv.env_method("action_masks", indices=0)[0].dtype == bool
+
+
+def test_maskable_ppo_trains_on_it() -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    venv = snail_envs.make_vec_env("pedzace_slimaki_v0", 2, num_players=2)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+    model.learn(64)
+    assert model.num_timesteps == 64
+
+
+def test_bad_arguments_are_rejected() -> None:
+    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+        snail_envs.make_vec_env("snap_v0", 0)
+    with pytest.raises(ValueError, match="unknown environment"):
+        snail_envs.make_vec_env("chess_v6", 2)
+    with pytest.raises(ValueError, match="action_masks"):
+        SingleAgentVecEnv([lambda: gymnasium.make("CartPole-v1")])
