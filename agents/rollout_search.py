@@ -35,7 +35,6 @@ from snail_envs.core.options import check_choice, check_int
 
 SEARCHABLE = ("snailed_it_v0",)
 """The environments whose batched engine can load a game in progress and roll it out."""
-HORIZONS = ("round", "game")
 
 
 class RolloutSearchAgent:
@@ -45,7 +44,7 @@ class RolloutSearchAgent:
     def __init__(
         self,
         env_name: str,
-        worlds: int = 32,
+        worlds: int = 128,
         repeats: int = 1,
         z: float = 2.0,
         horizon: str = "round",
@@ -58,10 +57,10 @@ class RolloutSearchAgent:
             )
         check_int("worlds", worlds, 1)
         check_int("repeats", repeats, 1)
-        check_choice("horizon", horizon, HORIZONS)
         if not z >= 0:
             raise ValueError(f"z must be a non-negative number of standard errors; got {z!r}")
         self.engine = engine_class(env_name)
+        check_choice("horizon", horizon, self.engine.horizons)
         self.worlds = worlds
         self.repeats = repeats
         self.z = z
@@ -86,13 +85,13 @@ class RolloutSearchAgent:
             for repeat in range(self.repeats):
                 batch.load(world * self.repeats + repeat, drawn.game, self._rng.getrandbits(63))
         chosen = int(batch.heuristic_actions()[0, seat])
+        if self.worlds < 2:
+            return chosen
         gained = batch.rollout(seat, legal, self.horizon).astype(np.float64)
         others = (gained.sum(axis=2) - gained[:, :, seat]) / (batch.num_players - 1)
         margins = (others - gained[:, :, seat]).reshape(self.worlds, self.repeats, len(legal))
         by_world = margins.mean(axis=1)
         advantage = by_world - by_world[:, [legal.index(chosen)]]
-        if self.worlds < 2:
-            return chosen
         mean = advantage.mean(axis=0)
         stderr = advantage.std(axis=0, ddof=1) / np.sqrt(self.worlds)
         better = (mean > 0) & (mean > self.z * stderr)

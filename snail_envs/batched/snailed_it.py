@@ -12,6 +12,10 @@ The in-kernel players are "random" and "heuristic", a port of
 `agents.heuristics.snailed_it.SnailedItHeuristic` (with its default weights) that chooses as it
 does on every table: the same arithmetic in the same order, and its `round(gain, 9)` rounded as
 Python rounds.
+
+For search, a game of the reference engine in progress loads into a record (`load_game`,
+`SnailedItBatch.load`), and `rollout_all` (`SnailedItBatch.rollout`) plays copies of records on,
+each seat as the heuristic, after each of a seat's possible actions.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from snail_envs.batched.core import (
     seat_players,
 )
 from snail_envs.core.layout import Layout
+from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
 from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
 from snail_envs.snailed_it.rules import (
@@ -53,7 +58,7 @@ VALUES = np.array(VALUE, np.int64)
 """The value printed on each card, starters (72–79) included."""
 HORIZONS = ("round", "game")
 """How far `rollout_all` plays on: to the end of the current round, or of the game."""
-ROUND_END, GAME_END = range(len(HORIZONS))
+ROUND_END = HORIZONS.index("round")
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 HEURISTIC = OPPONENTS.index("heuristic")
@@ -853,6 +858,8 @@ class SnailedItBatch(BatchedGame):
         start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
     )
     opponents = OPPONENTS
+    horizons = HORIZONS
+    """How far `rollout` may play on."""
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
         return record(
@@ -888,6 +895,7 @@ class SnailedItBatch(BatchedGame):
         `first_actions` and then every seat plays as the heuristic until `horizon` ("round":
         the end of the current round; "game": the game's end): int64 (N, actions, P). The games
         themselves are left as they are (see `rollout_all`)."""
+        check_choice("horizon", horizon, HORIZONS)
         gained = np.zeros((self.num_envs, len(first_actions), self.num_players), np.int64)
         rollout_all(
             self.games,

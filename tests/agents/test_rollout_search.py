@@ -73,9 +73,7 @@ def test_rollout_search_with_a_fixed_seed_is_deterministic() -> None:
 
 
 def test_rollout_spec_names_its_worlds() -> None:
-    assert (
-        make_agent("rollout", "snailed_it_v0").worlds == RolloutSearchAgent.__init__.__defaults__[0]
-    )
+    assert make_agent("rollout", "snailed_it_v0").worlds == 128
     assert make_agent("rollout:5", "snailed_it_v0").worlds == 5
     with pytest.raises(ValueError, match="rollout takes a number of worlds"):
         make_agent("rollout:many", "snailed_it_v0")
