@@ -39,7 +39,14 @@ SEARCHABLE = ("snailed_it_v0",)
 
 class RolloutSearchAgent:
     """The heuristic, improved by paired rollouts where they show a better action (see the
-    module docstring); the same seed gives the same choices."""
+    module docstring); the same seed gives the same choices.
+
+    Budget: `worlds` worlds drawn at each decision, `repeats` records of each (only chance after
+    the decision differs between them; within a round that is a refill of the penalty pile, so
+    one is the default). `z`: the standard errors by which an action's mean advantage must
+    exceed zero to be played instead of the heuristic's choice. `horizon`: "round" or "game".
+    With the defaults a 3-player game takes about 1.4 seconds of the searching seat's time.
+    """
 
     def __init__(
         self,
