@@ -1,4 +1,4 @@
-"""Agents that play the games of snail_envs: random, heuristic, IS-MCTS search, and you.
+"""Agents that play the games of snail_envs: random, heuristic, IS-MCTS and rollout search, you.
 
     from agents import make_agent
     bot = make_agent("heuristic", "snail_sprint_v0")
@@ -7,7 +7,10 @@
 `make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, followed
 by `:heuristic` for rollouts played by the game's heuristic, `:model` to play the other seats in
 the search as the heuristic would (an opponent model), and `:points` to search for the most game
-points rather than the win, or `:margin` for the biggest lead in points over the others), `human`,
+points rather than the win, or `:margin` for the biggest lead in points over the others), `rollout`
+(or `rollout:WORLDS`: the game's heuristic, leaving its own choice only where paired rollouts of the
+heuristic, compiled, in that many worlds drawn from the seat's view show a significantly better one;
+Snailed It!, with the `batched` extra), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
 need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
 its `policy.pt`; needs torch, not Ray).
@@ -21,6 +24,7 @@ from agents.base import Agent, PlanningAgent, RandomAgent, choose_action
 from agents.heuristics import HEURISTICS
 from agents.human import HumanAgent
 from agents.ismcts import ISMCTSAgent
+from agents.rollout_search import RolloutSearchAgent
 
 __all__ = [
     "HEURISTICS",
@@ -29,11 +33,12 @@ __all__ = [
     "ISMCTSAgent",
     "PlanningAgent",
     "RandomAgent",
+    "RolloutSearchAgent",
     "choose_action",
     "make_agent",
 ]
 
-AGENT_KINDS = ("random", "heuristic", "ismcts", "human", "ppo", "rllib")
+AGENT_KINDS = ("random", "heuristic", "ismcts", "rollout", "human", "ppo", "rllib")
 ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 """What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
 and game points or the lead in points as the value (one of the two)."""
@@ -71,6 +76,12 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
             value=values[0] if values else "reward",
             opponents=make_agent("heuristic", env_name) if "model" in choices else None,
         )
+    if name == "rollout":
+        if argument and not argument.isdigit():
+            raise ValueError(f"rollout takes a number of worlds (rollout:32); got {kind!r}")
+        if argument:
+            return RolloutSearchAgent(env_name, worlds=int(argument), seed=seed)
+        return RolloutSearchAgent(env_name, seed=seed)
     if name == "human":
         return HumanAgent()
     if name == "ppo":

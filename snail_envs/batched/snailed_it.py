@@ -12,6 +12,10 @@ The in-kernel players are "random" and "heuristic", a port of
 `agents.heuristics.snailed_it.SnailedItHeuristic` (with its default weights) that chooses as it
 does on every table: the same arithmetic in the same order, and its `round(gain, 9)` rounded as
 Python rounds.
+
+For search, a game of the reference engine in progress loads into a record (`load_game`,
+`SnailedItBatch.load`), and `rollout_all` (`SnailedItBatch.rollout`) plays copies of records on,
+each seat as the heuristic, after each of a seat's possible actions.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record
+from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
 from snail_envs.batched.core import (
     BatchedGame,
     Kernels,
@@ -29,6 +33,7 @@ from snail_envs.batched.core import (
     seat_players,
 )
 from snail_envs.core.layout import Layout
+from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
 from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
 from snail_envs.snailed_it.rules import (
@@ -42,6 +47,7 @@ from snail_envs.snailed_it.rules import (
     TOSS,
     TOSS_WINDOW,
     VALUE,
+    SnailedIt,
     SnailedItOptions,
 )
 
@@ -50,6 +56,9 @@ NUM_STARTERS = len(STARTERS)
 FIRST_STARTER = STARTERS[0]
 VALUES = np.array(VALUE, np.int64)
 """The value printed on each card, starters (72–79) included."""
+HORIZONS = ("round", "game")
+"""How far `rollout_all` plays on: to the end of the current round, or of the game."""
+ROUND_END = HORIZONS.index("round")
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 HEURISTIC = OPPONENTS.index("heuristic")
@@ -749,6 +758,86 @@ def learner_step(
     return -1
 
 
+# --------------------------------------------------------------------------- rollouts
+
+
+@njit(cache=True)
+def play_on(g, rules, seat: int, first_action: int, horizon: int, actions: np.ndarray) -> None:
+    """`seat` plays `first_action` (any other seat acting in the same tick choosing as the
+    heuristic does), then every seat plays as the heuristic, until the horizon: the end of the
+    round being played, or of the game (or a truncation)."""
+    rounds_played = g.rounds_played
+    for other in range(rules.num_players):
+        if is_acting(g, rules, other):
+            actions[other] = heuristic_action(g, rules, other)
+    actions[seat] = first_action
+    apply(g, rules, actions)
+    while not is_over(g) and not is_truncated(g, rules):
+        if horizon == ROUND_END and g.rounds_played > rounds_played:
+            return
+        for other in range(rules.num_players):
+            if is_acting(g, rules, other):
+                actions[other] = heuristic_action(g, rules, other)
+        apply(g, rules, actions)
+
+
+@njit(cache=True)
+def rollout_all(games, rules_array, seat, first_actions, horizon, scratch, gained) -> None:
+    """`gained[i, a, s]`: the points seat s adds to its total when a copy of game i is played on
+    (`play_on`) after `seat`'s `first_actions[a]`. Every action's copy starts from the same
+    record, generators included, so all of game i's actions meet the same chance events as far
+    as their plays keep them alike (common random numbers). `scratch` holds one record."""
+    rules = rules_array[0]
+    actions = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        for a in range(first_actions.shape[0]):
+            scratch[0] = games[i]
+            g = scratch[0]
+            play_on(g, rules, seat, first_actions[a], horizon, actions)
+            for other in range(rules.num_players):
+                gained[i, a, other] = g.totals[other] - games[i].totals[other]
+
+
+@njit(cache=True)
+def acting_all(games, rules_array, observations, masks, seats) -> None:
+    """Every game's acting seats, with their observations and masks."""
+    for i in range(games.shape[0]):
+        write_acting(games[i], rules_array[0], observations[i], masks[i], seats[i])
+
+
+# --------------------------------------------------------------------------- loading a game
+
+
+def load_game(games: np.ndarray, index: int, game: SnailedIt, seed: int) -> None:
+    """Write `game`, a reference engine's game in progress, into record `index` of `games`:
+    hands, piles (in order), rows' tops, cards played, totals, rounds and turns played, the seat
+    to play, the phase (with a toss window's fitting cards) and the previous colour, exactly.
+    The record's generators are seeded from `seed`: its future chance is its own, not `game`'s.
+    """
+    record = games[index : index + 1]
+    record[0] = 0
+    seed_games(record, np.uint64(seed % 2**64))
+    g = record[0]
+    for seat, hand in enumerate(game.hands):
+        g["hand"][seat, hand] = 1
+        g["hand_size"][seat] = len(hand)
+    g["penalty"][: len(game.penalty_pile)] = game.penalty_pile
+    g["penalty_size"] = len(game.penalty_pile)
+    g["tossed"][: len(game.tossed_pile)] = game.tossed_pile
+    g["tossed_size"] = len(game.tossed_pile)
+    g["played"][game.played] = 1
+    g["top"] = [[left[-1], right[-1]] for left, right in game.rows]
+    g["totals"][: game.num_players] = game.totals
+    g["rounds_played"] = game.rounds_played
+    g["turns_played"] = game.turns_played
+    g["turn"] = game.turn
+    g["starter"] = game.starter
+    g["phase"] = game.phase
+    g["previous_colour"] = NONE if game.previous_colour is None else game.previous_colour
+    g["fit_low"], g["fit_high"] = game.fit_low, game.fit_high
+    g["finished"] = game.outcome is not None
+
+
 # --------------------------------------------------------------------------- the engine
 
 
@@ -769,6 +858,8 @@ class SnailedItBatch(BatchedGame):
         start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
     )
     opponents = OPPONENTS
+    horizons = HORIZONS
+    """How far `rollout` may play on."""
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
         return record(
@@ -783,6 +874,39 @@ class SnailedItBatch(BatchedGame):
             observation=_pieces(self.observation_layout, "own_hand"),
             state=_pieces(self.state_layout, "hands"),
         )
+
+    def load(self, index: int, game: SnailedIt, seed: int) -> None:
+        """Put `game`, a reference engine's game in progress, in slot `index` (`load_game`):
+        the slot's acting seats, observations and masks follow; its future chance comes from
+        `seed`. Other slots are left as they are."""
+        load_game(self.games, index, game, seed)
+        slot = slice(index, index + 1)
+        acting_all(
+            self.games[slot],
+            self.rules,
+            self.observations[slot],
+            self.action_masks[slot],
+            self.seats[slot],
+        )
+        self._started = True
+
+    def rollout(self, seat: int, first_actions: list[int], horizon: str = "round") -> np.ndarray:
+        """The points every seat adds to its total, in each game, after `seat` plays each of
+        `first_actions` and then every seat plays as the heuristic until `horizon` ("round":
+        the end of the current round; "game": the game's end): int64 (N, actions, P). The games
+        themselves are left as they are (see `rollout_all`)."""
+        check_choice("horizon", horizon, HORIZONS)
+        gained = np.zeros((self.num_envs, len(first_actions), self.num_players), np.int64)
+        rollout_all(
+            self.games,
+            self.rules,
+            seat,
+            np.asarray(first_actions, np.int64),
+            HORIZONS.index(horizon),
+            np.zeros(1, self.game_dtype),
+            gained,
+        )
+        return gained
 
     def heuristic_actions(self) -> np.ndarray:
         """The Snailed It! heuristic's choice for every acting slot (0 for empty slots)."""

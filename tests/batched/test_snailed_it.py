@@ -1,7 +1,11 @@
 """Batched Snailed It!: ticks with toss windows replay as the reference rules, and the learner's
-vector env acts in both phases of its seat; the heuristic port decides as the Python heuristic."""
+vector env acts in both phases of its seat; the heuristic port decides as the Python heuristic; a
+game of the reference engine loads into a record exactly, and rollouts score as the rules do."""
 
 from __future__ import annotations
+
+import copy
+import random
 
 import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import numpy as np
@@ -10,8 +14,17 @@ import pytest
 import snail_envs.batched
 from agents.heuristics.snailed_it import SnailedItHeuristic
 from snail_envs.batched.snailed_it import round_9
-from snail_envs.snailed_it.rules import PASS, PLAY_ACTIONS
+from snail_envs.snailed_it.observer import SnailedItObserver
+from snail_envs.snailed_it.rules import (
+    NUM_ACTIONS,
+    PASS,
+    PLAY_ACTIONS,
+    TOSS_WINDOW,
+    SnailedIt,
+    play_action,
+)
 from tests.batched.differential import run_differential, run_learner_replay
+from tests.snailed_it.scripted import card, deal
 
 # (options, games): 10,000 games in all. A default game is ~160 ticks of up to 5 acting seats,
 # each compared with the reference observer; smaller hands, lower targets and fewer rounds make
@@ -109,3 +122,165 @@ def test_the_learner_plays_and_tosses_from_its_own_seat(reward: str) -> None:
             returns[index] = 0
             episodes += 1
     assert tosses > 0, "the learner never could toss"
+
+
+# --------------------------------------------------------------------------- loading a game
+
+
+def same_records(a: np.ndarray, b: np.ndarray) -> bool:
+    """Field by field (the bytes that pad an aligned record need not match)."""
+    return all(np.array_equal(a[name], b[name]) for name in a.dtype.names)
+
+
+def chance_events(game: SnailedIt) -> tuple[int, int]:
+    """Rounds dealt and penalty piles refilled so far: a change means chance was drawn."""
+    return game.rounds_played, len(game.lot_held[0])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 3},
+        {"num_players": 2, "hand_size": 5, "target": 30},
+        {"num_players": 5, "hand_size": 4, "target": 6, "max_turns": 50},
+        {"num_players": 6, "hand_size": 3, "card_points": list(range(1, 19))},
+    ],
+    ids=str,
+)
+def test_a_loaded_game_looks_and_plays_on_as_the_reference_env(options: dict) -> None:
+    """Loaded at random ticks of random games, a record shows every seat the observation and
+    mask the reference env shows it, and both engines agree tick by tick after the same actions
+    until chance is drawn (a refill or a new round), where the record's own generator takes
+    over."""
+    env = snail_envs.make_parallel("snailed_it_v0", **options)
+    batch = snail_envs.batched.make("snailed_it_v0", 1, **options)
+    rng = random.Random(3)
+    loads = windows = compared = game_seed = 0
+    while loads < 40:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        game = env.unwrapped.game
+        following = None
+        while env.agents:
+            if following is None and rng.random() < 0.15:
+                batch.load(0, game, seed=rng.getrandbits(63))
+                following = chance_events(game)
+                loads += 1
+                windows += game.phase == TOSS_WINDOW
+            if following is not None:
+                for seat, agent in enumerate(env.possible_agents):
+                    seen = env.observe(agent)
+                    assert batch.observe(seat)[0].tobytes() == seen["observation"].tobytes()
+                    assert batch.action_masks[0, seat].tobytes() == seen["action_mask"].tobytes()
+                compared += 1
+            actions = {
+                env.possible_agents[seat]: rng.choice(game.legal_actions(seat))
+                for seat in game.acting_seats()
+            }
+            env.step(actions)
+            if following is not None:
+                if chance_events(game) != following or not env.agents:
+                    following = None
+                    continue
+                tick = np.zeros((1, batch.num_players), np.int64)
+                for agent, action in actions.items():
+                    tick[0, env.possible_agents.index(agent)] = action
+                batch.step(tick)
+    assert windows > 3 and compared > 2 * loads
+
+
+def test_a_loaded_record_draws_its_chance_from_its_own_seed() -> None:
+    env = snail_envs.make("snailed_it_v0", num_players=3)
+    env.reset(seed=1)
+    batch = snail_envs.batched.make("snailed_it_v0", 3, num_players=3)
+    for index, seed in enumerate((7, 7, 8)):
+        batch.load(index, env.unwrapped.game, seed)
+    assert same_records(batch.games[0], batch.games[1])
+    assert batch.games[0]["chance_state"] != batch.games[2]["chance_state"]
+    assert (batch.games[0]["hand"] == batch.games[2]["hand"]).all()
+
+
+# --------------------------------------------------------------------------- rollouts
+
+
+def heuristic_play_out(game: SnailedIt, seat: int, first_action: int) -> list[int]:
+    """The reference engine's round: `seat` plays `first_action` (the other seats acting in that
+    tick as the Python heuristic), then every seat as the heuristic; the round's points."""
+    observer = SnailedItObserver(game.options)
+    heuristic = SnailedItHeuristic(card_points=game.options.card_points)
+    rounds_played = game.rounds_played
+    first = True
+    while game.rounds_played == rounds_played:
+        tick = {}
+        for actor in game.acting_seats():
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask[game.legal_actions(actor)] = 1
+            tick[actor] = heuristic.act(observer.observe(game, actor), mask)
+        if first:
+            tick[seat] = first_action
+            first = False
+        game.apply(tick)
+    assert game.last_round_points is not None
+    return game.last_round_points
+
+
+def test_a_rollout_scores_the_round_as_the_reference_rules() -> None:
+    """Seat 0 holds the orange 9 and the yellow 6. Playing the yellow 6 first (no gap) saves the
+    orange 9 for last: whichever pile it covers, the gap it opens takes seat 1's orange 5, which
+    empties seat 1's hand and makes seat 0 draw the blue 1 (1 point); seat 2 keeps the yellow 1
+    (1 point). Played first, the orange 9 costs seat 0 the same draw a round earlier."""
+    game = deal(["o9 y6", "o5 b13", "p17 y1"], penalty="b1 b2 b3", max_rounds=1)
+    batch = snail_envs.batched.make("snailed_it_v0", 1, num_players=3, hand_size=2, max_rounds=1)
+    batch.load(0, game, seed=0)
+    first_actions = [play_action(card("y6"), 0), play_action(card("o9"), 1)]
+    gained = batch.rollout(0, first_actions)
+    assert gained[0, 0].tolist() == [1, 0, 1]
+    for index, action in enumerate(first_actions):
+        expected = heuristic_play_out(copy.deepcopy(game), 0, action)
+        assert gained[0, index].tolist() == expected
+
+
+@pytest.mark.parametrize("horizon", ["round", "game"])
+def test_rollouts_from_random_states_score_as_the_reference_rules(horizon: str) -> None:
+    """From random ticks of random games (one round, so that the round's end is the game's),
+    every legal first action of an acting seat scores as in the reference engine, unless a
+    refill (chance) intervened there."""
+    options = {"num_players": 4, "hand_size": 6, "max_rounds": 1}
+    env = snail_envs.make_parallel("snailed_it_v0", **options)
+    batch = snail_envs.batched.make("snailed_it_v0", 1, **options)
+    rng = random.Random(5)
+    checked = 0
+    for game_seed in range(20):
+        env.reset(seed=game_seed)
+        game = env.unwrapped.game
+        while env.agents:
+            if rng.random() < 0.2:
+                seat = rng.choice(game.acting_seats())
+                legal = game.legal_actions(seat)
+                batch.load(0, game, seed=game_seed)
+                gained = batch.rollout(seat, legal, horizon)
+                for index, action in enumerate(legal):
+                    copied = copy.deepcopy(game)
+                    expected = heuristic_play_out(copied, seat, action)
+                    if len(copied.lot_held[0]) == len(game.lot_held[0]):
+                        assert gained[0, index].tolist() == expected
+                        checked += 1
+            env.step(
+                {
+                    env.possible_agents[seat]: rng.choice(game.legal_actions(seat))
+                    for seat in game.acting_seats()
+                }
+            )
+    assert checked > 200
+
+
+def test_rollouts_leave_the_loaded_games_as_they_were() -> None:
+    env = snail_envs.make("snailed_it_v0", num_players=3)
+    env.reset(seed=2)
+    batch = snail_envs.batched.make("snailed_it_v0", 2, num_players=3)
+    batch.load(0, env.unwrapped.game, 0)
+    batch.load(1, env.unwrapped.game, 1)
+    before = batch.games.copy()
+    first = batch.rollout(0, env.unwrapped.legal_actions("player_0"), "game")
+    assert same_records(batch.games, before)
+    assert (batch.rollout(0, env.unwrapped.legal_actions("player_0"), "game") == first).all()

@@ -1,0 +1,113 @@
+"""Rollout search: one step of policy improvement over a game's heuristic, on compiled rollouts.
+
+At every decision with a choice, the agent
+
+1. draws `worlds` worlds consistent with what its seat has seen (`resample_from_infostate`) and
+   loads each into a record of the game's batched engine, `repeats` times, each time with its
+   future chance seeded anew;
+2. plays each legal action in each record, then lets every seat play as the heuristic up to the
+   horizon (by default the end of the round being played). All actions meet the same worlds and
+   the same chance (common random numbers), so they are compared pairwise, world by world, free
+   of the luck of the deal;
+3. values each rollout by its margin: the mean of the points the other seats add to their
+   totals less the points its own seat adds (the lowest total wins);
+4. plays the heuristic's own choice unless another action's mean advantage over it, world by
+   world, exceeds `z` standard errors; then the action of the largest mean advantage.
+
+With a few rollouts per action the means are noisy, and taking the largest would swap the
+heuristic's well-judged play for the luckiest-looking one (the winner's curse). The test leaves the
+heuristic's choice only on evidence. Only the public API of the environment is used: copies with
+the hidden information redrawn, and legal actions.
+
+Games searched: those whose batched engine loads a game of the reference engine (`load`) and
+rolls it out with its heuristic (`rollout`): `SEARCHABLE`. The batched engines need numba.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from snail_envs.batched import engine_class
+from snail_envs.core.options import check_choice, check_int
+
+SEARCHABLE = ("snailed_it_v0",)
+"""The environments whose batched engine can load a game in progress and roll it out."""
+
+
+class RolloutSearchAgent:
+    """The heuristic, improved by paired rollouts where they show a better action (see the
+    module docstring); the same seed gives the same choices.
+
+    Budget: `worlds` worlds drawn at each decision, `repeats` records of each (only chance after
+    the decision differs between them; within a round that is a refill of the penalty pile, so
+    one is the default). `z`: the standard errors by which an action's mean advantage must
+    exceed zero to be played instead of the heuristic's choice. `horizon`: "round" or "game".
+    With the defaults a 3-player game takes about 1.4 seconds of the searching seat's time.
+    """
+
+    def __init__(
+        self,
+        env_name: str,
+        worlds: int = 128,
+        repeats: int = 1,
+        z: float = 2.0,
+        horizon: str = "round",
+        seed: int | None = None,
+    ) -> None:
+        if env_name not in SEARCHABLE:
+            raise ValueError(
+                f"rollout search needs a batched engine that loads games in progress; "
+                f"{env_name!r} has none (searchable: {', '.join(SEARCHABLE)})"
+            )
+        check_int("worlds", worlds, 1)
+        check_int("repeats", repeats, 1)
+        if not z >= 0:
+            raise ValueError(f"z must be a non-negative number of standard errors; got {z!r}")
+        self.engine = engine_class(env_name)
+        check_choice("horizon", horizon, self.engine.horizons)
+        self.worlds = worlds
+        self.repeats = repeats
+        self.z = z
+        self.horizon = horizon
+        self._rng = random.Random(seed)
+        self._batch: Any = None
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def act_in(self, env: Any, agent: str) -> int:
+        host = env.unwrapped
+        legal = host.legal_actions(agent)
+        if not legal:
+            raise ValueError(f"{agent} has no legal action now")
+        if len(legal) == 1:
+            return legal[0]
+        seat = host.possible_agents.index(agent)
+        batch = self._batch_for(host.options)
+        for world in range(self.worlds):
+            drawn = host.resample_from_infostate(agent, self._rng.getrandbits(31))
+            for repeat in range(self.repeats):
+                batch.load(world * self.repeats + repeat, drawn.game, self._rng.getrandbits(63))
+        chosen = int(batch.heuristic_actions()[0, seat])
+        if self.worlds < 2:
+            return chosen
+        gained = batch.rollout(seat, legal, self.horizon).astype(np.float64)
+        others = (gained.sum(axis=2) - gained[:, :, seat]) / (batch.num_players - 1)
+        margins = (others - gained[:, :, seat]).reshape(self.worlds, self.repeats, len(legal))
+        by_world = margins.mean(axis=1)
+        advantage = by_world - by_world[:, [legal.index(chosen)]]
+        mean = advantage.mean(axis=0)
+        stderr = advantage.std(axis=0, ddof=1) / np.sqrt(self.worlds)
+        better = (mean > 0) & (mean > self.z * stderr)
+        if better.any():
+            chosen = legal[int(np.argmax(np.where(better, mean, -np.inf)))]
+        return chosen
+
+    def _batch_for(self, options: Any) -> Any:
+        """A batch of one record for each rollout start, for the rule options of the game."""
+        if self._batch is None or self._batch.options != options:
+            self._batch = self.engine(self.worlds * self.repeats, **vars(options))
+        return self._batch

@@ -1,0 +1,98 @@
+"""Rollout search: legal and reproducible choices, the heuristic's own choice unless rollouts
+show a significantly better one, and its spec."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import snail_envs
+from agents import RolloutSearchAgent, choose_action, make_agent
+from agents.heuristics.snailed_it import SnailedItHeuristic
+
+pytest.importorskip("numba")
+
+
+def decisions(count: int, seed: int = 0, **options: Any) -> Iterator[tuple[Any, str]]:
+    """Environments of random games stopped at `count` decisions with a choice."""
+    rng = random.Random(seed)
+    env = snail_envs.make("snailed_it_v0", **options)
+    found = 0
+    for game_seed in range(seed, seed + 1000):
+        env.reset(seed=game_seed)
+        for agent in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = env.unwrapped.legal_actions(agent)
+            if len(legal) > 1 and rng.random() < 0.1:
+                yield env, agent
+                found += 1
+                if found == count:
+                    return
+            env.step(rng.choice(legal))
+
+
+def test_rollout_search_chooses_only_legal_actions_and_sometimes_not_the_heuristics() -> None:
+    search = make_agent("rollout:16", "snailed_it_v0", seed=1)
+    heuristic = SnailedItHeuristic()
+    departures = 0
+    for env, agent in decisions(60, num_players=3):
+        action = choose_action(search, env, agent)
+        assert action in env.unwrapped.legal_actions(agent)
+        departures += action != choose_action(heuristic, env, agent)
+    assert 0 < departures < 30
+
+
+def test_without_evidence_it_plays_the_heuristics_choice() -> None:
+    """One world gives no spread to measure, so no advantage is significant; nor is one that
+    needs more than a thousand standard errors."""
+    blind = RolloutSearchAgent("snailed_it_v0", worlds=1, seed=0)
+    doubting = RolloutSearchAgent("snailed_it_v0", worlds=8, z=1000.0, seed=0)
+    heuristic = SnailedItHeuristic(card_points=[2] * 18)
+    for env, agent in decisions(40, seed=3, num_players=4, card_points=[2] * 18):
+        expected = choose_action(heuristic, env, agent)
+        assert choose_action(blind, env, agent) == expected
+        assert choose_action(doubting, env, agent) == expected
+
+
+def test_rollout_search_with_a_fixed_seed_is_deterministic() -> None:
+    states = [(copy.deepcopy(env), agent) for env, agent in decisions(8, seed=7, num_players=3)]
+    first = RolloutSearchAgent("snailed_it_v0", worlds=8, seed=4)
+    second = RolloutSearchAgent("snailed_it_v0", worlds=8, seed=4)
+    choices = [first.act_in(env, agent) for env, agent in states]
+    assert choices == [second.act_in(env, agent) for env, agent in states]
+    first.reset(4)
+    assert choices == [first.act_in(env, agent) for env, agent in states]
+
+
+def test_rollout_spec_names_its_worlds() -> None:
+    assert make_agent("rollout", "snailed_it_v0").worlds == 128
+    assert make_agent("rollout:5", "snailed_it_v0").worlds == 5
+    with pytest.raises(ValueError, match="rollout takes a number of worlds"):
+        make_agent("rollout:many", "snailed_it_v0")
+    with pytest.raises(ValueError, match="worlds must be an integer at least 1; got 0"):
+        make_agent("rollout:0", "snailed_it_v0")
+    with pytest.raises(ValueError, match=r"'snap_v0' has none \(searchable: snailed_it_v0\)"):
+        make_agent("rollout", "snap_v0")
+    with pytest.raises(ValueError, match="horizon must be one of 'round', 'game'"):
+        RolloutSearchAgent("snailed_it_v0", horizon="turn")
+    with pytest.raises(ValueError, match="agents: random, heuristic, ismcts, rollout"):
+        make_agent("rollouts", "snailed_it_v0")
+
+
+def test_without_numba_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == "numba" else find_spec(name, *args),
+    )
+    with pytest.raises(ImportError, match=r"need numba: pip install -e \".\[batched\]\""):
+        make_agent("rollout", "snailed_it_v0")
