@@ -3,8 +3,9 @@
     python -m agents.play snail_sprint_v0 --seats human,heuristic,ismcts
     python -m agents.play snail_sprint_v0 --seats heuristic,random --record game.gif
 
-`--seats` names one agent per seat (`random`, `heuristic`, `ismcts[:ITERATIONS]`, `human`); the
-number of seats is the number of players. With no human seated, the game is shown turn by turn.
+`--seats` names one agent per seat (as `agents.make_agent` does: `random`, `heuristic`,
+`ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the number of players.
+With no human seated, the game is shown turn by turn.
 `--record` also writes an animation of the game (GIF, one frame per decision, needs Pillow).
 """
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seats",
         required=True,
-        help="comma-separated agents, one per seat: random, heuristic, ismcts, human",
+        help="comma-separated agents, one per seat: random, heuristic, ismcts, rollout, human, ...",
     )
     parser.add_argument("--seed", type=int, default=0)
     add_rule_options(parser)

@@ -16,8 +16,8 @@ At every decision with a choice, the agent
 
 With a few rollouts per action the means are noisy, and taking the largest would swap the
 heuristic's well-judged play for the luckiest-looking one (the winner's curse). The test leaves the
-heuristic's choice only on evidence. Only the public API of the environment is used: copies with
-the hidden information redrawn, and legal actions.
+heuristic's choice only on evidence. Of the environment the agent uses its legal actions and its
+copies with the hidden information redrawn, whose games the batched engine then loads.
 
 Games searched: those whose batched engine loads a game of the reference engine (`load`) and
 rolls it out with its heuristic (`rollout`): `SEARCHABLE`. The batched engines need numba.
