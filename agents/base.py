@@ -8,6 +8,7 @@ state of the real game.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -42,3 +43,27 @@ class RandomAgent(RandomOpponent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return self(observation, action_mask)
+
+
+class SearchAgent:
+    """A seeded planning agent that searches only when its seat has a choice: a single legal
+    action is played at once. A subclass writes `search`."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def act_in(self, env: Any, agent: str) -> int:
+        host = env.unwrapped
+        legal = host.legal_actions(agent)
+        if not legal:
+            raise ValueError(f"{agent} has no legal action now")
+        if len(legal) == 1:
+            return legal[0]
+        return self.search(host, agent, legal)
+
+    def search(self, host: Any, agent: str, legal: list[int]) -> int:
+        """The action for `agent` among `legal` (at least two), searched in `host`."""
+        raise NotImplementedError

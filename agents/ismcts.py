@@ -32,10 +32,11 @@ hidden information redrawn, legal actions, steps and rewards.
 from __future__ import annotations
 
 import math
-import random
 import time
 from collections import defaultdict
 from typing import Any
+
+from agents.base import SearchAgent
 
 VALUES = ("reward", "points", "margin")
 
@@ -56,7 +57,7 @@ class _Node:
         )
 
 
-class ISMCTSAgent:
+class ISMCTSAgent(SearchAgent):
     """IS-MCTS with a budget of `iterations` (and optionally `max_seconds` of wall time, which
     makes play depend on the machine's speed); the same seed gives the same choices."""
 
@@ -86,20 +87,11 @@ class ISMCTSAgent:
         """What a seat maximises: "reward", the environment's own rewards (with the default
         `reward="winlose"`, the chance to win), "points", the game's points, or "margin", its
         points less the others' mean."""
-        self._rng = random.Random(seed)
+        super().__init__(seed)
         self._lowest, self._highest = math.inf, -math.inf
         """The lowest and highest return seen in the current search (for points and margins)."""
 
-    def reset(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-
-    def act_in(self, env: Any, agent: str) -> int:
-        host = env.unwrapped
-        legal = host.legal_actions(agent)
-        if not legal:
-            raise ValueError(f"{agent} has no legal action now")
-        if len(legal) == 1:
-            return legal[0]
+    def search(self, host: Any, agent: str, legal: list[int]) -> int:
         root = _Node(None)
         self._lowest, self._highest = math.inf, -math.inf
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds

@@ -25,11 +25,11 @@ rolls it out with its heuristic (`rollout`): `SEARCHABLE`. The batched engines n
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
 
+from agents.base import SearchAgent
 from snail_envs.batched import engine_class
 from snail_envs.core.options import check_choice, check_int
 
@@ -37,7 +37,7 @@ SEARCHABLE = ("snailed_it_v0",)
 """The environments whose batched engine can load a game in progress and roll it out."""
 
 
-class RolloutSearchAgent:
+class RolloutSearchAgent(SearchAgent):
     """The heuristic, improved by paired rollouts where they show a better action (see the
     module docstring); the same seed gives the same choices.
 
@@ -72,19 +72,10 @@ class RolloutSearchAgent:
         self.repeats = repeats
         self.z = z
         self.horizon = horizon
-        self._rng = random.Random(seed)
+        super().__init__(seed)
         self._batch: Any = None
 
-    def reset(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-
-    def act_in(self, env: Any, agent: str) -> int:
-        host = env.unwrapped
-        legal = host.legal_actions(agent)
-        if not legal:
-            raise ValueError(f"{agent} has no legal action now")
-        if len(legal) == 1:
-            return legal[0]
+    def search(self, host: Any, agent: str, legal: list[int]) -> int:
         seat = host.possible_agents.index(agent)
         batch = self._batch_for(host.options)
         for world in range(self.worlds):
