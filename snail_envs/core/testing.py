@@ -37,6 +37,17 @@ def random_legal_action(mask: np.ndarray, rng: random.Random) -> int:
     return int(legal[rng.randrange(legal.size)])
 
 
+def deciding_agents(env: Any, max_iter: int = 2**63) -> Iterator[str]:
+    """The agents of `env` (already reset) as each comes to decide, to the game's end: the caller
+    steps each one's action; finished agents are stepped `None` here."""
+    for agent in env.agent_iter(max_iter):
+        _, _, terminated, truncated, _ = env.last(observe=False)
+        if terminated or truncated:
+            env.step(None)
+        else:
+            yield agent
+
+
 def play_steps(env: Any, rng: random.Random) -> Iterator[tuple[str, int | None]]:
     """Step `env` (already reset) to the end with random legal actions, yielding each
     (agent, action) after it was played; finished agents step `None`."""

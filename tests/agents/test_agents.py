@@ -20,7 +20,7 @@ from agents import (
 from agents.heuristics.snail_sprint import SnailSprintHeuristic
 from agents.play import main as play_main
 from agents.play import play_game
-from snail_envs.core.testing import play_steps
+from snail_envs.core.testing import deciding_agents, play_steps
 from snail_envs.snail_sprint.observer import OBSERVATION
 from snail_envs.snail_sprint.rules import Snail
 
@@ -34,11 +34,7 @@ def random_states(env_name: str, count: int, seed: int = 0, **options: object):
     while found < count:
         env.reset(seed=game_seed)
         game_seed += 1
-        for agent in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent in deciding_agents(env):
             if rng.random() < 0.2:
                 yield env, agent
                 found += 1

@@ -15,6 +15,7 @@ import snail_envs
 from agents import make_agent
 from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
 from snail_envs.core.chance import ScriptedChance
+from snail_envs.core.testing import deciding_agents
 from snail_envs.pedzace_slimaki.observer import PedzaceSlimakiObserver, public_table
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
@@ -210,11 +211,7 @@ def test_it_only_chooses_legal_dice_and_decides_the_same_way_twice(options: dict
     decisions = 0
     for seed in range(25):
         env.reset(seed=seed)
-        for agent in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent in deciding_agents(env):
             seen_now = env.observe(agent)
             action = bot.act(seen_now["observation"], seen_now["action_mask"])
             assert action in env.unwrapped.legal_actions(agent)

@@ -13,6 +13,7 @@ import pytest
 
 import snail_envs
 from agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.core.testing import deciding_agents
 from snail_envs.snailed_it.observer import SnailedItObserver
 from snail_envs.snailed_it.rules import (
     NUM_ACTIONS,
@@ -136,11 +137,7 @@ def test_never_chooses_a_masked_action(options: dict[str, object]) -> None:
     for game_seed in range(6):
         env = snail_envs.make("snailed_it_v0", **options)
         env.reset(seed=game_seed)
-        for agent in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent in deciding_agents(env):
             view = env.observe(agent)
             legal = np.flatnonzero(view["action_mask"]).tolist()
             action = heuristic.act(view["observation"], view["action_mask"])

@@ -10,6 +10,7 @@ import snail_envs
 from agents import choose_action, make_agent
 from agents.heuristics.snap import SnapHeuristic, _reading
 from snail_envs.core.chance import SeededChance
+from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
 from tests.snap.helpers import table
@@ -230,11 +231,7 @@ def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> Non
         others = make_agent("random", "snap_v0", seed=seed)
         players = [make_agent("heuristic", "snap_v0"), sloppy if seed == 2 else told]
         players += [others] * (len(env.possible_agents) - 2)
-        for agent in env.agent_iter(max_iter=3000):
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent in deciding_agents(env, max_iter=3000):
             seat = env.possible_agents.index(agent)
             game = env.unwrapped.game
             action = choose_action(players[seat], env, agent)

@@ -14,6 +14,7 @@ import pytest
 import snail_envs
 from agents import RolloutSearchAgent, choose_action, make_agent
 from agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.core.testing import deciding_agents
 
 pytest.importorskip("numba")
 
@@ -25,11 +26,7 @@ def decisions(count: int, seed: int = 0, **options: Any) -> Iterator[tuple[Any, 
     found = 0
     for game_seed in range(seed, seed + 1000):
         env.reset(seed=game_seed)
-        for agent in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent in deciding_agents(env):
             legal = env.unwrapped.legal_actions(agent)
             if len(legal) > 1 and rng.random() < 0.1:
                 yield env, agent
