@@ -10,7 +10,8 @@ a Python game's own time:
 
 - observations and the learner's masks are written into arrays kept for the purpose, and
   `env_method("action_masks")` (how sb3-contrib's MaskablePPO asks for masks) reads them there;
-- each step's infos are new dicts, so they are not deep-copied.
+- each step's infos are new dicts, so they are not deep-copied; `"TimeLimit.truncated"` is set
+  only where an episode ended (SB3 reads it only there).
 
 A finished episode is replaced at once, as in every SB3 `VecEnv`: its last observation is in
 `infos[i]["terminal_observation"]`, and `infos[i]["TimeLimit.truncated"]` says whether the game was
