@@ -3,15 +3,17 @@
     python -m training.train --env snail_sprint_v0
     python -m training.train --env pedzace_slimaki_v0 total_timesteps=300000 \
         env_options.num_players=3
-    python -m training.train --env snail_sprint_v0 batched=true n_envs=256 opponents.self=0
+    python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
+    python -m training.train --env snail_sprint_v0 batched=false
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
 `training.config.TrainConfig` for every field); `name=value` arguments override them. The learner
-holds one seat of the game, drawn anew each episode, through `snail_envs.single_agent`; the other
-seats are played by opponents drawn from the configured mix of random players, the game's
-heuristic, and frozen snapshots of the learner itself (self-play); with `batched=true` the games
-run in the batched engine instead (`snail_envs.batched`, random and heuristic opponents played
-inside its kernels), for many more games at once. A run writes, under
+holds one seat of the game, drawn anew each episode; the other seats are played by opponents
+drawn from the configured mix of random players, the game's heuristic, and frozen snapshots of the
+learner itself (self-play). The games run in the batched engine (`snail_envs.batched`, its
+learner vector env: random and heuristic opponents are played inside its kernels, the snapshots
+answer for all the games waiting on them at once); with `batched=false`, each game is a
+`snail_envs.single_agent` view of the Python environment instead. A run writes, under
 `<output_dir>/<env>-<seed>/`: TensorBoard logs, checkpoints, the final model, a learning curve
 (score rate against random and heuristic players as training goes on) and `summary.json`.
 """
@@ -64,6 +66,40 @@ class SelfPlayPool:
         return int(action)
 
 
+class SelfPlayPolicy:
+    """The self-play pool playing the "policy" seats of the batched engine's games: each game's
+    episode draws one snapshot, which plays every policy seat of that game (random play until the
+    first snapshot exists)."""
+
+    def __init__(self, pool: SelfPlayPool, num_envs: int, seed: int) -> None:
+        self.pool = pool
+        self._rng = np.random.default_rng(seed)
+        self._playing: list[Any] = [None] * num_envs
+
+    def begin_episodes(self, games: np.ndarray) -> None:
+        for game in games.tolist():
+            snapshots = self.pool.snapshots
+            self._playing[game] = (
+                snapshots[self._rng.integers(len(snapshots))] if snapshots else None
+            )
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        actions = np.zeros(games.size, np.int64)
+        players: dict[int, list[int]] = {}
+        for row, game in enumerate(games.tolist()):
+            players.setdefault(id(self._playing[game]), []).append(row)
+        for rows in players.values():
+            snapshot = self._playing[int(games[rows[0]])]
+            if snapshot is None:
+                keys = self._rng.random(masks[rows].shape)
+                actions[rows] = np.argmax(np.where(masks[rows], keys, -1.0), axis=1)
+            else:
+                actions[rows], _ = snapshot.predict(
+                    observations[rows], action_masks=masks[rows], deterministic=False
+                )
+        return actions
+
+
 def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], list[float]]:
     """A fresh set of opponent callables (one per kind with weight > 0) and their weights."""
     makers = {
@@ -83,10 +119,20 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
     if config.batched:
         from snail_envs.batched import make_vec_env as make_batched_vec_env
 
-        opponents = {kind: weight for kind, weight in config.opponents.items() if weight > 0}
-        venv = make_batched_vec_env(
-            config.env, config.n_envs, opponents=opponents, **config.env_options
-        )
+        opponents = {
+            "policy" if kind == "self" else kind: weight
+            for kind, weight in config.opponents.items()
+            if weight > 0
+        }
+        policy = SelfPlayPolicy(pool, config.n_envs, config.seed) if "policy" in opponents else None
+        try:
+            venv = make_batched_vec_env(
+                config.env, config.n_envs, opponents=opponents, policy=policy, **config.env_options
+            )
+        except ValueError as problem:
+            raise ValueError(
+                f"{problem} (batched=false trains on the Python environment instead)"
+            ) from problem
         venv.seed(config.seed)
         return VecMonitor(venv)
 

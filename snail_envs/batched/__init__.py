@@ -63,7 +63,8 @@ def make(name: str, num_envs: int, **options: Any) -> Any:
 
 def make_vec_env(name: str, num_envs: int, **kwargs: Any) -> Any:
     """A Stable-Baselines3 `VecEnv` of `num_envs` games: one learner seat each, the other seats
-    played inside the kernels (see `snail_envs.batched.vec_env.BatchedVecEnv`)."""
+    played inside the kernels or by a batched policy (see
+    `snail_envs.batched.vec_env.BatchedVecEnv`)."""
     from snail_envs.batched.vec_env import BatchedVecEnv
 
     return BatchedVecEnv(name, num_envs, **kwargs)

@@ -64,10 +64,13 @@ class Kernels(NamedTuple):
     state: Callable[..., None]
     """(games, rules, out): write each game's full state."""
     learner_reset: Callable[..., None]
-    """(games, rules, fixed_seat, tickets, learners, kinds, observations, masks)."""
+    """(games, rules, fixed_seat, tickets, seating, *LEARNER_VIEWS): seat the players of every
+    game, deal, and play to the learner's first decision or to a policy seat's."""
     learner_step: Callable[..., int]
-    """(games, rules, actions, fixed_seat, tickets, learners, kinds, observations, masks,
-    rewards, terminated, truncated, finals)."""
+    """(games, rules, actions, asked_actions, resume, fixed_seat, tickets, seating,
+    *LEARNER_VIEWS): play the learner's `actions` (`resume=False`) or, in the paused games, the
+    policy seats' `asked_actions` (`resume=True`), and play on as `learner_reset` does; returns
+    the first game whose learner action is illegal (nothing played then), else −1."""
     random: Callable[..., None] | None = None
     """(games, rules, seats, out): a uniformly random legal action for every acting slot, where
     a game draws one faster than from its masks (`random_legal_actions`, the default)."""
@@ -98,6 +101,8 @@ class BatchedGame:
     kernels: ClassVar[Kernels]
     opponents: ClassVar[tuple[str, ...]]
     """The in-kernel players of the learner's vector env, by the index the kernels use."""
+    seating_dtype: ClassVar[np.dtype]
+    """How the learner's vector env seats one game (`seating_record`)."""
 
     def __init__(
         self,
@@ -330,6 +335,46 @@ def clear(out: np.ndarray, start: int, size: int) -> None:
     """Zero `size` entries of `out` from `start`."""
     for k in range(start, start + size):
         out[k] = 0
+
+
+LEARNER_VIEWS = (
+    "observations",
+    "masks",
+    "asked_observations",
+    "asked_masks",
+    "rewards",
+    "terminated",
+    "truncated",
+    "finals",
+)
+"""The arrays of `BatchedVecEnv` that the learner kernels write, in the order they take them:
+the learner's view and mask in each game (N, D) and (N, A); each policy seat's, where it is asked
+to act (N, P, D) and (N, P, A); the learner's reward (added to), episode ends and last views."""
+
+
+def seating_record(max_players: int) -> np.dtype:
+    """How the learner's vector env seats one game:
+
+    - `learner`: the learner's seat; `kinds[seat]`: the player of every other seat, an in-kernel
+      player's index or `len(opponents)`, the policy kind: a seat played outside the kernels, by
+      the vector env's policy;
+    - `asks[seat]`: the policy seats whose actions the game waits for (those acting now);
+    - `paused`: the game waits for them and the learner does not act now;
+    - `fresh`: the episode has not yet come to the learner's first decision;
+    - `began`: an episode began here since the vector env last cleared the flag.
+
+    (Flags are 0 or 1.)
+    """
+    return np.dtype(
+        [
+            ("learner", np.int64),
+            ("kinds", np.int64, max_players),
+            ("asks", np.uint8, max_players),
+            ("paused", np.uint8),
+            ("fresh", np.uint8),
+            ("began", np.uint8),
+        ]
+    )
 
 
 @njit(cache=True)

@@ -23,6 +23,7 @@ from snail_envs.batched.core import (
     pieces_dtype,
     record,
     seat_players,
+    seating_record,
 )
 from snail_envs.core.layout import Layout
 from snail_envs.pedzace_slimaki.env import SPEC
@@ -42,6 +43,8 @@ MAX_LEAVES = MAX_BOARD_LENGTH + 1
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 HEURISTIC = OPPONENTS.index("heuristic")
+POLICY = len(OPPONENTS)
+"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 POSITION_WEIGHT = 0.5
 """How much a guessed place point is worth against a point in hand (as in the heuristic)."""
 MAX_WORLDS = 720
@@ -610,75 +613,99 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def play_opponents(g, rules, learner: int, kinds: np.ndarray) -> None:
-    """The other seats play until the learner is to play or the game is over."""
-    while not is_over(g) and not is_truncated(g, rules) and g.turn != learner:
-        play(g, rules, opponent_action(g, rules, kinds[g.turn]))
+def play_opponents(g, rules, s) -> None:
+    """The in-kernel players play until the learner or a policy seat is to play, or the game is
+    over."""
+    while (
+        not is_over(g)
+        and not is_truncated(g, rules)
+        and g.turn != s.learner
+        and s.kinds[g.turn] != POLICY
+    ):
+        play(g, rules, opponent_action(g, rules, s.kinds[g.turn]))
 
 
 @njit(cache=True)
-def new_episode(g, rules, fixed_seat: int, tickets, kinds) -> int:
-    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
+    """Seat the players and deal."""
+    s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
+    deal(g, rules)
+    s.fresh = 1
+    s.began = 1
+
+
+@njit(cache=True)
+def settle(g, rules, s, i, fixed_seat, tickets, before, views) -> None:
+    """Play on until the learner is to play, or a policy seat is (the game then waits for its
+    action), paying the learner its rewards since each seat's points were `before`. An episode
+    that ends leaves the learner's last view in `finals`, and the next one begins; a game that
+    ends before the learner's first decision is dealt again."""
+    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
+        views
+    )
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     while True:
-        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
-        deal(g, rules)
-        play_opponents(g, rules, learner, kinds)
-        if not is_over(g) and not is_truncated(g, rules):
-            return learner
+        play_opponents(g, rules, s)
+        if not s.fresh:
+            pay(g, rules, before, seat_rewards)
+            rewards[i] += seat_rewards[s.learner]
+        if is_over(g) or is_truncated(g, rules):
+            if not s.fresh:
+                terminated[i] = is_over(g)
+                truncated[i] = not terminated[i]
+                write_observation(g, rules, s.learner, finals[i])
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            before[:] = g.scores
+        elif g.turn == s.learner:
+            s.fresh = 0
+            s.paused = 0
+            write_observation(g, rules, s.learner, observations[i])
+            write_mask(g, masks[i])
+            return
+        else:
+            s.paused = 1
+            s.asks[g.turn] = 1
+            write_observation(g, rules, g.turn, asked_observations[i, g.turn])
+            write_mask(g, asked_masks[i, g.turn])
+            return
 
 
 @njit(cache=True)
-def learner_reset(
-    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
-) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
+    before = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        g = games[i]
-        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i])
-        write_observation(g, rules, learners[i], observations[i])
-        write_mask(g, masks[i])
+        s = seating[i]
+        s.asks[:] = 0
+        begin_episode(games[i], rules, s, fixed_seat, tickets)
+        settle(games[i], rules, s, i, fixed_seat, tickets, before, views)
 
 
 @njit(cache=True)
 def learner_step(
-    games,
-    rules_array,
-    actions,
-    fixed_seat,
-    tickets,
-    learners,
-    kinds,
-    observations,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    finals,
+    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
 ) -> int:
-    """The learner of every game plays `actions[i]` and the other seats answer, until the learner
-    is to play again; a finished episode leaves the learner's last view in `finals`, and the next
-    one begins."""
+    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seat of every
+    paused game plays its asked action), and the game goes on (`settle`)."""
     rules = rules_array[0]
-    for i in range(games.shape[0]):
-        if is_illegal(actions[i], masks[i]):
-            return i
+    masks = views[1]
+    if not resume:
+        for i in range(games.shape[0]):
+            if is_illegal(actions[i], masks[i]):
+                return i
     before = np.zeros(MAX_PLAYERS, np.int64)
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     for i in range(games.shape[0]):
+        s = seating[i]
+        if (s.paused == 1) != resume:
+            continue
         g = games[i]
-        learner = learners[i]
         before[:] = g.scores
-        play(g, rules, actions[i])
-        play_opponents(g, rules, learner, kinds[i])
-        pay(g, rules, before, seat_rewards)
-        rewards[i] = seat_rewards[learner]
-        terminated[i] = is_over(g)
-        truncated[i] = is_truncated(g, rules)
-        if terminated[i] or truncated[i]:
-            write_observation(g, rules, learner, finals[i])
-            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i])
-        write_observation(g, rules, learners[i], observations[i])
-        write_mask(g, masks[i])
+        if resume:
+            s.asks[g.turn] = 0
+            play(g, rules, asked_actions[i, g.turn])
+        else:
+            play(g, rules, actions[i])
+        settle(g, rules, s, i, fixed_seat, tickets, before, views)
     return -1
 
 
@@ -700,6 +727,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     game_dtype = GAME
     kernels = Kernels(start_all, step_all, observe_all, state_all, learner_reset, learner_step)
     opponents = OPPONENTS
+    seating_dtype = seating_record(MAX_PLAYERS)
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
         weights, worlds, world_count = heuristic_tables(options)

@@ -31,6 +31,7 @@ from snail_envs.batched.core import (
     pieces_dtype,
     record,
     seat_players,
+    seating_record,
 )
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import check_choice
@@ -62,6 +63,8 @@ ROUND_END = HORIZONS.index("round")
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 HEURISTIC = OPPONENTS.index("heuristic")
+POLICY = len(OPPONENTS)
+"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 CARD_WEIGHT = 100.0
 """What a card in hand weighs against its points (the heuristic's `card_weight`)."""
 LOOKAHEAD = 0.1
@@ -672,89 +675,123 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def opponents_act(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
-    """Every acting seat but the learner chooses, from its own view only."""
+def policy_acts(g, rules, s) -> bool:
+    """Whether a policy seat acts now."""
     for seat in range(rules.num_players):
-        if seat != learner and is_acting(g, rules, seat):
-            actions[seat] = opponent_action(g, rules, seat, kinds[seat])
+        if s.kinds[seat] == POLICY and seat != s.learner and is_acting(g, rules, seat):
+            return True
+    return False
 
 
 @njit(cache=True)
-def play_opponents(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
-    """Ticks without the learner, until it acts or the game is over."""
-    while not is_over(g) and not is_truncated(g, rules) and not is_acting(g, rules, learner):
-        opponents_act(g, rules, learner, kinds, actions)
-        apply(g, rules, actions)
+def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
+    """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
+    policy seat its asked action, an in-kernel player from its own view."""
+    for seat in range(rules.num_players):
+        if is_acting(g, rules, seat):
+            if seat == s.learner:
+                tick[seat] = action
+            elif s.kinds[seat] == POLICY:
+                tick[seat] = asked_actions[seat]
+                s.asks[seat] = 0
+            else:
+                tick[seat] = opponent_action(g, rules, seat, s.kinds[seat])
+    apply(g, rules, tick)
 
 
 @njit(cache=True)
-def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
-    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
+    """Seat the players and deal."""
+    s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
+    deal(g, rules)
+    s.fresh = 1
+    s.began = 1
+
+
+@njit(cache=True)
+def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
+    """Ask for the actions of the policy seats acting now, each seeing its own view."""
+    for seat in range(rules.num_players):
+        if s.kinds[seat] == POLICY and seat != s.learner and is_acting(g, rules, seat):
+            s.asks[seat] = 1
+            write_observation(g, rules, seat, asked_observations[i, seat])
+            write_mask(g, rules, seat, asked_masks[i, seat])
+
+
+@njit(cache=True)
+def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
+    """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
+    waits for its action), paying the learner its rewards since each seat's totals were
+    `before`. An episode that ends leaves the learner's last view in `finals`, and the next one
+    begins; a game that ends before the learner's first decision is dealt again."""
+    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
+        views
+    )
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     while True:
-        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
-        deal(g, rules)
-        play_opponents(g, rules, learner, kinds, actions)
-        if not is_over(g) and not is_truncated(g, rules):
-            return learner
+        while (
+            not is_over(g)
+            and not is_truncated(g, rules)
+            and not is_acting(g, rules, s.learner)
+            and not policy_acts(g, rules, s)
+        ):
+            play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
+        if not s.fresh:
+            pay(g, rules, before, seat_rewards)
+            rewards[i] += seat_rewards[s.learner]
+        if is_over(g) or is_truncated(g, rules):
+            if not s.fresh:
+                terminated[i] = is_over(g)
+                truncated[i] = not terminated[i]
+                write_observation(g, rules, s.learner, finals[i])
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            before[:] = g.totals
+            continue
+        ask_policy(g, rules, s, i, asked_observations, asked_masks)
+        s.paused = 0 if is_acting(g, rules, s.learner) else 1
+        if not s.paused:
+            s.fresh = 0
+            write_observation(g, rules, s.learner, observations[i])
+            write_mask(g, rules, s.learner, masks[i])
+        return
 
 
 @njit(cache=True)
-def learner_reset(
-    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
-) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
-    actions = np.zeros(MAX_PLAYERS, np.int64)
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        g = games[i]
-        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], actions)
-        write_observation(g, rules, learners[i], observations[i])
-        write_mask(g, rules, learners[i], masks[i])
+        s = seating[i]
+        s.asks[:] = 0
+        begin_episode(games[i], rules, s, fixed_seat, tickets)
+        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, views)
 
 
 @njit(cache=True)
 def learner_step(
-    games,
-    rules_array,
-    actions,
-    fixed_seat,
-    tickets,
-    learners,
-    kinds,
-    observations,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    finals,
+    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
 ) -> int:
-    """The learner of every game plays `actions[i]` (with the other seats acting in the same
-    tick choosing without seeing it), then the other seats play until the learner acts again;
-    a finished episode leaves the learner's last view in `finals`, and the next one begins."""
+    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seats of every
+    paused game play their asked actions), with the other seats acting in the same tick choosing
+    without seeing it, and the game goes on (`settle`)."""
     rules = rules_array[0]
-    for i in range(games.shape[0]):
-        action = actions[i]
-        if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
-            return i
+    masks = views[1]
+    if not resume:
+        for i in range(games.shape[0]):
+            action = actions[i]
+            if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
+                return i
     before = np.zeros(MAX_PLAYERS, np.int64)
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
+        s = seating[i]
+        if (s.paused == 1) != resume:
+            continue
         g = games[i]
-        learner = learners[i]
         before[:] = g.totals
-        opponents_act(g, rules, learner, kinds[i], tick)
-        tick[learner] = actions[i]
-        apply(g, rules, tick)
-        play_opponents(g, rules, learner, kinds[i], tick)
-        pay(g, rules, before, seat_rewards)
-        rewards[i] = seat_rewards[learner]
-        terminated[i] = is_over(g)
-        truncated[i] = is_truncated(g, rules)
-        if terminated[i] or truncated[i]:
-            write_observation(g, rules, learner, finals[i])
-            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], tick)
-        write_observation(g, rules, learners[i], observations[i])
-        write_mask(g, rules, learners[i], masks[i])
+        play_tick(g, rules, s, actions[i], asked_actions[i], tick)
+        settle(g, rules, s, i, fixed_seat, tickets, before, tick, views)
     return -1
 
 
@@ -858,6 +895,7 @@ class SnailedItBatch(BatchedGame):
         start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
     )
     opponents = OPPONENTS
+    seating_dtype = seating_record(MAX_PLAYERS)
     horizons = HORIZONS
     """How far `rollout` may play on."""
 

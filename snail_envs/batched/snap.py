@@ -32,7 +32,14 @@ import numpy as np
 from numba import njit
 
 from snail_envs.batched.chance import TAPE_LENGTH, agent_pick, arrange, begin_game, game_record
-from snail_envs.batched.core import BatchedGame, Kernels, pieces_dtype, record, seat_players
+from snail_envs.batched.core import (
+    BatchedGame,
+    Kernels,
+    pieces_dtype,
+    record,
+    seat_players,
+    seating_record,
+)
 from snail_envs.core.layout import Layout
 from snail_envs.snap.env import SPEC
 from snail_envs.snap.rules import (
@@ -62,6 +69,8 @@ NUM_PACKETS = POOLS + MAX_KEYS
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 HEURISTIC = OPPONENTS.index("heuristic")
+POLICY = len(OPPONENTS)
+"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 
 GAME = game_record(
     [
@@ -964,98 +973,130 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def opponents_act(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
-    """Every acting seat but the learner chooses, from its own view only."""
+def learner_is_done(g, learner: int) -> bool:
+    """The learner's episode is over: the game ended, or its seat went out."""
+    return g.finished == 1 or g.truncated == 1 or g.in_game[learner] == 0
+
+
+@njit(cache=True)
+def policy_acts(g, rules, s) -> bool:
+    """Whether a policy seat acts now."""
     for seat in range(rules.num_players):
-        if seat != learner and g.acts[seat]:
-            actions[seat] = opponent_action(g, rules, seat, kinds[seat])
+        if s.kinds[seat] == POLICY and seat != s.learner and g.acts[seat]:
+            return True
+    return False
 
 
 @njit(cache=True)
-def learner_waits(g, learner: int) -> bool:
-    """Whether the game goes on with the learner in it but not acting (it flipped last, with
-    `flipper_may_call=False`)."""
-    return not g.finished and not g.truncated and g.in_game[learner] == 1 and not g.acts[learner]
+def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
+    """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
+    policy seat its asked action, an in-kernel player from its own view."""
+    for seat in range(rules.num_players):
+        if g.acts[seat]:
+            if seat == s.learner:
+                tick[seat] = action
+            elif s.kinds[seat] == POLICY:
+                tick[seat] = asked_actions[seat]
+                s.asks[seat] = 0
+            else:
+                tick[seat] = opponent_action(g, rules, seat, s.kinds[seat])
+    apply(g, rules, tick)
 
 
 @njit(cache=True)
-def play_opponents(g, rules, learner: int, kinds: np.ndarray, actions: np.ndarray) -> None:
-    """Ticks without the learner, until it acts, goes out, or the game is over."""
-    while learner_waits(g, learner):
-        opponents_act(g, rules, learner, kinds, actions)
-        apply(g, rules, actions)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
+    """Seat the players and deal."""
+    s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
+    deal(g, rules)
+    s.fresh = 1
+    s.began = 1
 
 
 @njit(cache=True)
-def new_episode(g, rules, fixed_seat: int, tickets, kinds, actions) -> int:
-    """Seat the players, deal, and play until the learner's first decision; returns its seat."""
+def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
+    """Ask for the actions of the policy seats acting now, each seeing its own view."""
+    for seat in range(rules.num_players):
+        if s.kinds[seat] == POLICY and seat != s.learner and g.acts[seat]:
+            s.asks[seat] = 1
+            write_observation(g, rules, seat, asked_observations[i, seat])
+            write_mask(g, rules, seat, asked_masks[i, seat])
+
+
+@njit(cache=True)
+def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
+    """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
+    waits for its action), paying the learner its rewards since each seat held `before` cards.
+    The learner's episode ends with the game or when its seat goes out (−1 then with
+    `reward="winlose"`): its last view is left in `finals`, and the next episode begins; a game
+    that ends before the learner's first decision is dealt again."""
+    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
+        views
+    )
+    live = np.ones(MAX_PLAYERS, np.uint8)
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     while True:
-        learner = seat_players(g, rules, fixed_seat, tickets, kinds)
-        deal(g, rules)
-        play_opponents(g, rules, learner, kinds, actions)
-        if g.acts[learner]:
-            return learner
+        while (
+            not learner_is_done(g, s.learner)
+            and not g.acts[s.learner]
+            and not policy_acts(g, rules, s)
+        ):
+            play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
+        if not s.fresh:
+            pay(g, rules, live, before, seat_rewards)
+            rewards[i] += seat_rewards[s.learner]
+        if learner_is_done(g, s.learner):
+            if not s.fresh:
+                terminated[i] = g.finished == 1 or g.in_game[s.learner] == 0
+                truncated[i] = g.truncated
+                write_observation(g, rules, s.learner, finals[i])
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            before[s.learner] = held(g, s.learner)
+            continue
+        ask_policy(g, rules, s, i, asked_observations, asked_masks)
+        s.paused = 0 if g.acts[s.learner] else 1
+        if not s.paused:
+            s.fresh = 0
+            write_observation(g, rules, s.learner, observations[i])
+            write_mask(g, rules, s.learner, masks[i])
+        return
 
 
 @njit(cache=True)
-def learner_reset(
-    games, rules_array, fixed_seat, tickets, learners, kinds, observations, masks
-) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
-    actions = np.zeros(MAX_PLAYERS, np.int64)
+    before = np.zeros(MAX_PLAYERS, np.int64)
+    tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        g = games[i]
-        learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], actions)
-        write_observation(g, rules, learners[i], observations[i])
-        write_mask(g, rules, learners[i], masks[i])
+        s = seating[i]
+        s.asks[:] = 0
+        begin_episode(games[i], rules, s, fixed_seat, tickets)
+        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, views)
 
 
 @njit(cache=True)
 def learner_step(
-    games,
-    rules_array,
-    actions,
-    fixed_seat,
-    tickets,
-    learners,
-    kinds,
-    observations,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    finals,
+    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
 ) -> int:
-    """The learner of every game plays `actions[i]` (the other seats of the tick choosing without
-    seeing it), then the other seats play until the learner acts again. Its episode ends with
-    the game or when its seat goes out (−1 then with `reward="winlose"`); the learner's last
-    view is left in `finals`, and the next episode begins."""
+    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seats of every
+    paused game play their asked actions), with the other seats of the tick choosing without
+    seeing it, and the game goes on (`settle`)."""
     rules = rules_array[0]
-    for i in range(games.shape[0]):
-        action = actions[i]
-        if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
-            return i
-    live = np.ones(MAX_PLAYERS, np.uint8)
+    masks = views[1]
+    if not resume:
+        for i in range(games.shape[0]):
+            action = actions[i]
+            if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
+                return i
     before = np.zeros(MAX_PLAYERS, np.int64)
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
+        s = seating[i]
+        if (s.paused == 1) != resume:
+            continue
         g = games[i]
-        learner = learners[i]
-        before[learner] = held(g, learner)
-        opponents_act(g, rules, learner, kinds[i], tick)
-        tick[learner] = actions[i]
-        apply(g, rules, tick)
-        play_opponents(g, rules, learner, kinds[i], tick)
-        pay(g, rules, live, before, seat_rewards)
-        rewards[i] = seat_rewards[learner]
-        terminated[i] = g.finished == 1 or g.in_game[learner] == 0
-        truncated[i] = g.truncated
-        if terminated[i] or truncated[i]:
-            write_observation(g, rules, learner, finals[i])
-            learners[i] = new_episode(g, rules, fixed_seat, tickets, kinds[i], tick)
-        write_observation(g, rules, learners[i], observations[i])
-        write_mask(g, rules, learners[i], masks[i])
+        before[s.learner] = held(g, s.learner)
+        play_tick(g, rules, s, actions[i], asked_actions[i], tick)
+        settle(g, rules, s, i, fixed_seat, tickets, before, tick, views)
     return -1
 
 
@@ -1080,6 +1121,7 @@ class SnapBatch(BatchedGame):
         start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
     )
     opponents = OPPONENTS
+    seating_dtype = seating_record(MAX_PLAYERS)
 
     def compile_rules(self, options: SnapOptions) -> np.ndarray:
         if options.deck_size > MAX_CARDS:

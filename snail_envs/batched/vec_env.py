@@ -1,4 +1,5 @@
-"""One learner seat per game, every other seat played inside the kernels: an SB3 `VecEnv`.
+"""One learner seat per game, the other seats played by players inside the kernels or by a
+batched policy: an SB3 `VecEnv`.
 
     venv = snail_envs.batched.make_vec_env("snail_sprint_v0", num_envs=256, num_players=3,
                                            opponents={"random": 0.5, "heuristic": 0.5})
@@ -7,9 +8,12 @@
 It follows `snail_envs.single_agent` (the Gymnasium view of one game), for N games at once:
 
 - The learner holds one seat of each game, drawn anew each episode (or fixed with `seat=`). The
-  other seats are played by in-kernel players drawn each episode from `opponents`: a name, or
-  weights by name (`engine.opponents` lists them: "random" for every game, "heuristic" where the
-  game has a heuristic port).
+  other seats are played by players drawn each episode from `opponents`: a name, or weights by
+  name. The in-kernel players are `engine.opponents` ("random" for every game, "heuristic" where
+  the game has a heuristic port); "policy" is a seat played by `policy`, a callable that answers
+  for many seats of many games at once (`OpponentPolicy`), such as frozen copies of the learner
+  for self-play. The games wait for the policy's seats: every step asks it for the actions of all
+  the games waiting, in one call, until every game has come back to its learner.
 - Observations and rewards are the learner's own: the reward of a step is the sum of its seat's
   rewards since its previous action, so an episode's return is its seat's result in the game.
 - A finished episode is replaced at once: its last observation is in
@@ -21,7 +25,7 @@ It follows `snail_envs.single_agent` (the Gymnasium view of one game), for N gam
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
@@ -31,6 +35,21 @@ import snail_envs.batched
 
 TICKETS = 1 << 20
 """The resolution of the opponent weights: kind k is drawn with probability tickets[k] / sum."""
+POLICY = "policy"
+"""The opponent kind played outside the kernels, by the vector env's `policy`."""
+
+
+class OpponentPolicy(Protocol):
+    """Plays the "policy" seats of many games at once."""
+
+    def __call__(
+        self, observations: np.ndarray, action_masks: np.ndarray, games: np.ndarray
+    ) -> np.ndarray:
+        """One legal action for each seat asked: `observations` float32 (M, D) and `action_masks`
+        bool (M, A) are each seat's own view and legal actions, `games` (M,) the game it sits in.
+        A policy may also have `begin_episodes(games)`, called with the games whose episode
+        began since the last call (before it is asked for them), to draw a player per episode."""
+        ...
 
 
 class BatchedVecEnv(VecEnv):
@@ -42,14 +61,23 @@ class BatchedVecEnv(VecEnv):
         num_envs: int,
         opponents: str | Mapping[str, float] = "random",
         seat: int | None = None,
+        policy: OpponentPolicy | None = None,
         **options: Any,
     ) -> None:
         self.engine = snail_envs.batched.make(env_name, num_envs, **options)
         engine = self.engine
-        self.tickets = _tickets(opponents, engine.opponents)
-        for name, tickets in zip(engine.opponents, self.tickets, strict=True):
+        self.tickets = _tickets(opponents, (*engine.opponents, POLICY))
+        for name, tickets in zip(engine.opponents, self.tickets, strict=False):
             if tickets:
                 engine.check_opponent(name)
+        if policy is not None and not callable(policy):
+            raise ValueError(f"policy must be callable (see OpponentPolicy); got {policy!r}")
+        if bool(self.tickets[-1]) != (policy is not None):
+            raise ValueError(
+                'a policy plays the "policy" seats: pass one exactly when opponents give them '
+                f"weight; got opponents={opponents!r} and policy={policy!r}"
+            )
+        self.policy = policy
         if seat is not None and not (
             isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < engine.num_players
         ):
@@ -57,18 +85,36 @@ class BatchedVecEnv(VecEnv):
                 f"seat must be None (drawn each episode) or 0 to {engine.num_players - 1}"
             )
         self.fixed_seat = -1 if seat is None else seat
-        n, size = num_envs, engine.observation_layout.size
-        self.learners = np.zeros(n, np.int64)
-        self.kinds = np.zeros((n, engine.num_players), np.int64)
+        n, p, size = num_envs, engine.num_players, engine.observation_layout.size
+        self.seating = np.zeros(n, engine.seating_dtype)
         self.observations = np.zeros((n, size), np.float32)
         self.masks = np.zeros((n, engine.num_actions), np.int8)
+        self.asked_observations = np.zeros((n, p, size), np.float32)
+        self.asked_masks = np.zeros((n, p, engine.num_actions), np.int8)
+        self.asked_actions = np.zeros((n, p), np.int64)
+        self._no_actions = np.zeros(n, np.int64)
         self.rewards = np.zeros(n, np.float32)
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
         self.finals = np.zeros((n, size), np.float32)
+        self._views = (
+            self.observations,
+            self.masks,
+            self.asked_observations,
+            self.asked_masks,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.finals,
+        )
         self._actions: np.ndarray | None = None
         self.render_mode = None
         super().__init__(num_envs, engine.observation_space, engine.action_space)
+
+    @property
+    def learners(self) -> np.ndarray:
+        """The learner's seat in every game."""
+        return self.seating["learner"]
 
     # ----------------------------------------------------------------- the VecEnv API
 
@@ -78,15 +124,9 @@ class BatchedVecEnv(VecEnv):
         engine.seed(self._seeds[0])
         self._reset_seeds()
         engine.kernels.learner_reset(
-            engine.games,
-            engine.rules,
-            self.fixed_seat,
-            self.tickets,
-            self.learners,
-            self.kinds,
-            self.observations,
-            self.masks,
+            engine.games, engine.rules, self.fixed_seat, self.tickets, self.seating, *self._views
         )
+        self._play_paused_games()
         self._actions = None
         return self.observations.copy()
 
@@ -98,20 +138,21 @@ class BatchedVecEnv(VecEnv):
             raise RuntimeError("call reset() and step_async() before step_wait()")
         actions, self._actions = self._actions, None
         engine = self.engine
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        if self.policy is not None:  # the policy seats acting in the learner's ticks
+            self._ask_policy(np.arange(self.num_envs))
         illegal = engine.kernels.learner_step(
             engine.games,
             engine.rules,
             actions,
+            self.asked_actions,
+            False,
             self.fixed_seat,
             self.tickets,
-            self.learners,
-            self.kinds,
-            self.observations,
-            self.masks,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.finals,
+            self.seating,
+            *self._views,
         )
         if illegal >= 0:
             legal = np.flatnonzero(self.masks[illegal]).tolist()
@@ -119,6 +160,7 @@ class BatchedVecEnv(VecEnv):
                 f"{engine.env_name} (batched): game {illegal}: action {actions[illegal]} is "
                 f"illegal now; legal actions: {', '.join(map(str, legal))}"
             )
+        self._play_paused_games()
         dones = self.terminated | self.truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for index in np.flatnonzero(dones):
@@ -127,6 +169,57 @@ class BatchedVecEnv(VecEnv):
                 "TimeLimit.truncated": bool(self.truncated[index] and not self.terminated[index]),
             }
         return self.observations.copy(), self.rewards.copy(), dones, infos
+
+    def _play_paused_games(self) -> None:
+        """Ask the policy for its seats in the games that wait for them, and play on, until every
+        game waits for its learner."""
+        if self.policy is None:
+            return
+        engine, paused = self.engine, self.seating["paused"]
+        while paused.any():
+            self._ask_policy(np.flatnonzero(paused))
+            engine.kernels.learner_step(
+                engine.games,
+                engine.rules,
+                self._no_actions,
+                self.asked_actions,
+                True,
+                self.fixed_seat,
+                self.tickets,
+                self.seating,
+                *self._views,
+            )
+
+    def _ask_policy(self, games: np.ndarray) -> None:
+        """The policy's actions for the seats it is asked to play in `games`."""
+        began = self.seating["began"]
+        if began.any():
+            begin_episodes = getattr(self.policy, "begin_episodes", None)
+            if begin_episodes is not None:
+                begin_episodes(np.flatnonzero(began))
+            began[:] = False
+        rows, seats = np.nonzero(self.seating["asks"][games, : self.engine.num_players])
+        if rows.size == 0:
+            return
+        asked, masks = games[rows], self.asked_masks[games[rows], seats].astype(bool)
+        actions = np.asarray(
+            self.policy(self.asked_observations[asked, seats], masks, asked)  # type: ignore[misc]
+        )
+        if actions.shape != (asked.size,) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"the policy must return {asked.size} integer actions (one per seat asked); "
+                f"got {actions.dtype} of shape {actions.shape}"
+            )
+        legal = (actions >= 0) & (actions < masks.shape[1])
+        legal[legal] = masks[np.flatnonzero(legal), actions[legal]]
+        if not legal.all():
+            wrong = int(np.flatnonzero(~legal)[0])
+            raise ValueError(
+                f"{self.engine.env_name} (batched): the policy played illegal action "
+                f"{actions[wrong]} for player_{seats[wrong]} in game {asked[wrong]}; legal "
+                f"actions: {', '.join(map(str, np.flatnonzero(masks[wrong]).tolist()))}"
+            )
+        self.asked_actions[asked, seats] = actions
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game: bool (N, A)."""
@@ -163,13 +256,13 @@ class BatchedVecEnv(VecEnv):
 
 
 def _tickets(opponents: str | Mapping[str, float], kinds: Sequence[str]) -> np.ndarray:
-    """The weights of the in-kernel players, as integer tickets in the kernels' order."""
+    """The weights of the players, as integer tickets in the kernels' order of `kinds`."""
     weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
     unknown = sorted(set(weights) - set(kinds))
     if unknown or not weights:
         raise ValueError(
-            f"opponents must name in-kernel players among {', '.join(kinds)} (or give them "
-            f"weights); got {opponents!r}"
+            f"opponents must name players among {', '.join(kinds)} (or give them weights); "
+            f"got {opponents!r}"
         )
     if any(not w >= 0 for w in weights.values()) or sum(weights.values()) <= 0:
         raise ValueError(f"opponent weights must be non-negative, not all zero; got {opponents!r}")

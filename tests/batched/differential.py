@@ -157,15 +157,46 @@ def heuristic_plays_the_others(reference: Reference, learner: int, heuristic: An
         game.apply(heuristic_ticks(reference, learner, heuristic))
 
 
+class HeuristicPolicy:
+    """A Python heuristic as the vector env's batched policy: each seat from its own view."""
+
+    def __init__(self) -> None:
+        self.heuristic: Any = None
+        self.asked = 0
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        assert observations.shape[0] == masks.shape[0] == games.shape[0] > 0
+        assert masks.dtype == np.bool_ and masks.any(axis=1).all()
+        self.asked += games.size
+        return np.array(
+            [
+                self.heuristic.act(o, m.astype(np.int8))
+                for o, m in zip(observations, masks, strict=True)
+            ]
+        )
+
+
 def run_learner_replay(
-    env_name: str, options: dict[str, Any], make_heuristic: Any, episodes: int
+    env_name: str,
+    options: dict[str, Any],
+    make_heuristic: Any,
+    episodes: int,
+    opponents: Any = "heuristic",
 ) -> None:
-    """The learner's vector env against in-kernel heuristics, each episode replayed in the
-    reference rules with the Python heuristic (built by `make_heuristic(rule_options)`) in the
-    other seats, acting in the learner's ticks too: the learner's observations, masks, rewards
-    and ends must be the kernel's."""
-    venv = snail_envs.batched.make_vec_env(env_name, 64, opponents="heuristic", **options)
-    heuristic = make_heuristic(venv.engine.options)
+    """The learner's vector env against heuristics, each episode replayed in the reference rules
+    with the Python heuristic (built by `make_heuristic(rule_options)`) in the other seats,
+    acting in the learner's ticks too: the learner's observations, masks, rewards and ends must
+    be the kernel's. The `opponents` are the in-kernel heuristic port, or the Python heuristic
+    as the vector env's policy ("policy"), in any mix: the games are the same."""
+    policy = HeuristicPolicy()
+    venv = snail_envs.batched.make_vec_env(
+        env_name,
+        64,
+        opponents=opponents,
+        policy=policy if "policy" in opponents else None,
+        **options,
+    )
+    heuristic = policy.heuristic = make_heuristic(venv.engine.options)
     venv.seed(5)
     observations = venv.reset()
     references = [follow(venv.engine, index) for index in range(venv.num_envs)]
@@ -204,3 +235,4 @@ def run_learner_replay(
             assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
             references[index] = follow(venv.engine, index)
             heuristic_plays_the_others(references[index], int(venv.learners[index]), heuristic)
+    assert (policy.asked > 0) == ("policy" in opponents)

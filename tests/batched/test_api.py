@@ -187,13 +187,113 @@ def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) ->
 
 
 def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
-    with pytest.raises(ValueError, match=r"in-kernel players among random, heuristic \(or"):
+    with pytest.raises(ValueError, match=r"players among random, heuristic, policy \(or"):
         snail_envs.batched.make_vec_env("snap_v0", 4, opponents="self")
+    with pytest.raises(ValueError, match=r'a policy plays the "policy" seats'):
+        snail_envs.batched.make_vec_env("snap_v0", 4, opponents={"random": 1, "policy": 1})
+    with pytest.raises(ValueError, match=r'a policy plays the "policy" seats'):
+        snail_envs.batched.make_vec_env("snap_v0", 4, policy=RandomPolicy())
+    with pytest.raises(ValueError, match="policy must be callable"):
+        snail_envs.batched.make_vec_env("snap_v0", 4, opponents="policy", policy=3)
     with pytest.raises(ValueError, match="seat must be None"):
         snail_envs.batched.make_vec_env("snail_sprint_v0", 4, seat=2)
     venv = snail_envs.batched.make_vec_env("snail_sprint_v0", 8, seat=1, num_players=3)
     venv.reset()
     assert (venv.learners == 1).all()
+
+
+class RandomPolicy:
+    """Uniformly random legal actions, each seat asked recorded with its view."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+        self.asked: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.began: list[np.ndarray] = []
+
+    def begin_episodes(self, games: np.ndarray) -> None:
+        self.began.append(games.copy())
+
+    def __call__(
+        self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray
+    ) -> np.ndarray:
+        self.asked.append((observations.copy(), masks.copy(), games.copy()))
+        return np.argmax(np.where(masks, self.rng.random(masks.shape), -1.0), axis=1)
+
+
+def test_policy_seats_are_asked_with_their_own_views_and_only_theirs() -> None:
+    policy = RandomPolicy()
+    venv = snail_envs.batched.make_vec_env(
+        "snail_sprint_v0", 16, opponents="policy", policy=policy, seat=0, num_players=3
+    )
+    engine, seen = venv.engine, []
+
+    def checked(observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        turn = engine.games["turn"][games].astype(np.int64)
+        assert (turn != 0).all(), "the learner's seat is never the policy's"
+        assert np.array_equal(observations, engine.observe(engine.games["turn"])[games])
+        seen.append(games.size)
+        return RandomPolicy.__call__(policy, observations, masks, games)
+
+    venv.policy = checked
+    venv.seed(3)
+    venv.reset()
+    for _ in range(100):
+        venv.step(np.argmax(venv.action_masks(), axis=1))
+    # two policy seats answer most learner moves (forced moves are played by the engine), and
+    # the games waiting are asked together
+    assert sum(seen) >= 1.5 * 16 * 100 and max(seen) > 1
+
+
+def test_the_policy_hears_of_every_episode_before_it_is_asked_to_play_in_it() -> None:
+    policy = RandomPolicy()
+    venv = snail_envs.batched.make_vec_env(
+        "snap_v0", 8, opponents={"random": 1, "policy": 1}, policy=policy, num_players=3
+    )
+    venv.seed(0)
+    venv.reset()
+    venv.step(np.argmax(venv.action_masks(), axis=1))
+    assert sorted(policy.began[0].tolist()) == list(range(8))
+    episodes = 8
+    for _ in range(300):
+        _, _, dones, _ = venv.step(np.argmax(venv.action_masks(), axis=1))
+        episodes += int(dones.sum())
+    began = np.concatenate(policy.began)
+    # every episode is announced once: those that reached the learner, and those dealt again
+    assert began.size >= episodes and policy.asked
+
+
+def test_a_policy_playing_an_illegal_action_is_named() -> None:
+    venv = snail_envs.batched.make_vec_env(
+        "snail_sprint_v0",
+        4,
+        opponents="policy",
+        policy=lambda observations, masks, games: np.full(games.size, 99),
+        seat=0,
+    )
+    venv.reset()  # player_0, the learner, plays first
+    with pytest.raises(ValueError, match=r"the policy played illegal action 99 for player_1"):
+        venv.step(np.argmax(venv.action_masks(), axis=1))
+    venv.policy = lambda observations, masks, games: np.zeros(games.size + 1, np.int64)
+    with pytest.raises(ValueError, match=r"must return \d+ integer actions"):
+        venv.step(np.argmax(venv.action_masks(), axis=1))
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_policy_seats_play_the_same_games_as_in_kernel_random_players_would_dealt(
+    env_name: str,
+) -> None:
+    """Same seed, the same seats drawn: the policy's seats are where the random players were."""
+    policy = RandomPolicy()
+    weighted = snail_envs.batched.make_vec_env(
+        env_name, 32, opponents={"random": 1, "policy": 1}, policy=policy
+    )
+    plain = snail_envs.batched.make_vec_env(env_name, 32, opponents={"random": 1, "heuristic": 1})
+    for venv in (weighted, plain):
+        venv.seed(11)
+        venv.reset()
+    assert np.array_equal(weighted.learners, plain.learners)
+    kinds = weighted.seating["kinds"] == 2
+    assert np.array_equal(kinds, plain.seating["kinds"] == 1)
 
 
 def test_a_tiny_batched_training_run(tmp_path) -> None:
@@ -202,7 +302,8 @@ def test_a_tiny_batched_training_run(tmp_path) -> None:
 
     overrides = [
         "batched=true",
-        "opponents={random: 1, heuristic: 1}",
+        "opponents={random: 1, heuristic: 1, self: 1}",
+        "self_play_every=128",
         "total_timesteps=512",
         "n_envs=32",
         "n_steps=16",
@@ -214,5 +315,20 @@ def test_a_tiny_batched_training_run(tmp_path) -> None:
     ]
     summary = train(load_config("snail_sprint_v0", overrides=overrides), progress_bar=False)
     assert summary["config"]["batched"] and (tmp_path / "snail_sprint_v0-0" / "model.zip").exists()
-    with pytest.raises(ValueError, match="batched training plays random and heuristic"):
-        load_config("snail_sprint_v0", overrides=["batched=true", "opponents.self=1"])
+
+
+def test_batched_training_points_to_the_python_engine_where_the_kernels_refuse(tmp_path) -> None:
+    from training.config import load_config
+    from training.train import train
+
+    config = load_config(
+        "snap_v0",
+        overrides=[
+            "env_options.match_key=picture",
+            "env_options.pictures=52",
+            "env_options.copies=8",  # 416 cards
+            f"output_dir={tmp_path}",
+        ],
+    )
+    with pytest.raises(ValueError, match=r"at most 256 cards.*batched=false trains on the Python"):
+        train(config, progress_bar=False)

@@ -90,8 +90,15 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic(options: dict) -> No
         batch.step(batch.random_actions())
 
 
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
-    run_learner_replay("pedzace_slimaki_v0", {"num_players": 3}, told_the_options, episodes=150)
+@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}])
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
+    run_learner_replay(
+        "pedzace_slimaki_v0",
+        {"num_players": 3},
+        told_the_options,
+        episodes=150,
+        opponents=opponents,
+    )
 
 
 def test_the_heuristic_port_refuses_cards_with_too_many_ways_to_weigh() -> None:

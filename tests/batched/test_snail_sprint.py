@@ -40,7 +40,12 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic() -> None:
     assert compared == 150 * 256
 
 
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
+@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}, "policy"])
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
     run_learner_replay(
-        "snail_sprint_v0", {"num_players": 3}, lambda options: SnailSprintHeuristic(), episodes=300
+        "snail_sprint_v0",
+        {"num_players": 3},
+        lambda options: SnailSprintHeuristic(),
+        episodes=300,
+        opponents=opponents,
     )

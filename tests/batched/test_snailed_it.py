@@ -80,12 +80,14 @@ def test_the_port_rounds_gains_as_python_does() -> None:
     assert [round_9(x) for x in values.tolist()] == [round(x, 9) for x in values.tolist()]
 
 
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
+@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}])
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
     run_learner_replay(
         "snailed_it_v0",
         {"num_players": 3, "hand_size": 5, "target": 8},
         lambda options: SnailedItHeuristic(card_points=options.card_points),
         episodes=100,
+        opponents=opponents,
     )
 
 

@@ -202,7 +202,12 @@ def test_the_heuristic_port_calls_as_the_python_heuristic(options: dict) -> None
     assert calls > 1_000 and weighed > 100
 
 
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics() -> None:
+@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}])
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
     run_learner_replay(
-        "snap_v0", {"num_players": 3, "ruleset": "snap_pot", "max_flips": 150}, heuristic_for, 100
+        "snap_v0",
+        {"num_players": 3, "ruleset": "snap_pot", "max_flips": 150},
+        heuristic_for,
+        100,
+        opponents=opponents,
     )

@@ -48,6 +48,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
             *TINY,
             f"output_dir={out}",
             "opponents={random: 1, heuristic: 1, self: 1}",
+            "batched=false",
         ]
     )
 
@@ -78,6 +79,36 @@ def test_a_checkpoint_loads_as_an_agent_that_acts_like_the_model(tiny_run: dict)
         assert agent.act(observation, mask) == int(expected)
         assert policy_only.act(observation, mask) == int(expected)
         assert mask[agent.act(observation, mask)] == 1
+
+
+class ConstantPolicy:
+    """A stand-in snapshot that always plays `action`."""
+
+    def __init__(self, action: int) -> None:
+        self.action = action
+
+    def predict(self, observations, action_masks, deterministic):  # type: ignore[no-untyped-def]
+        assert action_masks.shape[0] == observations.shape[0] and not deterministic
+        return np.full(observations.shape[0], self.action), None
+
+
+def test_batched_self_play_plays_one_snapshot_per_game_and_episode() -> None:
+    pool = train.SelfPlayPool(size=2)
+    policy = train.SelfPlayPolicy(pool, num_envs=6, seed=0)
+    masks = np.ones((6, 4), bool)
+    observations = np.zeros((6, 3), np.float32)
+    games = np.arange(6)
+    policy.begin_episodes(games)  # no snapshot yet: random legal play
+    masks[:, 0] = False
+    assert set(policy(observations, masks, games).tolist()) <= {1, 2, 3}
+    pool.add(ConstantPolicy(1))
+    pool.add(ConstantPolicy(2))
+    policy.begin_episodes(games)
+    first = policy(observations, masks, games)
+    assert set(first.tolist()) == {1, 2}  # both snapshots drawn among six games
+    assert np.array_equal(policy(observations[::-1], masks, games[::-1]), first[::-1])
+    policy.begin_episodes(np.array([0]))  # a new episode in game 0 only
+    assert np.array_equal(policy(observations, masks, games)[1:], first[1:])
 
 
 def test_missing_checkpoints_are_reported() -> None:
