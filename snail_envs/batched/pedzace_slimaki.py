@@ -634,8 +634,8 @@ def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
     s.began = 1
 
 
-@njit(cache=True)
-def settle(g, rules, s, i, fixed_seat, tickets, before, views) -> None:
+@njit(cache=True, inline="always")
+def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> None:
     """Play on until the learner is to play, or a policy seat is (the game then waits for its
     action), paying the learner its rewards since each seat's points were `before`. An episode
     that ends leaves the learner's last view in `finals`, and the next one begins; a game that
@@ -643,7 +643,6 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, views) -> None:
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     while True:
         play_opponents(g, rules, s)
         if not s.fresh:
@@ -673,12 +672,13 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, views) -> None:
 @njit(cache=True)
 def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         s = seating[i]
         s.asks[:] = 0
         begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, views)
+        settle(games[i], rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
 
 
 @njit(cache=True)
@@ -688,6 +688,7 @@ def learner_step(
     """The learner of every game plays `actions[i]` (or, with `resume`, the policy seat of every
     paused game plays its asked action), and the game goes on (`settle`)."""
     rules = rules_array[0]
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     masks = views[1]
     if not resume:
         for i in range(games.shape[0]):
@@ -705,7 +706,7 @@ def learner_step(
             play(g, rules, asked_actions[i, g.turn])
         else:
             play(g, rules, actions[i])
-        settle(g, rules, s, i, fixed_seat, tickets, before, views)
+        settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
     return -1
 
 

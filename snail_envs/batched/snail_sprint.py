@@ -493,15 +493,14 @@ def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
     s.began = 1
 
 
-@njit(cache=True)
-def settle(g, rules, s, i, fixed_seat, tickets, views) -> None:
+@njit(cache=True, inline="always")
+def settle(g, rules, s, i, fixed_seat, tickets, points, views) -> None:
     """Play on until the learner is to play, or a policy seat is (the game then waits for its
     action). An episode that ends pays the learner, leaves its last view in `finals`, and the
     next one begins; a game that ends before the learner's first decision is dealt again."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
-    points = np.zeros(MAX_PLAYERS, np.float32)
     while True:
         play_opponents(g, rules, s)
         if is_over(g) or is_truncated(g, rules):
@@ -530,11 +529,12 @@ def settle(g, rules, s, i, fixed_seat, tickets, views) -> None:
 @njit(cache=True)
 def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
+    points = np.zeros(MAX_PLAYERS, np.float32)
     for i in range(games.shape[0]):
         s = seating[i]
         s.asks[:] = 0
         begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, views)
+        settle(games[i], rules, s, i, fixed_seat, tickets, points, views)
 
 
 @njit(cache=True)
@@ -544,6 +544,7 @@ def learner_step(
     """The learner of every game plays `actions[i]` (or, with `resume`, the policy seat of every
     paused game plays its asked action), and the game goes on (`settle`)."""
     rules = rules_array[0]
+    points = np.zeros(MAX_PLAYERS, np.float32)
     masks = views[1]
     if not resume:
         for i in range(games.shape[0]):
@@ -560,7 +561,7 @@ def learner_step(
         else:
             move(g, rules, actions[i])
         roll_until_decision(g, rules)
-        settle(g, rules, s, i, fixed_seat, tickets, views)
+        settle(g, rules, s, i, fixed_seat, tickets, points, views)
     return -1
 
 

@@ -674,7 +674,7 @@ def state_all(games, rules_array, out) -> None:
 # --------------------------------------------------------------------------- one learner seat
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_acts(g, rules, s) -> bool:
     """Whether a policy seat acts now."""
     for seat in range(rules.num_players):
@@ -683,7 +683,7 @@ def policy_acts(g, rules, s) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
     """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
     policy seat its asked action, an in-kernel player from its own view."""
@@ -708,7 +708,7 @@ def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
     s.began = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
     """Ask for the actions of the policy seats acting now, each seeing its own view."""
     for seat in range(rules.num_players):
@@ -718,8 +718,8 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
             write_mask(g, rules, seat, asked_masks[i, seat])
 
 
-@njit(cache=True)
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
+@njit(cache=True, inline="always")
+def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> None:
     """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
     waits for its action), paying the learner its rewards since each seat's totals were
     `before`. An episode that ends leaves the learner's last view in `finals`, and the next one
@@ -727,7 +727,6 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     while True:
         while (
             not is_over(g)
@@ -759,13 +758,14 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
 @njit(cache=True)
 def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         s = seating[i]
         s.asks[:] = 0
         begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, views)
+        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
 
 
 @njit(cache=True)
@@ -776,6 +776,7 @@ def learner_step(
     paused game play their asked actions), with the other seats acting in the same tick choosing
     without seeing it, and the game goes on (`settle`)."""
     rules = rules_array[0]
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     masks = views[1]
     if not resume:
         for i in range(games.shape[0]):
@@ -791,7 +792,7 @@ def learner_step(
         g = games[i]
         before[:] = g.totals
         play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        settle(g, rules, s, i, fixed_seat, tickets, before, tick, views)
+        settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
     return -1
 
 

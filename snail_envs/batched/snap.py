@@ -71,6 +71,8 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
+EVERY_SEAT = np.ones(MAX_PLAYERS, np.uint8)
+"""`pay`'s `live` for the learner's rewards: its episode ends with the step its seat goes out."""
 
 GAME = game_record(
     [
@@ -978,7 +980,7 @@ def learner_is_done(g, learner: int) -> bool:
     return g.finished == 1 or g.truncated == 1 or g.in_game[learner] == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_acts(g, rules, s) -> bool:
     """Whether a policy seat acts now."""
     for seat in range(rules.num_players):
@@ -987,7 +989,7 @@ def policy_acts(g, rules, s) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
     """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
     policy seat its asked action, an in-kernel player from its own view."""
@@ -1012,7 +1014,7 @@ def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
     s.began = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
     """Ask for the actions of the policy seats acting now, each seeing its own view."""
     for seat in range(rules.num_players):
@@ -1022,8 +1024,8 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
             write_mask(g, rules, seat, asked_masks[i, seat])
 
 
-@njit(cache=True)
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
+@njit(cache=True, inline="always")
+def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> None:
     """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
     waits for its action), paying the learner its rewards since each seat held `before` cards.
     The learner's episode ends with the game or when its seat goes out (−1 then with
@@ -1032,8 +1034,6 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
-    live = np.ones(MAX_PLAYERS, np.uint8)
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     while True:
         while (
             not learner_is_done(g, s.learner)
@@ -1042,7 +1042,7 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
         ):
             play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
         if not s.fresh:
-            pay(g, rules, live, before, seat_rewards)
+            pay(g, rules, EVERY_SEAT, before, seat_rewards)
             rewards[i] += seat_rewards[s.learner]
         if learner_is_done(g, s.learner):
             if not s.fresh:
@@ -1064,13 +1064,14 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, views) -> None:
 @njit(cache=True)
 def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
     rules = rules_array[0]
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         s = seating[i]
         s.asks[:] = 0
         begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, views)
+        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
 
 
 @njit(cache=True)
@@ -1081,6 +1082,7 @@ def learner_step(
     paused game play their asked actions), with the other seats of the tick choosing without
     seeing it, and the game goes on (`settle`)."""
     rules = rules_array[0]
+    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     masks = views[1]
     if not resume:
         for i in range(games.shape[0]):
@@ -1096,7 +1098,7 @@ def learner_step(
         g = games[i]
         before[s.learner] = held(g, s.learner)
         play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        settle(g, rules, s, i, fixed_seat, tickets, before, tick, views)
+        settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
     return -1
 
 
