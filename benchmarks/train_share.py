@@ -4,13 +4,13 @@
     python benchmarks/train_share.py --steps 50000 --only snap_v0
 
 Trains MaskablePPO (n_envs=8, Stable-Baselines3's default hyperparameters, torch on one thread)
-on `snail_envs.make_vec_env` (eight `snail_envs.single_agent` views, random opponents) and times
-the vectorised environment's `reset`, `step_wait` and `action_masks` calls (our environment, the
-single-agent view, the opponents' moves, and the buffering around them) against the wall time of
-the whole `learn` call. For comparison, the same is measured for the same views in
-Stable-Baselines3's own `DummyVecEnv`, and for the batched engine's learner vector env
-(`snail_envs.batched.make_vec_env`, opponents inside the compiled kernels) where a game has one.
-Target: at most 5%.
+against random opponents and times the vectorised environment's `reset`, `step_wait` and
+`action_masks` calls (the game, the learner's view, the opponents' moves, and the buffering around
+them) against the wall time of the whole `learn` call, on three paths: the batched engine's
+learner vector env (`snail_envs.batched.make_vec_env`, opponents inside the compiled kernels),
+which `training.train` trains on; `snail_envs.make_vec_env` (eight `snail_envs.single_agent` views
+of the Python environment); and, for comparison, the same views in Stable-Baselines3's own
+`DummyVecEnv`. Target: at most 5%.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import time
 
 import snail_envs
 
+BATCHED = "batched vec env (numba), what training.train uses"
 PYTHON = "make_vec_env (Python)"
 DUMMY = "single_agent in SB3's DummyVecEnv"
-BATCHED = "batched vec env (numba)"
 
 
 def timed(base: type, spent: list[float]) -> type:
@@ -86,9 +86,8 @@ def main() -> None:
     for name in snail_envs.available_env_names():
         if args.only and name not in args.only:
             continue
-        paths = [PYTHON, DUMMY]
-        if name in batched_engines():
-            paths.append(BATCHED)
+        paths = [BATCHED] if name in batched_engines() else []
+        paths += [PYTHON, DUMMY]
         for path in paths:
             fraction, rate = share(name, args.steps, path)
             print(f"| {name} | {path} | {fraction:.1%} | {rate:,.0f} |")
