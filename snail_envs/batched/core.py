@@ -394,6 +394,15 @@ def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarr
 
 
 @njit(cache=True)
+def seat_episode(g, rules, s, fixed_seat: int, tickets: np.ndarray) -> None:
+    """A new episode in the seating record `s` of game `g` (before its deal): the learner's seat
+    and every seat's player drawn (`seat_players`); the episode is fresh, and announced."""
+    s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
+    s.fresh = 1
+    s.began = 1
+
+
+@njit(cache=True)
 def is_illegal(action: int, mask: np.ndarray) -> bool:
     return action < 0 or action >= mask.shape[0] or mask[action] == 0
 

@@ -21,7 +21,7 @@ from snail_envs.batched.core import (
     pay_win_lose,
     pieces_dtype,
     record,
-    seat_players,
+    seat_episode,
     seating_record,
 )
 from snail_envs.core.chance import SeededChance
@@ -487,10 +487,8 @@ def play_opponents(g, rules, s) -> None:
 @njit(cache=True)
 def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
     """Seat the players and deal."""
-    s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
+    seat_episode(g, rules, s, fixed_seat, tickets)
     deal(g, rules)
-    s.fresh = 1
-    s.began = 1
 
 
 @njit(cache=True, inline="always")

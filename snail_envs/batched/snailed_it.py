@@ -30,7 +30,7 @@ from snail_envs.batched.core import (
     pay_win_lose,
     pieces_dtype,
     record,
-    seat_players,
+    seat_episode,
     seating_record,
 )
 from snail_envs.core.layout import Layout
@@ -702,10 +702,8 @@ def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndar
 @njit(cache=True)
 def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
     """Seat the players and deal."""
-    s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
+    seat_episode(g, rules, s, fixed_seat, tickets)
     deal(g, rules)
-    s.fresh = 1
-    s.began = 1
 
 
 @njit(cache=True, inline="always")
