@@ -263,26 +263,26 @@ def test_the_policy_hears_of_every_episode_before_it_is_asked_to_play_in_it() ->
 
 
 def test_a_policy_playing_an_illegal_action_is_named() -> None:
-    venv = snail_envs.batched.make_vec_env(
-        "snail_sprint_v0",
-        4,
-        opponents="policy",
-        policy=lambda observations, masks, games: np.full(games.size, 99),
-        seat=0,
-    )
-    venv.reset()  # player_0, the learner, plays first
+    def play(policy) -> None:  # type: ignore[no-untyped-def]
+        venv = snail_envs.batched.make_vec_env(
+            "snail_sprint_v0", 4, opponents="policy", policy=policy, seat=0
+        )
+        venv.seed(0)
+        venv.reset()  # the policy's seat may play first, after a forced move of the learner's
+        for _ in range(10):
+            venv.step(np.argmax(venv.action_masks(), axis=1))
+
     with pytest.raises(ValueError, match=r"the policy played illegal action 99 for player_1"):
-        venv.step(np.argmax(venv.action_masks(), axis=1))
-    venv.policy = lambda observations, masks, games: np.zeros(games.size + 1, np.int64)
+        play(lambda observations, masks, games: np.full(games.size, 99))
     with pytest.raises(ValueError, match=r"must return \d+ integer actions"):
-        venv.step(np.argmax(venv.action_masks(), axis=1))
+        play(lambda observations, masks, games: np.zeros(games.size + 1, np.int64))
 
 
 @pytest.mark.parametrize("env_name", ENGINES)
-def test_policy_seats_play_the_same_games_as_in_kernel_random_players_would_dealt(
+def test_the_same_seed_seats_policy_players_where_in_kernel_players_would_sit(
     env_name: str,
 ) -> None:
-    """Same seed, the same seats drawn: the policy's seats are where the random players were."""
+    """Same seed, same seats drawn: the policy sits where the in-kernel heuristic sat."""
     policy = RandomPolicy()
     weighted = snail_envs.batched.make_vec_env(
         env_name, 32, opponents={"random": 1, "policy": 1}, policy=policy
