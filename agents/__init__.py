@@ -96,7 +96,7 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
 
 
 def load(kind: str, env_name: str, path: str | None = None, seed: int | None = None) -> Any:
-    """A trained agent: `load("ppo", "snap_v0")` is the baseline shipped for Snap; `path` loads
+    """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap; `path` loads
     another checkpoint."""
     if kind != "ppo":
         raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")

@@ -18,19 +18,38 @@ from typing import Any
 
 import gymnasium
 import pettingzoo
+from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
 __version__ = "0.1.0"
 
 ENV_NAMES: tuple[str, ...] = (
-    "snap_v0",
+    "snap_v1",
     "snailed_it_v0",
     "snail_sprint_v0",
     "pedzace_slimaki_v0",
 )
 """The environments of the library, by name."""
 
+RETIRED_NAMES: dict[str, str] = {"snap_v0": "snap_v1"}
+"""Earlier versions of the environments, each with the version that replaced it."""
+
+
+class RetiredEnvError(DeprecatedEnv, ValueError):
+    """An environment version that a rule change replaced. It is PettingZoo's `DeprecatedEnv`
+    (an `ImportError`) and a `ValueError`, like every other bad environment name."""
+
+
+def deprecated_env(name: str) -> RetiredEnvError:
+    """The error for the retired environment `name`, naming the version that replaced it."""
+    return RetiredEnvError(
+        f"{name} is now deprecated, use {RETIRED_NAMES[name]} instead (its rules changed: see "
+        f"the version history in snail_envs.{RETIRED_NAMES[name]})"
+    )
+
 
 def _module(name: str) -> Any:
+    if name in RETIRED_NAMES:
+        raise deprecated_env(name)
     if name not in ENV_NAMES:
         raise ValueError(f"unknown environment {name!r}; environments: {', '.join(ENV_NAMES)}")
     try:
@@ -82,9 +101,16 @@ def make_vec_env(name: str, num_envs: int, **kwargs: Any) -> Any:
 
 
 def registry_id(name: str) -> str:
-    """The PettingZoo registry id of environment `name` (`snail_envs/snap-v0` for `snap_v0`)."""
+    """The PettingZoo registry id of environment `name` (`snail_envs/snap-v1` for `snap_v1`)."""
     base, version = name.rsplit("_v", 1)
     return f"snail_envs/{base}-v{version}"
+
+
+def _retired_entry_point(name: str) -> Any:
+    def retired(**_: Any) -> Any:
+        raise deprecated_env(name)
+
+    return retired
 
 
 for _name in available_env_names():
@@ -95,8 +121,16 @@ for _name in available_env_names():
             kwargs={"env_name": _name},
             disable_env_checker=True,
         )
+for _name in (*available_env_names(), *RETIRED_NAMES):
     for _kind, _entry in (("aec", "env"), ("parallel", "parallel_env")):
         if registry_id(_name) not in getattr(pettingzoo, f"{_kind}_registry"):
             pettingzoo.register(
-                _kind, registry_id(_name), entry_point=f"snail_envs.{_name}:{_entry}"
+                _kind,
+                registry_id(_name),
+                # gymnasium.make of a retired id names its successor by itself (DeprecatedEnv)
+                entry_point=(
+                    _retired_entry_point(_name)
+                    if _name in RETIRED_NAMES
+                    else f"snail_envs.{_name}:{_entry}"
+                ),
             )

@@ -1,7 +1,7 @@
 """Train one policy for every seat of a game with PPO on Ray RLlib, on one machine or a cluster.
 
     python -m training.rllib_train --env snail_sprint_v0 --iterations 50
-    python -m training.rllib_train --env snap_v0 -o num_players=3 --num-env-runners 4
+    python -m training.rllib_train --env snap_v1 -o num_players=3 --num-env-runners 4
     python -m training.rllib_train --env snail_sprint_v0 --address HEAD_IP:6379 \\
         --num-env-runners 32 --iterations 500        # on a running Ray cluster
 

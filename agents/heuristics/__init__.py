@@ -11,6 +11,6 @@ HEURISTICS: dict[str, type] = {
     "pedzace_slimaki_v0": PedzaceSlimakiHeuristic,
     "snail_sprint_v0": SnailSprintHeuristic,
     "snailed_it_v0": SnailedItHeuristic,
-    "snap_v0": SnapHeuristic,
+    "snap_v1": SnapHeuristic,
 }
 """The heuristic player of each environment, by environment name."""

@@ -49,7 +49,7 @@ class SnapHeuristic:
 
     Reading the observation: its layout depends on the rule options. Give them
     (`SnapHeuristic(num_players=4, ruleset="snap_pot")`) to read exactly. Without them (as
-    `make_agent("heuristic", "snap_v0")` builds it) it reads the number of players,
+    `make_agent("heuristic", "snap_v1")` builds it) it reads the number of players,
     `reaction_ticks` and `single_pile` from the observation's size for a 13-key deck (any rank
     deck, and the default picture deck); `slapjack` from the action mask; and the ruleset from the
     table: several pots, or a full window with nothing claimable under `classic` rules, mean

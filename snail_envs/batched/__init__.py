@@ -29,7 +29,7 @@ ENGINES: dict[str, str] = {
     "snail_sprint_v0": "snail_envs.batched.snail_sprint:SnailSprintBatch",
     "pedzace_slimaki_v0": "snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
     "snailed_it_v0": "snail_envs.batched.snailed_it:SnailedItBatch",
-    "snap_v0": "snail_envs.batched.snap:SnapBatch",
+    "snap_v1": "snail_envs.batched.snap:SnapBatch",
 }
 """The batched engine of each environment that has one."""
 

@@ -1106,7 +1106,7 @@ def learner_step(
 class SnapBatch(BatchedGame):
     """N games of Snap (see `snail_envs.batched.core` for the arrays).
 
-        batch = snail_envs.batched.make("snap_v0", num_envs=4096, num_players=3)
+        batch = snail_envs.batched.make("snap_v1", num_envs=4096, num_players=3)
         out = batch.reset(seed=0)                  # out.seats: (N, 3), −1 where a seat is out
         out = batch.step(batch.random_actions())   # actions (N, 3); empty slots are ignored
 

@@ -27,6 +27,14 @@ class Chance:
         """The items in a uniformly random order (a shuffle)."""
         raise NotImplementedError
 
+    def occurs(self, probability: float) -> bool:
+        """Whether an event of this probability happens (a glimpse that is wrong)."""
+        raise NotImplementedError
+
+    def pick_weighted(self, weights: Sequence[float]) -> int:
+        """An index drawn with probability proportional to its weight (weights ≥ 0, some > 0)."""
+        raise NotImplementedError
+
 
 class SeededChance(Chance):
     """Outcomes from a seeded generator: the same seed gives the same outcomes in every process.
@@ -56,12 +64,20 @@ class SeededChance(Chance):
         self._generator.shuffle(arranged)
         return arranged
 
+    def occurs(self, probability: float) -> bool:
+        return self._generator.random() < probability
+
+    def pick_weighted(self, weights: Sequence[float]) -> int:
+        return self._generator.choices(range(len(weights)), weights)[0]
+
 
 class ScriptedChance(Chance):
     """Outcomes read, in order, from a script written by a test.
 
     Each `pick` takes the next outcome, which must be one of the options offered; each `arrange`
-    takes the next outcome, which must be a reordering of the items offered. A script that runs out,
+    takes the next outcome, which must be a reordering of the items offered; each `occurs` takes
+    the next outcome, True or False (True only for a probability above 0, False only below 1);
+    each `pick_weighted` the next outcome, an index of positive weight. A script that runs out,
     or names an impossible outcome, raises `ValueError`: a scenario never silently falls back to
     randomness.
     """
@@ -101,4 +117,23 @@ class ScriptedChance(Chance):
         outcome = list(self._take())  # type: ignore[call-overload]
         if Counter(map(repr, outcome)) != Counter(map(repr, items)):
             raise ValueError(f"scripted order {outcome!r} is not a reordering of {list(items)!r}")
+        return outcome
+
+    def occurs(self, probability: float) -> bool:
+        outcome = self._take()
+        if outcome not in (True, False) or not isinstance(outcome, bool):
+            raise ValueError(f"scripted outcome {outcome!r} is not True or False")
+        if (outcome and probability <= 0) or (not outcome and probability >= 1):
+            raise ValueError(
+                f"scripted outcome {outcome!r} is impossible for probability {probability}"
+            )
+        return outcome
+
+    def pick_weighted(self, weights: Sequence[float]) -> int:
+        outcome = self._take()
+        if not isinstance(outcome, int) or not 0 <= outcome < len(weights) or weights[outcome] <= 0:
+            raise ValueError(
+                f"scripted outcome {outcome!r} is not an index of positive weight in "
+                f"{list(weights)}"
+            )
         return outcome

@@ -11,7 +11,7 @@ from snail_envs.snap.rules import DEFAULT_MAX_TICKS, MAX_PLAYERS, NUM_ACTIONS, S
 
 SPEC = GameSpec(
     info=GameInfo(
-        env_name="snap_v0",
+        env_name="snap_v1",
         title="Snap",
         min_players=2,
         max_players=MAX_PLAYERS,

@@ -75,7 +75,8 @@ def _parts(options: SnapOptions) -> list[_Part]:
             "window_full",
             1,
             False,
-            f"1 if the window lasts {ticks} ticks (something is claimable), 0 if one tick",
+            f"1 if the window lasts {ticks} ticks (something is claimable, or always with "
+            "glimpse_error), 0 if one tick",
         ),
         _Part("reopened", 1, False, "1 if the window opened after a resolution, without a flip"),
         _Part("progress", 2, False, "flips / max_flips and ticks / max_ticks (0 if no limit)"),
@@ -83,6 +84,10 @@ def _parts(options: SnapOptions) -> list[_Part]:
 
 
 MAY_CALL_OWN = "1 if you may call in this tick (you act and your reaction_delay has passed)"
+GLIMPSES = (
+    "with glimpse_error: the key you saw the card flipped last show at tick t of this window: "
+    "index {k}·t + key (all 0 once sight is exact: after a resolution, in a reopened window)"
+)
 MAY_CALL_SEAT = "1 if seat i may call in this tick"
 
 
@@ -100,9 +105,11 @@ class SnapObserver:
                 Piece("may_call", n, MAY_CALL_SEAT),
             ]
         )
-        self.observation_layout = Layout(
-            [*(_piece(part, n) for part in parts), Piece("may_call", 1, MAY_CALL_OWN)]
-        )
+        own = [Piece("may_call", 1, MAY_CALL_OWN)]
+        if options.glimpse_error:
+            ticks = options.reaction_ticks
+            own.append(Piece("glimpses", ticks * k, GLIMPSES.format(k=k)))
+        self.observation_layout = Layout([*(_piece(part, n) for part in parts), *own])
         self.state_layout = Layout(
             [
                 *self.public_layout.pieces,
@@ -145,7 +152,32 @@ class SnapObserver:
         self._version = -1
 
     def observe(self, game: Snap, seat: int) -> np.ndarray:
-        return self._public_vector(game)[self._gather[seat]]
+        public = self._public_vector(game)
+        if not self.options.glimpse_error:
+            return public[self._gather[seat]]
+        observation = np.zeros(self.observation_layout.size, dtype=np.float32)
+        observation[: self._gather[seat].size] = public[self._gather[seat]]
+        glimpses = game.glimpses[seat]
+        if glimpses:
+            self._show_glimpses(game, seat, glimpses, observation)
+        return observation
+
+    def _show_glimpses(
+        self, game: Snap, seat: int, glimpses: list[int], observation: np.ndarray
+    ) -> None:
+        """The card flipped last shows the key `seat` glimpsed now, not its true key; the
+        `glimpses` piece holds every glimpse of this window."""
+        layout, k = self.observation_layout, self.options.num_keys
+        ((_, pile, card),) = game.just_flipped
+        if self.options.single_pile:
+            top = layout.offset("centre_top")
+        else:
+            top = layout.offset("pile_tops") + k * ((pile - seat) % self.num_players)
+        observation[top + game.key[card]] = 0.0
+        observation[top + glimpses[-1]] = 1.0
+        at = layout.offset("glimpses")
+        for tick, key in enumerate(glimpses):
+            observation[at + k * tick + key] = 1.0
 
     def state(self, game: Snap) -> np.ndarray:
         n, k = self.num_players, self.options.num_keys

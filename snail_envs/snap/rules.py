@@ -112,6 +112,8 @@ Options (defaults in brackets)
 
 from __future__ import annotations
 
+import copy
+import itertools
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -125,6 +127,8 @@ WAIT, SNAP, SNAP_POOL, SLAP = range(4)
 NUM_ACTIONS = 4
 CALLS = (SNAP, SNAP_POOL, SLAP)
 RULESETS = ("classic", "snap_pot")
+SAME_TICK = ("tie", "random")
+REFRESH = ("turn_over", "shuffle")
 MATCH_KEYS = ("rank", "picture")
 DECKS = ("auto", 1, 2)
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -136,6 +140,8 @@ MAX_PLAYERS_ONE_PACK = 6
 MAX_REACTION_TICKS = 10
 DEFAULT_MAX_TICKS = 10_000
 NO_KEY = -1
+SEEN, NEVER_SEEN = 0, 1
+"""`Snap.hidden_group` of a card every seat can follow, and of a card never turned face up."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,9 @@ class SnapOptions:
     copies: int | None = None
     max_flips: int | None = 2000
     max_ticks: int | None = DEFAULT_MAX_TICKS
+    same_tick: str = "tie"
+    refresh: str = "turn_over"
+    glimpse_error: Sequence[float] = ()
     num_keys: int = field(init=False, repr=False, compare=False)
     """How many keys (ranks or pictures) the deck has."""
     copies_per_key: int = field(init=False, repr=False, compare=False)
@@ -176,8 +185,11 @@ class SnapOptions:
             check_bool(name, getattr(self, name))
         check_optional_int("max_flips", self.max_flips, 1)
         check_optional_int("max_ticks", self.max_ticks, 1)
+        check_choice("same_tick", self.same_tick, SAME_TICK)
+        check_choice("refresh", self.refresh, REFRESH)
         self._check_deck()
         self._check_delays()
+        self._check_glimpse_error()
         self._check_variants()
 
     def _check_deck(self) -> None:
@@ -235,6 +247,28 @@ class SnapOptions:
             object.__setattr__(self, "reaction_delay", delays)
         object.__setattr__(self, "delays", delays)
 
+    def _check_glimpse_error(self) -> None:
+        errors = self.glimpse_error
+        allowed = (
+            f"a sequence of at most reaction_ticks = {self.reaction_ticks} error probabilities "
+            "from 0 to 1, not increasing, e.g. (0.6, 0.3, 0.0); () for perfect sight"
+        )
+        if isinstance(errors, (str, bytes)) or not isinstance(errors, Sequence):
+            raise ValueError(f"glimpse_error must be {allowed}; got {errors!r}")
+        errors = tuple(errors)
+        valid = len(errors) <= self.reaction_ticks and all(
+            isinstance(error, (int, float)) and not isinstance(error, bool) and 0 <= error <= 1
+            for error in errors
+        )
+        if not valid or any(later > earlier for earlier, later in itertools.pairwise(errors)):
+            raise ValueError(f"glimpse_error must be {allowed}; got {self.glimpse_error!r}")
+        object.__setattr__(self, "glimpse_error", tuple(float(error) for error in errors))
+
+    def error_at(self, tick: int) -> float:
+        """The chance of a false glimpse at `tick` of a window (0 past `glimpse_error`'s end)."""
+        errors = self.glimpse_error
+        return errors[tick] if tick < len(errors) else 0.0
+
     def _check_variants(self) -> None:
         if self.speed:
             if self.num_players > 3:
@@ -251,6 +285,11 @@ class SnapOptions:
                     "single_pile cannot be combined with speed or double (one central pile: "
                     "no simultaneous flips, no pile owners)"
                 )
+        if self.glimpse_error and self.speed:
+            raise ValueError(
+                "glimpse_error cannot be combined with speed (a glimpse is of the one card "
+                "flipped last)"
+            )
         if self.slapjack and self.match_key != "rank":
             raise ValueError("slapjack needs match_key='rank' (a picture deck has no Jacks)")
 
@@ -301,7 +340,7 @@ class Snap:
         game.pools = [list(pool) for pool in pools]
         for cards in (*game.piles, *game.pools):
             for card in cards:
-                game.unseen[card] = 0
+                game.hidden_group[card] = SEEN
         if in_game is not None:
             game.in_game = list(in_game)
         game.just_flipped = [
@@ -310,7 +349,7 @@ class Snap:
         game.flippers = tuple(seat for seat, _ in flipped)
         if game.flippers:
             game.turn = game.flippers[-1]
-        game._open_window(reopened)
+        game._open_window(reopened, glimpse=False)
         game.window_tick = window_tick
         return game
 
@@ -321,13 +360,24 @@ class Snap:
         self.key = options.card_keys
         self.classic = options.ruleset == "classic"
         self.chance = chance
-        """Snap's only chance event is the shuffle before the deal; play after it is determined."""
+        """The shuffle before the deal, and in play: `same_tick="random"` orders, shuffled
+        refreshes, glimpses."""
         self.stacks: list[deque[int]] = stacks
         self.piles: list[list[int]] = [[] for _ in range(n + options.single_pile)]
         self.pools: list[list[int]] = []
         """`classic`: at most one pool; `snap_pot`: the pots, in the order they were made."""
-        self.unseen = bytearray(b"\x01" * options.deck_size)
-        """1 for every card never turned face up."""
+        self.hidden_group = [NEVER_SEEN] * options.deck_size
+        """Every card's place in what the seats know: `SEEN` for a card whose place every seat
+        can follow (it was turned face up since its last shuffle), `NEVER_SEEN` for a card never
+        turned face up, and a number from `NEVER_SEEN + 1` on for the cards of one shuffled
+        refresh, not flipped since. Cards of one group are interchangeable to every seat."""
+        self.groups = NEVER_SEEN
+        """The highest group number given so far."""
+        self.glimpses: list[list[int]] = [[] for _ in range(n)]
+        """With `glimpse_error`: the key each seat saw the card flipped last show, at every
+        tick so far of the first window after the flip (empty when sight is exact)."""
+        self.glimpsed_group = SEEN
+        """The group the glimpsed card belonged to before it was flipped."""
         self.in_game = [True] * n
         self.turn = n - 1
         """The last flipper (before the first flip: the seat before seat 0)."""
@@ -352,7 +402,11 @@ class Snap:
         self._truncated = False
         self._acting: tuple[int, ...] = ()
         self._acts = [False] * n
+        self._waits_only = [False] * n
+        """The last flipper with `flipper_may_call=False`: it acts, but only waits."""
         self._calls: tuple[int, ...] = ()
+        self._moved = False
+        """Whether the resolution being applied has moved a card."""
 
     # ----------------------------------------------------------------- the Game protocol
 
@@ -366,7 +420,7 @@ class Snap:
     def legal_actions(self, seat: int) -> tuple[int, ...]:
         if not self._acts[seat]:
             return ()
-        if self.window_tick < self.options.delays[seat]:
+        if self._waits_only[seat] or self.window_tick < self.options.delays[seat]:
             return (WAIT,)
         return self._calls
 
@@ -381,6 +435,8 @@ class Snap:
             self.window_tick += 1
             if self.window_tick >= self.window_length:
                 self._close_window(resolved=False)
+            elif self.glimpses[0]:
+                self._glimpse()
         limit = self.options.max_ticks
         if self.outcome is None and limit is not None and self.ticks >= limit:
             self._stop()
@@ -389,8 +445,13 @@ class Snap:
         return self.in_game[seat]
 
     def may_call(self, seat: int) -> bool:
-        """Whether `seat` acts in this tick and its reaction delay has passed."""
-        return self._acts[seat] and self.window_tick >= self.options.delays[seat]
+        """Whether `seat` acts in this tick and may call (its reaction delay has passed, and it
+        is not the last flipper kept from calling)."""
+        return (
+            self._acts[seat]
+            and not self._waits_only[seat]
+            and self.window_tick >= self.options.delays[seat]
+        )
 
     def points(self) -> list[float]:
         """Each seat's share of the deck in its stack and pile (the `reward="points"` signal)."""
@@ -406,18 +467,66 @@ class Snap:
         return "your stack is face down: nobody, you included, knows its order"
 
     def redraw_hidden(self, seat: int, chance: Chance) -> None:
-        """Shuffle the never-seen cards among the stack positions that hold them (every seat
-        knows the same: no stack card was seen by one seat and not by another)."""
-        places = [
-            (stack, index)
-            for stack in self.stacks
-            for index, card in enumerate(stack)
-            if self.unseen[card]
-        ]
-        redrawn = chance.arrange([stack[index] for stack, index in places])
-        for (stack, index), card in zip(places, redrawn, strict=True):
-            stack[index] = card
+        """Redraw what `seat` cannot know: with `glimpse_error`, first the card flipped last by
+        `seat`'s own glimpses of it, then the other seats' glimpses; then, in each group of
+        interchangeable cards (never seen; one shuffled refresh), the order of its cards over
+        the stack positions they hold. Apart from the glimpses, every seat knows the same."""
+        if self.glimpses[seat]:
+            self._redraw_glimpsed(seat, chance)
+        for group in range(NEVER_SEEN, self.groups + 1):
+            places = [
+                (stack, index)
+                for stack in self.stacks
+                for index, card in enumerate(stack)
+                if self.hidden_group[card] == group
+            ]
+            if len(places) < 2:
+                continue
+            redrawn = chance.arrange([stack[index] for stack, index in places])
+            for (stack, index), card in zip(places, redrawn, strict=True):
+                stack[index] = card
         self.version += 1
+
+    def _redraw_glimpsed(self, seat: int, chance: Chance) -> None:
+        """Draw the card flipped last from the cards it may be (itself and the stack cards of
+        the group it came from), each weighted by the chance of `seat`'s glimpses were it that
+        card; swap it into place; then draw the other seats' glimpses of it anew."""
+        ((flipper, pile, flipped),) = self.just_flipped
+        candidates: list[tuple[deque[int] | None, int]] = [(None, flipped)]
+        if self.glimpsed_group != SEEN:
+            candidates += [
+                (stack, index)
+                for stack in self.stacks
+                for index, card in enumerate(stack)
+                if self.hidden_group[card] == self.glimpsed_group
+            ]
+        cards = [stack[index] if stack is not None else flipped for stack, index in candidates]
+        likelihood = self._glimpse_likelihood(self.glimpses[seat])
+        weights = [likelihood[self.key[card]] for card in cards]
+        stack, index = candidates[chance.pick_weighted(weights)]
+        if stack is not None:
+            card = stack[index]
+            stack[index] = flipped
+            self.hidden_group[flipped] = self.glimpsed_group
+            self.hidden_group[card] = SEEN
+            self.piles[pile][-1] = card
+            self.just_flipped = [(flipper, pile, card)]
+        true_key = self.key[self.piles[pile][-1]]
+        for other in range(self.num_players):
+            if other != seat:
+                self.glimpses[other] = [
+                    self._glimpse_of(true_key, tick, chance) for tick in range(self.window_tick + 1)
+                ]
+
+    def _glimpse_likelihood(self, glimpses: Sequence[int]) -> list[float]:
+        """For every key, the chance of these glimpses (one a tick) of a card of that key."""
+        k = self.options.num_keys
+        likelihood = [1.0] * k
+        for tick, seen in enumerate(glimpses):
+            error = self.options.error_at(tick)
+            for key in range(k):
+                likelihood[key] *= 1 - error if key == seen else error / (k - 1)
+        return likelihood
 
     # ----------------------------------------------------------------- the table
 
@@ -497,8 +606,16 @@ class Snap:
         return right
 
     def claimable(self) -> bool:
-        """Whether any call could be right now (else a window is one tick long)."""
+        """Whether any call could be right now."""
         return bool(self.matched_keys() or self.claimable_pools() or self.jack_showing())
+
+    def seen_top(self, seat: int, pile: int) -> int:
+        """The key `seat` sees on top of `pile`: its latest glimpse for the card flipped last
+        while glimpses last, the true key for every other card."""
+        glimpses = self.glimpses[seat]
+        if glimpses and pile == self.just_flipped[0][1]:
+            return glimpses[-1]
+        return self.top_key(pile)
 
     # ----------------------------------------------------------------- flips and windows
 
@@ -531,7 +648,8 @@ class Snap:
             card = stack.pop()
             pile = -1 if self.options.single_pile else seat
             self.piles[pile].append(card)
-            self.unseen[card] = 0
+            self.glimpsed_group = self.hidden_group[card]
+            self.hidden_group[card] = SEEN
             self.just_flipped.append((seat, pile % len(self.piles), card))
         self.flippers = flippers
         self.flips += len(flippers)
@@ -551,27 +669,62 @@ class Snap:
         return self.in_game[seat] and not self.classic and self.held(seat) == 0
 
     def _refresh(self, seat: int) -> None:
-        """Turn the pile over, without shuffling, to become the stack."""
-        self.stacks[seat].extendleft(self.piles[seat])
+        """Turn the pile over to become the stack: as it is (`refresh="turn_over"`), or shuffled
+        (`refresh="shuffle"`; its cards then form a new group of interchangeable cards)."""
+        pile = self.piles[seat]
+        if self.options.refresh == "shuffle" and len(pile) > 1:
+            pile = self.chance.arrange(pile)
+            self.groups += 1
+            for card in pile:
+                self.hidden_group[card] = self.groups
+        self.stacks[seat].extendleft(pile)
         self.piles[seat] = []
 
-    def _open_window(self, reopened: bool) -> None:
+    def _open_window(self, reopened: bool, glimpse: bool = True) -> None:
+        """A window of `reaction_ticks` ticks when something is claimable, or always with
+        `glimpse_error` (its length must not tell whether a glimpsed claim is real), else of
+        one tick. After a flip with `glimpse_error`, every seat glimpses the flipped card."""
+        options = self.options
         self.window_tick = 0
         self.reopened = reopened
-        self.window_length = self.options.reaction_ticks if self.claimable() else 1
-        excluded = () if self.options.flipper_may_call else self.flippers
-        self._acting = tuple(
-            s for s in range(self.num_players) if self.in_game[s] and s not in excluded
-        )
+        noisy = bool(options.glimpse_error)
+        full = noisy or self.claimable()
+        self.window_length = options.reaction_ticks if full else 1
+        self._acting = tuple(s for s in range(self.num_players) if self.in_game[s])
         self._acts = [s in self._acting for s in range(self.num_players)]
+        kept = () if options.flipper_may_call else self.flippers
+        self._waits_only = [s in kept for s in range(self.num_players)]
+        self.glimpses = [[] for _ in range(self.num_players)]
+        if noisy and glimpse and not reopened:
+            self._glimpse()
         self._calls = (
             (WAIT, SNAP)
             + ((SNAP_POOL,) if self.pools else ())
             + ((SLAP,) if self.options.slapjack else ())
         )
 
+    def _glimpse(self) -> None:
+        """Every seat glimpses the card flipped last, at this tick of the window."""
+        ((_, _, card),) = self.just_flipped
+        true_key = self.key[card]
+        for seat in range(self.num_players):
+            self.glimpses[seat].append(self._glimpse_of(true_key, self.window_tick, self.chance))
+
+    def _glimpse_of(self, true_key: int, tick: int, chance: Chance) -> int:
+        """What one seat sees a card of `true_key` show at `tick`: the true key, or with the
+        tick's error chance a key drawn uniformly from the others."""
+        error = self.options.error_at(tick)
+        if error and chance.occurs(error):
+            return chance.pick([key for key in range(self.options.num_keys) if key != true_key])
+        return true_key
+
     def _close_window(self, resolved: bool) -> None:
+        """The window ends: seats with nothing left go out (`classic`), then a new window opens
+        without a flip if the resolution moved cards and a pile-to-pile match still shows, or
+        else the next flip follows. (A resolution that moved nothing leaves the table as it
+        was: reopening would only replay the same window.)"""
         self.window_tick = 0
+        self.glimpses = [[] for _ in range(self.num_players)]
         if self.classic:
             self._go_out(
                 [s for s in range(self.num_players) if self.in_game[s] and not self.held(s)]
@@ -580,7 +733,7 @@ class Snap:
             self._check_end()
         if self.outcome is not None:
             return
-        if resolved and self.matched_keys():
+        if resolved and self._moved and self.matched_keys():
             self._open_window(reopened=True)
         else:
             self._flip()
@@ -589,6 +742,7 @@ class Snap:
         self._truncated = True
         self._acting = ()
         self._acts = [False] * self.num_players
+        self.glimpses = [[] for _ in range(self.num_players)]
 
     # ----------------------------------------------------------------- resolution
 
@@ -602,12 +756,16 @@ class Snap:
         twin.piles = [list(pile) for pile in self.piles]
         twin.stacks = [deque(stack) for stack in self.stacks]
         twin.pools = [list(pool) for pool in self.pools]
+        twin.hidden_group = list(self.hidden_group)
+        twin.chance = copy.deepcopy(self.chance)
         twin._resolve(sorted((seat, action) for seat, action in calls.items() if action != WAIT))
         return twin
 
     def _resolve(self, calls: list[tuple[int, int]]) -> None:
         """Judge every call against the table at the start of the tick, then apply the
-        effects: a correct snap_pool, correct snaps, a correct slap, wrong calls."""
+        effects: a correct snap_pool, correct snaps, a correct slap, wrong calls. With
+        `same_tick="random"`, of two or more correct calls of one kind the first in a random
+        order is the one correct call, and the others lapse (neither right nor wrong)."""
         n = self.num_players
         before = [self.held(seat) for seat in range(n)]
         matched = self.matched_keys()
@@ -629,6 +787,11 @@ class Snap:
                 wrong.append(seat)
                 continue
             self.last_correct[seat] = True
+        self._moved = False
+        if self.options.same_tick == "random":
+            pool_calls, snaps, slaps = (
+                self._first_of(callers) for callers in (pool_calls, snaps, slaps)
+            )
         if len(pool_calls) == 1:
             self._win_pools(pool_calls[0], pools)
         if len(snaps) == 1:
@@ -641,12 +804,24 @@ class Snap:
             self._to_centre([seat])
         self.last_gain = [self.held(seat) - before[seat] for seat in range(n)]
 
+    def _first_of(self, callers: list[int]) -> list[int]:
+        """Of several callers of one kind, the first in a random order; the others lapse."""
+        if len(callers) < 2:
+            return callers
+        first = self.chance.pick(callers)
+        for seat in callers:
+            if seat != first:
+                self.last_correct[seat] = False
+        return [first]
+
     def _piles_showing(self, key: int) -> list[int]:
         return [p for p, pile in enumerate(self.piles) if pile and self.key[pile[-1]] == key]
 
     def _take(self, seat: int, pools: list[int], piles: list[int]) -> None:
         """Put pools (in order), then piles (ascending seats) face down under `seat`'s stack."""
         stack = self.stacks[seat]
+        if pools or any(self.piles[pile] for pile in piles):
+            self._moved = True
         for index in pools:
             stack.extendleft(self.pools[index])
         for index in sorted(pools, reverse=True):
@@ -672,6 +847,7 @@ class Snap:
             for owner in piles:
                 if owner != seat and self.stacks[owner]:
                     self.stacks[seat].appendleft(self.stacks[owner].pop())
+                    self._moved = True
 
     def _tie(self, callers: list[int], key: int) -> None:
         """`classic`: the matched piles go to the pool; `snap_pot`: the callers' piles form a
@@ -683,6 +859,7 @@ class Snap:
         cards = [card for pile in piles for card in self.piles[pile]]
         if not cards:
             return
+        self._moved = True
         for pile in piles:
             self.piles[pile] = []
         if self.classic:

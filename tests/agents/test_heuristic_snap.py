@@ -222,14 +222,14 @@ def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> Non
     """Seat 0 is the bot read off the observation, seat 1 the bot told the options, the rest
     random: neither ever picks a masked action or calls falsely, and both call whenever they may
     and something is claimable. A slow, error-prone bot still only picks legal actions."""
-    env = snail_envs.make("snap_v0", **options)
+    env = snail_envs.make("snap_v1", **options)
     told = SnapHeuristic(**options)
     sloppy = SnapHeuristic(delay=1, error_rate=0.3, seed=4, **options)
     calls = 0
     for seed in range(3):
         env.reset(seed=seed)
-        others = make_agent("random", "snap_v0", seed=seed)
-        players = [make_agent("heuristic", "snap_v0"), sloppy if seed == 2 else told]
+        others = make_agent("random", "snap_v1", seed=seed)
+        players = [make_agent("heuristic", "snap_v1"), sloppy if seed == 2 else told]
         players += [others] * (len(env.possible_agents) - 2)
         for agent in deciding_agents(env, max_iter=3000):
             seat = env.possible_agents.index(agent)

@@ -76,8 +76,8 @@ def test_rollout_spec_names_its_worlds() -> None:
         make_agent("rollout:many", "snailed_it_v0")
     with pytest.raises(ValueError, match="worlds must be an integer at least 1; got 0"):
         make_agent("rollout:0", "snailed_it_v0")
-    with pytest.raises(ValueError, match=r"'snap_v0' has none \(searchable: snailed_it_v0\)"):
-        make_agent("rollout", "snap_v0")
+    with pytest.raises(ValueError, match=r"'snap_v1' has none \(searchable: snailed_it_v0\)"):
+        make_agent("rollout", "snap_v1")
     with pytest.raises(ValueError, match="horizon must be one of 'round', 'game'"):
         RolloutSearchAgent("snailed_it_v0", horizon="turn")
     with pytest.raises(ValueError, match="agents: random, heuristic, ismcts, rollout"):

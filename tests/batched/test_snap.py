@@ -77,12 +77,12 @@ def test_random_games_replay_exactly_through_the_reference_rules(
     # every tick compares each acting seat's mask and observation, the state, the rewards (−1 to
     # a seat going out) and the ends with the reference
     run_differential(
-        "snap_v0", options, games=games, num_envs=50, seed=len(options), patience=patience
+        "snap_v1", options, games=games, num_envs=50, seed=len(options), patience=patience
     )
 
 
 def test_a_seat_that_goes_out_gets_minus_one_and_acts_no_more() -> None:
-    batch = snail_envs.batched.make("snap_v0", 64, num_players=4)
+    batch = snail_envs.batched.make("snap_v1", 64, num_players=4)
     in_game = batch.observation_layout["in_game"]
     batch.reset(seed=3)
     out_seats = np.zeros((64, 4), bool)
@@ -105,7 +105,7 @@ def test_a_seat_that_goes_out_gets_minus_one_and_acts_no_more() -> None:
 
 
 def test_a_delayed_seat_may_only_wait_before_its_delay() -> None:
-    batch = snail_envs.batched.make("snap_v0", 256, reaction_delay=(0, 2))
+    batch = snail_envs.batched.make("snap_v1", 256, reaction_delay=(0, 2))
     tick = batch.observation_layout["window_tick"]
     batch.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -124,14 +124,14 @@ def test_a_delayed_seat_may_only_wait_before_its_delay() -> None:
 
 def test_decks_beyond_the_chance_tape_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="decks of at most 256 cards are supported"):
-        snail_envs.batched.make("snap_v0", 4, match_key="picture", pictures=52, copies=8)
-    batch = snail_envs.batched.make("snap_v0", 4, num_players=12, match_key="picture", copies=8)
+        snail_envs.batched.make("snap_v1", 4, match_key="picture", pictures=52, copies=8)
+    batch = snail_envs.batched.make("snap_v1", 4, num_players=12, match_key="picture", copies=8)
     assert batch.reset(seed=0).seats.shape == (4, 12)
 
 
 @pytest.mark.parametrize("reward", ["winlose", "points"])
 def test_the_learner_calls_from_its_own_seat_until_it_goes_out(reward: str) -> None:
-    venv = snail_envs.batched.make_vec_env("snap_v0", 64, num_players=3, reward=reward)
+    venv = snail_envs.batched.make_vec_env("snap_v1", 64, num_players=3, reward=reward)
     layout = venv.engine.observation_layout
     piles, stacks, in_game = layout["pile_sizes"], layout["stack_sizes"], layout["in_game"]
     venv.seed(4)
@@ -184,7 +184,7 @@ def heuristic_for(options: SnapOptions) -> SnapHeuristic:
     ids=str,
 )
 def test_the_heuristic_port_calls_as_the_python_heuristic(options: dict) -> None:
-    batch = snail_envs.batched.make("snap_v0", 128, **options)
+    batch = snail_envs.batched.make("snap_v1", 128, **options)
     python = heuristic_for(batch.options)
     batch.reset(seed=2)
     rng = np.random.default_rng(0)
@@ -205,7 +205,7 @@ def test_the_heuristic_port_calls_as_the_python_heuristic(options: dict) -> None
 @pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}])
 def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
     run_learner_replay(
-        "snap_v0",
+        "snap_v1",
         {"num_players": 3, "ruleset": "snap_pot", "max_flips": 150},
         heuristic_for,
         100,

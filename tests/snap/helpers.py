@@ -120,4 +120,4 @@ def invariant(game: Snap) -> None:
     if game.options.single_pile:
         assert not any(game.piles[: game.num_players])
     for pile in game.piles:
-        assert not any(game.unseen[card] for card in pile), "a face-up card is marked unseen"
+        assert not any(game.hidden_group[card] for card in pile), "a face-up card is marked hidden"

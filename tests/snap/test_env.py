@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import snail_envs
-from snail_envs import snap_v0
+from snail_envs import snap_v1
 from snail_envs.core import host, testing
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
@@ -37,11 +37,11 @@ VARIANTS = [
 
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_pettingzoo_conformance(options: dict) -> None:
-    testing.check_pettingzoo_conformance(snap_v0, **options)
+    testing.check_pettingzoo_conformance(snap_v1, **options)
 
 
 def test_docstring_is_the_spec_table() -> None:
-    testing.check_docstring(snap_v0)
+    testing.check_docstring(snap_v1)
 
 
 RANDOM_PLAY = [
@@ -72,7 +72,7 @@ def test_random_play_conserves_every_card(options: dict, games: int) -> None:
     """Over 10,000 random games in all: every card of the deck is in exactly one stack, pile or
     pool after every step; masks equal the rules; games end within the declared length."""
     report = testing.check_random_play(
-        lambda: snap_v0.env(**options), games=games, seed=games, invariant=invariant
+        lambda: snap_v1.env(**options), games=games, seed=games, invariant=invariant
     )
     assert report.games == games
     if options.get("max_flips", 2000) < 2000:
@@ -99,7 +99,7 @@ def test_parallel_random_play(options: dict) -> None:
     """Parallel API: a step is one tick; every seat still in the game acts (the last flipper
     too, unless flipper_may_call=False); masks equal the rules; observations lie in their
     space; cards are conserved; a seat that goes out before the end leaves with −1."""
-    env = snap_v0.parallel_env(**options)
+    env = snap_v1.parallel_env(**options)
     space = env.observation_space("player_0")["observation"]
     rng = random.Random(0)
     for game_index in range(40):
@@ -135,11 +135,11 @@ def test_parallel_random_play(options: dict) -> None:
     ids=str,
 )
 def test_no_leak_when_stack_orders_are_resampled(options: dict, games: int) -> None:
-    assert testing.check_no_leak(lambda: snap_v0.env(**options), games=games) > 0
+    assert testing.check_no_leak(lambda: snap_v1.env(**options), games=games) > 0
 
 
 def test_resampling_mid_tick_hides_the_choices_already_made() -> None:
-    env = snap_v0.env(num_players=3)
+    env = snap_v1.env(num_players=3)
     env.reset(seed=0)
     env.step(SNAP)  # player_0's choice of this tick, hidden from player_1
     choices = {
@@ -151,14 +151,14 @@ def test_resampling_mid_tick_hides_the_choices_already_made() -> None:
 
 @pytest.mark.slow
 def test_determinism_across_processes_and_different_seeds_differ() -> None:
-    testing.check_determinism("snap_v0", {}, [0, 1, 2])
-    testing.check_determinism("snap_v0", {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
+    testing.check_determinism("snap_v1", {}, [0, 1, 2])
+    testing.check_determinism("snap_v1", {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
 
 
 def test_different_seeds_deal_different_games() -> None:
     deals = set()
     for seed in range(20):
-        env = snap_v0.env()
+        env = snap_v1.env()
         env.reset(seed=seed)
         deals.add(tuple(env.unwrapped.game.stacks[0]))
     assert len(deals) == 20
@@ -166,11 +166,11 @@ def test_different_seeds_deal_different_games() -> None:
 
 @pytest.mark.parametrize("options", [{}, {"num_players": 3, "ruleset": "snap_pot"}], ids=str)
 def test_copies_continue_like_the_original(options: dict) -> None:
-    testing.check_copy_continuation(lambda: snap_v0.env(**options), seed=5, steps_before_copy=40)
+    testing.check_copy_continuation(lambda: snap_v1.env(**options), seed=5, steps_before_copy=40)
 
 
 def test_parallel_copies_continue_like_the_original() -> None:
-    env = snap_v0.parallel_env(num_players=3)
+    env = snap_v1.parallel_env(num_players=3)
     env.reset(seed=4)
     actions = dict.fromkeys(env.agents, WAIT)
     for _ in range(5):
@@ -210,7 +210,7 @@ def _picture_deal(deal, **options: object) -> dict:
 def test_an_eliminated_seat_gets_minus_one_and_leaves_the_winner_plus_one(deal) -> None:
     """classic: out as soon as stack and pile are empty (−1, removed from agents); the last seat
     wins (+1)."""
-    env = snap_v0.env(**_picture_deal(deal))
+    env = snap_v1.env(**_picture_deal(deal))
     env.reset(seed=0)
     for _ in range(4):  # four one-tick windows, everybody waits
         env.step(WAIT)
@@ -226,7 +226,7 @@ def test_an_eliminated_seat_gets_minus_one_and_leaves_the_winner_plus_one(deal) 
 
 
 def test_parallel_elimination_and_win(deal) -> None:
-    env = snap_v0.parallel_env(**_picture_deal(deal))
+    env = snap_v1.parallel_env(**_picture_deal(deal))
     env.reset(seed=0)
     waits = {"player_0": WAIT, "player_1": WAIT}
     for _ in range(4):
@@ -240,7 +240,7 @@ def test_parallel_elimination_and_win(deal) -> None:
 def test_a_draw_pays_every_seat_sharing_it(deal) -> None:
     options = {"match_key": "picture", "pictures": 3, "copies": 2}
     deal([["P1", "P2", "P3"], ["P1", "P2", "P3"]], **options)
-    env = snap_v0.parallel_env(**options)
+    env = snap_v1.parallel_env(**options)
     env.reset(seed=0)
     waits = {"player_0": WAIT, "player_1": WAIT}
     while env.unwrapped.game.flips < 6:
@@ -259,7 +259,7 @@ def test_an_eliminated_seat_leaves_a_game_that_goes_on(deal) -> None:
         "ruleset": "snap_pot",
     }
     deal([["P1", "P2", "P3"], ["P3", "P2", "P1"], ["P1", "P3", "P2"]], **options)
-    env = snap_v0.parallel_env(**options)
+    env = snap_v1.parallel_env(**options)
     env.reset(seed=0)
     waits = dict.fromkeys(env.agents, WAIT)
     while env.unwrapped.game.flips < 9:
@@ -276,19 +276,22 @@ def test_an_eliminated_seat_leaves_a_game_that_goes_on(deal) -> None:
 
 def test_parallel_step_is_one_tick_of_every_seat_in_the_game(deal) -> None:
     """Every seat still in the game acts each tick; with flipper_may_call=False the flipper's
-    mask is empty and its action is ignored; reaction_delay masks calls until the delay."""
+    mask is `wait` alone; reaction_delay masks calls until the delay."""
     deal([["7♣"], ["7♥"], ["2♦"]], num_players=3)
-    env = snap_v0.parallel_env(num_players=3, flipper_may_call=False, reaction_delay=[0, 0, 1])
+    env = snap_v1.parallel_env(num_players=3, flipper_may_call=False, reaction_delay=[0, 0, 1])
     observations, _ = env.reset(seed=0)
     masks = {agent: list(obs["action_mask"]) for agent, obs in observations.items()}
-    assert masks == {"player_0": [0, 0, 0, 0], "player_1": [1, 1, 0, 0], "player_2": [1, 0, 0, 0]}
-    observations, *_ = env.step({"player_0": SNAP, "player_1": WAIT, "player_2": WAIT})
+    assert masks == {"player_0": [1, 0, 0, 0], "player_1": [1, 1, 0, 0], "player_2": [1, 0, 0, 0]}
+    with pytest.raises(ValueError, match="player_0: action 1 is illegal"):
+        env.step({"player_0": SNAP, "player_1": WAIT, "player_2": WAIT})
+    observations, *_ = env.step({"player_0": WAIT, "player_1": WAIT, "player_2": WAIT})
     assert env.unwrapped.game.flips == 2 and not env.unwrapped.game.pools
     layout = env.unwrapped._observer.observation_layout
     seen = layout.as_dict(observations["player_2"]["observation"])
     assert seen["may_call"][0] == 0 and seen["window_full"][0] == 1
     assert list(observations["player_2"]["action_mask"]) == [1, 0, 0, 0]
-    observations, *_ = env.step({"player_0": WAIT, "player_1": SNAP, "player_2": WAIT})
+    assert list(observations["player_1"]["action_mask"]) == [1, 0, 0, 0]
+    observations, *_ = env.step({"player_0": WAIT, "player_1": WAIT, "player_2": WAIT})
     game = env.unwrapped.game
     assert (game.flips, game.window_tick, game.last_calls) == (2, 1, [WAIT, WAIT, WAIT])
     assert list(observations["player_2"]["action_mask"]) == [1, 1, 0, 0]
@@ -296,7 +299,7 @@ def test_parallel_step_is_one_tick_of_every_seat_in_the_game(deal) -> None:
 
 def test_observations_are_relative_and_show_no_stack(deal) -> None:
     deal([["7♣", "Q♦"], ["5♥", "Q♠"], ["2♦", "Q♣"]], num_players=3)
-    env = snap_v0.env(num_players=3, render_mode="ansi")
+    env = snap_v1.env(num_players=3, render_mode="ansi")
     env.reset(seed=0)
     env.step(WAIT)
     env.step(WAIT)
@@ -311,7 +314,7 @@ def test_observations_are_relative_and_show_no_stack(deal) -> None:
 
 
 def test_points_reward_is_the_change_in_the_share_of_the_cards() -> None:
-    env = snap_v0.env(num_players=3, reward="points")
+    env = snap_v1.env(num_players=3, reward="points")
     env.reset(seed=2)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for _agent, _action in testing.play_steps(env, random.Random(2)):
@@ -324,18 +327,18 @@ def test_points_reward_is_the_change_in_the_share_of_the_cards() -> None:
 
 
 def test_render_modes() -> None:
-    env = snap_v0.env(num_players=3, render_mode="ansi", ruleset="snap_pot")
+    env = snap_v1.env(num_players=3, render_mode="ansi", ruleset="snap_pot")
     env.reset(seed=3)
     text = env.render()
     assert text.startswith("Snap (snap_pot, 3 players)") and "pots: none" in text
-    image = snap_v0.env(num_players=3, render_mode="rgb_array", single_pile=True)
+    image = snap_v1.env(num_players=3, render_mode="rgb_array", single_pile=True)
     image.reset(seed=3)
     picture = image.render()
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
 
 
 def test_action_to_string() -> None:
-    env = snap_v0.env(ruleset="snap_pot")
+    env = snap_v1.env(ruleset="snap_pot")
     env.reset(seed=0)
     names = [env.unwrapped.action_to_string("player_0", a) for a in range(4)]
     assert names == ["wait", "call snap", "call snap pot", "slap a Jack"]
@@ -379,11 +382,11 @@ def test_action_to_string() -> None:
 )
 def test_bad_options_name_the_allowed_values(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        snap_v0.env(**options)
+        snap_v1.env(**options)
 
 
 def test_illegal_actions_raise_naming_the_legal_actions() -> None:
-    env = snap_v0.env(reaction_delay=[1, 0])
+    env = snap_v1.env(reaction_delay=[1, 0])
     with pytest.raises(RuntimeError, match="reset"):
         env.step(WAIT)
     env.reset(seed=0)
@@ -401,7 +404,7 @@ def test_illegal_actions_raise_naming_the_legal_actions() -> None:
 
 
 def test_penalize_ends_the_game_on_an_illegal_action() -> None:
-    env = snap_v0.parallel_env(illegal_action="penalize")
+    env = snap_v1.parallel_env(illegal_action="penalize")
     env.reset(seed=0)
     _, rewards, terminations, _, _ = env.step({"player_0": SLAP, "player_1": WAIT})
     assert rewards == {"player_0": -1.0, "player_1": 0.0} and all(terminations.values())
@@ -422,12 +425,12 @@ def test_every_variant_has_a_preset() -> None:
 @pytest.mark.parametrize("path", PRESETS, ids=lambda path: path.stem)
 def test_every_preset_constructs_and_plays_a_game(path: Path) -> None:
     options = yaml.safe_load(path.read_text(encoding="utf-8"))
-    env = snail_envs.make("snap_v0", **options)
+    env = snail_envs.make("snap_v1", **options)
     env.reset(seed=1)
     for _ in testing.play_steps(env, random.Random(1)):
         invariant(env.unwrapped.game)
     assert not env.agents
-    parallel = snail_envs.make_parallel("snap_v0", **options)
+    parallel = snail_envs.make_parallel("snap_v1", **options)
     parallel.reset(seed=1)
     assert set(parallel.agents) == set(parallel.possible_agents)
 
@@ -452,14 +455,14 @@ GOLDENS = [
 def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
     name = "".join(c for c in name if c.isalnum() or c in "-_")
-    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("snap_v0", options, seed))
+    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("snap_v1", options, seed))
 
 
 def test_reward_cards_is_the_card_share_shaping() -> None:
     """The issue's `reward="cards"` names Snap's points reward: the change in cards held / deck."""
     rewards = []
     for name in ("cards", "points"):
-        env = snap_v0.env(reward=name)
+        env = snap_v1.env(reward=name)
         env.reset(seed=3)
         totals = dict.fromkeys(env.possible_agents, 0.0)
         for _ in testing.play_steps(env, __import__("random").Random(3)):
@@ -469,4 +472,4 @@ def test_reward_cards_is_the_card_share_shaping() -> None:
     assert rewards[0] == rewards[1] and any(rewards[0].values())
     assert env.unwrapped.reward_mode == "points"
     with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points', 'cards'"):
-        snap_v0.env(reward="coins")
+        snap_v1.env(reward="coins")

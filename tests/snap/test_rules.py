@@ -97,13 +97,15 @@ def test_every_seat_in_the_game_acts_each_tick_the_flipper_included() -> None:
     assert game.last_correct[1] and game.held(1) == 17 + 1
 
 
-def test_flipper_may_call_false_keeps_the_last_flipper_out_of_its_windows() -> None:
-    """flipper_may_call=False: the flipper does not act in the windows after its flip."""
+def test_flipper_may_call_false_leaves_the_last_flipper_wait_alone() -> None:
+    """RULES.md: "for the last flipper with `flipper_may_call=False`, whose mask is `wait` alone
+    (it acts, as every seat in the game does each tick; since `snap_v1`)"."""
     game = scripted_game([["7♣"], ["7♥"]], num_players=3, flipper_may_call=False)
-    assert game.acting_seats() == (1, 2) and game.legal_actions(0) == ()
+    assert game.acting_seats() == (0, 1, 2) and game.legal_actions(0) == (WAIT,)
+    assert not game.may_call(0) and game.may_call(1)
     wait_out_window(game)
-    assert game.acting_seats() == (0, 2) and game.legal_actions(1) == ()
-    assert not game.may_call(1)
+    assert game.acting_seats() == (0, 1, 2) and game.legal_actions(1) == (WAIT,)
+    assert game.legal_actions(0) == (WAIT, SNAP) and not game.may_call(1)
 
 
 def test_a_window_lasts_reaction_ticks_when_something_is_claimable() -> None:
@@ -295,12 +297,14 @@ def test_several_wrong_calls_move_piles_in_seat_order() -> None:
 
 
 def test_a_wrong_call_with_an_empty_pile_moves_nothing_but_ends_the_window() -> None:
-    """A wrong call by a seat whose pile is empty moves nothing (it still ends the window)."""
-    game = scripted_game([["7♣"], ["7♥"]], num_players=3, slapjack=True)
+    """RULES.md: "A wrong call by a seat whose pile is empty moves nothing (it still ends the
+    window)", and "A resolution that moves no card ends the window; the next flip follows"
+    (since `snap_v1`): the 7-7 match still shows, but no window reopens on the same table."""
+    game = scripted_game([["7♣"], ["7♥"], ["2♦"]], num_players=3, slapjack=True)
     wait_out_window(game)
     tick(game, {2: SLAP})
     assert not game.pools and game.last_calls[2] == SLAP and not game.last_correct[2]
-    assert game.reopened and game.flips == 2 and tops(game)[:2] == ["7♣", "7♥"]
+    assert not game.reopened and game.flips == 3 and tops(game) == ["7♣", "7♥", "2♦"]
 
 
 def test_classic_snap_pool_needs_the_card_just_flipped() -> None:
@@ -606,7 +610,7 @@ def test_redraw_hidden_shuffles_only_never_seen_stack_cards() -> None:
         (seat, i): card
         for seat, stack in enumerate(before)
         for i, card in enumerate(stack)
-        if not game.unseen[card]
+        if not game.hidden_group[card]
     }
     assert len(seen_places) == 2
     variants = set()

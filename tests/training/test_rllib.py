@@ -78,7 +78,7 @@ def test_agents_and_spaces_are_the_games() -> None:
 
 @pytest.mark.parametrize(
     ("env_name", "simultaneous"),
-    [("snail_sprint_v0", False), ("pedzace_slimaki_v0", False), ("snap_v0", True)],
+    [("snail_sprint_v0", False), ("pedzace_slimaki_v0", False), ("snap_v1", True)],
 )
 def test_exactly_the_seats_that_act_now_get_observations(env_name: str, simultaneous: bool) -> None:
     env = SnailMultiAgentEnv({"env": env_name})
@@ -124,7 +124,7 @@ def test_rllib_episodes_credit_every_seat_with_its_own_rewards(env_name: str) ->
 
 
 def test_a_seat_that_goes_out_gets_its_last_reward_and_observation_then_leaves() -> None:
-    env = SnailMultiAgentEnv({"env": "snap_v0", "options": {"num_players": 4}})
+    env = SnailMultiAgentEnv({"env": "snap_v1", "options": {"num_players": 4}})
     for seed in range(20):
         gone: set[str] = set()
         for _, actions, (seen, rewards, terminated, _, _) in play(env, seed):
@@ -142,7 +142,7 @@ def test_a_seat_that_goes_out_gets_its_last_reward_and_observation_then_leaves()
 
 
 def test_truncation_ends_the_game_for_every_seat_with_a_last_observation() -> None:
-    env = SnailMultiAgentEnv({"env": "snap_v0", "options": {"max_ticks": 6}})
+    env = SnailMultiAgentEnv({"env": "snap_v1", "options": {"max_ticks": 6}})
     steps = list(play(env, seed=0))
     _, _, (seen, _, terminated, truncated, _) = steps[-1]
     assert len(steps) == 6
@@ -176,7 +176,7 @@ def random_batch(size: int, observation_size: int, num_actions: int) -> dict[str
 
 
 def test_the_module_never_samples_a_forbidden_action() -> None:
-    module, env = module_for("snap_v0", [8])
+    module, env = module_for("snap_v1", [8])
     observations = random_batch(
         200, env.get_observation_space("player_0")["observation"].shape[0], 4
     )
@@ -217,12 +217,12 @@ def test_the_exported_policy_is_the_modules_policy(tmp_path: Path) -> None:
 
 def test_rllib_agents_name_their_policy_and_game(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="rllib:PATH"):
-        make_agent("rllib", "snap_v0")
+        make_agent("rllib", "snap_v1")
     with pytest.raises(FileNotFoundError, match="no trained policy"):
-        make_agent(f"rllib:{tmp_path}", "snap_v0")
-    module, _ = module_for("snap_v0", [4])
-    save_policy(tmp_path / POLICY_FILE, policy_state(module.get_state()), 71, 4, [4], "snap_v0")
-    with pytest.raises(ValueError, match="trained on snap_v0, not snail_sprint_v0"):
+        make_agent(f"rllib:{tmp_path}", "snap_v1")
+    module, _ = module_for("snap_v1", [4])
+    save_policy(tmp_path / POLICY_FILE, policy_state(module.get_state()), 71, 4, [4], "snap_v1")
+    with pytest.raises(ValueError, match="trained on snap_v1, not snail_sprint_v0"):
         make_agent(f"rllib:{tmp_path}", "snail_sprint_v0")
 
 
@@ -230,7 +230,7 @@ def test_without_ray_the_script_says_what_to_install() -> None:
     code = (
         "import sys; sys.modules['ray'] = None\n"
         "from training import rllib_train\n"
-        "rllib_train.main(['--env', 'snap_v0', '--iterations', '1'])\n"
+        "rllib_train.main(['--env', 'snap_v1', '--iterations', '1'])\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -243,11 +243,11 @@ def test_without_ray_the_script_says_what_to_install() -> None:
 
 def test_flags_become_the_runs_settings() -> None:
     args = rllib_train.parse_args(
-        ["--env=snap_v0", "-o", "num_players=3", "--lambda=0.9", "--hidden", "8", "8"]
+        ["--env=snap_v1", "-o", "num_players=3", "--lambda=0.9", "--hidden", "8", "8"]
     )
     assert args.options == {"num_players": 3} and args.lambda_ == 0.9 and args.hidden == [8, 8]
     assert args.address is None and args.num_env_runners == 2
-    assert args.run_dir == Path("runs/rllib/snap_v0-0").absolute()
+    assert args.run_dir == Path("runs/rllib/snap_v1-0").absolute()
 
 
 def test_a_long_ray_folder_is_reached_through_a_short_link(tmp_path: Path) -> None:
@@ -275,7 +275,7 @@ TINY = [
     "--checkpoint-every=1",
     "--eval-games=2",
 ]
-RUNS = {"snail_sprint_v0": 1, "snap_v0": 0}
+RUNS = {"snail_sprint_v0": 1, "snap_v1": 0}
 """The games of the tiny runs (turn-based, simultaneous) and their env runner actors. One run
 samples in a remote actor like on a cluster; the other in this process, to spare a second actor
 start (seconds) in CI."""
@@ -305,10 +305,10 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             }
             resumed = rllib_train.main(
                 [
-                    "--env=snap_v0",
+                    "--env=snap_v1",
                     "--num-env-runners=0",
                     f"--output-dir={out / 'resumed'}",
-                    f"--resume={summaries['snap_v0']['checkpoint']}",
+                    f"--resume={summaries['snap_v1']['checkpoint']}",
                     *TINY,
                 ]
             )
@@ -342,7 +342,7 @@ def test_a_tiny_run_writes_checkpoints_and_its_policy(
 
 
 def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
-    run = tiny_runs["out"] / "resumed" / "snap_v0-0"
+    run = tiny_runs["out"] / "resumed" / "snap_v1-0"
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
     lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [line["iteration"] for line in lines] == [3, 4]

@@ -254,7 +254,7 @@ def test_the_chart_draws_rates_of_zero_and_one(tmp_path: Path) -> None:
     pairing = PairingResult(("a", "b"))
     pairing.records = [record(["a", "b"], [-1, 1])] * 1000
     tournament = evaluate.Tournament(
-        "snap_v0", ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
+        "snap_v1", ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
     )
     tournament.plot(tmp_path / "chart.png")
     assert (tmp_path / "chart.png").stat().st_size > 1000

@@ -16,7 +16,7 @@ def masks_of(venv: DummyVecEnv) -> np.ndarray:
 
 
 LENGTH_LIMITS = {
-    "snap_v0": {"max_flips": 30},
+    "snap_v1": {"max_flips": 30},
     "snailed_it_v0": {"max_turns": 40},
     "snail_sprint_v0": {"max_turns": 40},
     "pedzace_slimaki_v0": {"max_turns": 12},
@@ -74,7 +74,7 @@ def test_masks_and_observations_handed_out_are_copies() -> None:
 
 
 def test_other_methods_reach_the_views() -> None:
-    venv = snail_envs.make_vec_env("snap_v0", 2, seat=1)
+    venv = snail_envs.make_vec_env("snap_v1", 2, seat=1)
     venv.reset()
     assert venv.get_attr("learner") == ["player_1", "player_1"]
     assert venv.env_method("action_masks", indices=0)[0].dtype == bool
@@ -93,7 +93,7 @@ def test_maskable_ppo_trains_on_it() -> None:
 
 def test_bad_arguments_are_rejected() -> None:
     with pytest.raises(ValueError, match="num_envs must be a positive integer"):
-        snail_envs.make_vec_env("snap_v0", 0)
+        snail_envs.make_vec_env("snap_v1", 0)
     with pytest.raises(ValueError, match="unknown environment"):
         snail_envs.make_vec_env("chess_v6", 2)
     with pytest.raises(ValueError, match="action_masks"):

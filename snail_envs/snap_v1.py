@@ -1,0 +1,210 @@
+"""Snap — `snap_v1` (PettingZoo id `snail_envs/snap-v1`; `snap_v0` is retired, see the version
+history).
+
+The reaction card game: seats flip cards onto their piles in turn, and whoever calls "Snap!"
+first when two pile tops share a rank takes those piles. Modelling who calls first is the point:
+time inside each reaction window is cut into ticks, and the decision is when (and what) to call.
+Both published rulesets are here, `classic` (one central pool) and `snap_pot` (several pots, a
+grace turn), with the Speed, Double, Single Pile, Slapjack and Picture variants, and options that
+let equal players finish (`same_tick`, `refresh`) and make timing a trade-off between speed and
+accuracy (`glimpse_error`). The full rules are in `snail_envs.snap.rules`.
+
+    from snail_envs import snap_v1
+    env = snap_v1.env(num_players=3, ruleset="snap_pot", render_mode="ansi")   # AEC
+    par = snap_v1.parallel_env(num_players=3, reaction_delay=(0, 1, 1))        # parallel
+    fair = snap_v1.env(same_tick="random", refresh="shuffle")    # configs/snap/equal_reflexes.yaml
+
+## Spec
+
+| | |
+|---|---|
+| agents | `player_0` … `player_{n-1}`, n = `num_players` (2–6 with one pack, up to 12 with two); `player_0` flips first |
+| API | native parallel (`parallel_env`: one step = one tick, every seat still in the game acts) and AEC (`env`, `raw_env`: the seats of a tick act one after another, none seeing the others' choices) |
+| action space | `Discrete(4)`: 0 `wait`, 1 `snap`, 2 `snap_pool` (the snap pot call in `snap_pot`), 3 `slap` (`slapjack` only) |
+| action mask | `wait` and `snap` always (calls are legal whether right or wrong: a wrong call is a move with a penalty); `snap_pool` while a pool exists; `slap` with `slapjack`; only `wait` before the seat's `reaction_delay` has passed in the window, and for the last flipper with `flipper_may_call=False` (every seat in the game acts each tick) |
+| observation space | `Dict(observation=Box(low, high, (71,), float32), action_mask=Box(0, 1, (4,), int8))` for the defaults, bounds per piece as below (all [0, 1] but `last_gain`, [−1, 1]); the size is n·(K + 12) + K + R + 5 (+ 2K + 1 with `single_pile`, + R·K with `glimpse_error`), K = 13 ranks (or `pictures`), R = `reaction_ticks` |
+| state space | `Box(low, high, (124,), float32)` for the defaults; the size is n·(K + 13) + K + R + 4 + 2nK (+ 2K + 1 with `single_pile`) |
+| rewards | `reward="winlose"` (default): a seat that goes out gets −1 then and leaves `agents`; at the end the winner gets +1 and the others −1; a draw pays +1 to every seat sharing it. `reward="points"` (alias `reward="cards"`): after every step, the change in the seat's share of the deck held in its stack and pile (shaping; pools belong to nobody). `reward="margin"`: after every step, the change in the seat's lead, its share of the deck held minus the mean of the other seats' shares; the seats paid in a step sum to zero (see the README's reward section) |
+| game length | at most `max_ticks` ticks (10000), each one decision per seat acting (at most 120000 decisions) |
+| hidden information | the order of every stack (in `state()` only, as each stack's top card and key counts); with `glimpse_error`, also the true key of the card flipped last while it is glimpsed, and the other seats' glimpses. `resample_from_infostate` reshuffles every group of interchangeable cards (never seen; one shuffled refresh) among its places, and with `glimpse_error` first draws the flipped card by the seat's glimpses and the others' glimpses anew |
+| render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
+
+## Time: flips, windows and ticks
+
+Flips are not decisions: the environment flips for the seat whose turn it is (every seat at once
+with `speed`), turning its pile over first when its stack is empty. After every flip a reaction
+window opens. Each tick of the window, every seat still in the game chooses `wait` or a call, all
+at once. The first tick with any call resolves the window; if nobody calls, the window lasts
+`reaction_ticks` ticks (3) when something is claimable and one tick when nothing is (then only a
+wrong call is possible). After a resolution that moved cards, a new window opens without a flip
+while a pile-to-pile match still shows; a resolution that moved nothing (a tied `snap_pool`, an
+empty-pile wrong call) ends the window and the next flip follows, so no window ever runs on an
+unchanged table.
+
+`reaction_delay` models slower reflexes: a seat with delay d may call only from tick d of each
+window on (its mask is `wait` alone before that), so its fastest call lands with the calls other
+seats make d ticks after the flip. Calls in the same tick tie; a delay turns a would-be tie into
+a loss for the slower seat. The observation says whether you may call in this tick (`may_call`)
+and shows every seat's delay.
+
+Resolution of the calling tick (all calls judged against the table at the tick's start): a
+correct `snap_pool` first (two or more: nothing moves), then correct snaps (one: the caller takes
+every pile showing the matched rank; two or more: a tie, `classic` moves the matched piles to the
+pool, `snap_pot` the tied callers' piles to a pot), then a correct slap, then wrong calls in seat
+order (each caller's pile goes to the centre). With `same_tick="random"` ticks are coarse: of two
+or more correct calls of one kind, one caller drawn at random makes the one correct call and the
+others lapse (their `last_correct` is 0, their cards stay).
+
+Noisy sight (`glimpse_error`, e.g. `(0.6, 0.3, 0.0)`): at tick t of the window after a flip,
+each seat sees the card just flipped truly with probability 1 − e_t, else as a key drawn
+uniformly from the others; each seat's glimpses are its own (`glimpses` piece, and the flipped
+pile's top in `pile_tops`), calls are judged on the true cards, and every window lasts
+`reaction_ticks` ticks, so nothing in an observation tells whether a glimpsed claim is real. Calls
+are judged openly: after a resolution every card is seen exactly. So calling at tick 0 is
+fastest but may be wrong; waiting sees better but may lose the race.
+
+## Observation (what the seat sees; seat i = the i-th seat clockwise from you, 0 = you)
+
+| piece | indices | range | meaning |
+|---|---|---|---|
+| `pile_tops` | 0–25 | [0, 1] | seat i's pile shows key k: index 13·i + k (key k = rank A…K as 0…12) |
+| `pile_sizes` | 26–27 | [0, 1] | cards in seat i's pile / deck size |
+| `stack_sizes` | 28–29 | [0, 1] | cards in seat i's stack / deck size |
+| `in_game` | 30–31 | [0, 1] | 1 while seat i is in the game |
+| `just_flipped` | 32–33 | [0, 1] | 1 if seat i made the last flip |
+| `flipped_showing` | 34–35 | [0, 1] | 1 if the card seat i flipped last still shows |
+| `next_flippers` | 36–37 | [0, 1] | 1 if seat i flips next |
+| `reaction_delays` | 38–39 | [0, 1] | seat i's reaction_delay / 3 |
+| `last_calls` | 40–45 | [0, 1] | seat i's call in the last tick that had calls: index 3·i + (0 snap, 1 snap_pool, 2 slap) |
+| `last_correct` | 46–47 | [0, 1] | 1 if that call of seat i was right |
+| `last_gain` | 48–49 | [-1, 1] | the change in seat i's cards (stack + pile) at that resolution / deck size |
+| `pool_sizes` | 50–62 | [0, 1] | cards in the pool (pot) whose top shows key k / deck size |
+| `window_tick` | 63–65 | [0, 1] | one-hot: the tick of the window (0 = first) |
+| `window_full` | 66–66 | [0, 1] | 1 if the window lasts 3 ticks (something is claimable, or always with glimpse_error), 0 if one tick |
+| `reopened` | 67–67 | [0, 1] | 1 if the window opened after a resolution, without a flip |
+| `progress` | 68–69 | [0, 1] | flips / max_flips and ticks / max_ticks (0 if no limit) |
+| `may_call` | 70–70 | [0, 1] | 1 if you may call in this tick (you act and your reaction_delay has passed) |
+
+Pools and pots are described by their top keys (no two pots ever show the same key). With
+`single_pile` the seats' piles stay empty and three pieces describe the central pile, after
+`pool_sizes`: `centre_top` (K), `centre_below` (K, the card under the top) and `centre_size` (1).
+With `glimpse_error` one more piece ends the observation, `glimpses` (R·K): the key you saw the
+card flipped last show at each tick of the window so far (row t = tick t), all 0 once sight is
+exact; `pile_tops` (`centre_top`) then shows your latest glimpse of that card. `window_full` is
+then always 1. No piece depends on the order of any stack, nor on the true key of a glimpsed
+card. The state shows the true table and leaves the glimpses out.
+
+## State (everything, for centralised critics; seat i = seat number)
+
+| piece | indices | range | meaning |
+|---|---|---|---|
+| `pile_tops` | 0–25 | [0, 1] | seat i's pile shows key k: index 13·i + k (key k = rank A…K as 0…12) |
+| `pile_sizes` | 26–27 | [0, 1] | cards in seat i's pile / deck size |
+| `stack_sizes` | 28–29 | [0, 1] | cards in seat i's stack / deck size |
+| `in_game` | 30–31 | [0, 1] | 1 while seat i is in the game |
+| `just_flipped` | 32–33 | [0, 1] | 1 if seat i made the last flip |
+| `flipped_showing` | 34–35 | [0, 1] | 1 if the card seat i flipped last still shows |
+| `next_flippers` | 36–37 | [0, 1] | 1 if seat i flips next |
+| `reaction_delays` | 38–39 | [0, 1] | seat i's reaction_delay / 3 |
+| `last_calls` | 40–45 | [0, 1] | seat i's call in the last tick that had calls: index 3·i + (0 snap, 1 snap_pool, 2 slap) |
+| `last_correct` | 46–47 | [0, 1] | 1 if that call of seat i was right |
+| `last_gain` | 48–49 | [-1, 1] | the change in seat i's cards (stack + pile) at that resolution / deck size |
+| `pool_sizes` | 50–62 | [0, 1] | cards in the pool (pot) whose top shows key k / deck size |
+| `window_tick` | 63–65 | [0, 1] | one-hot: the tick of the window (0 = first) |
+| `window_full` | 66–66 | [0, 1] | 1 if the window lasts 3 ticks (something is claimable, or always with glimpse_error), 0 if one tick |
+| `reopened` | 67–67 | [0, 1] | 1 if the window opened after a resolution, without a flip |
+| `progress` | 68–69 | [0, 1] | flips / max_flips and ticks / max_ticks (0 if no limit) |
+| `may_call` | 70–71 | [0, 1] | 1 if seat i may call in this tick |
+| `stack_tops` | 72–97 | [0, 1] | seat i's stack's top card has key k: index 13·i + k |
+| `stack_keys` | 98–123 | [0, 1] | cards of key k in seat i's stack / 4: index 13·i + k |
+
+## Options
+
+| option | default | values |
+|---|---|---|
+| `num_players` | 2 | 2–12 (above 6 only with two packs) |
+| `ruleset` | `"classic"` | `"classic"` (one central pool; ties send the matched piles to it; out as soon as stack and pile are empty), `"snap_pot"` (several pots merged by top rank; ties send the tied callers' piles; a seat with no cards may win some back until its next turn) |
+| `decks` | `"auto"` | `"auto"` (one pack up to six players, two above), `1`, `2` (rank decks only) |
+| `reaction_ticks` | 3 | 1–10: the most ticks of a window |
+| `reaction_delay` | `None` | `None` (0 for every seat) or one integer a seat, each from 0 to `reaction_ticks` − 1 |
+| `flipper_may_call` | `True` | `False`: the last flipper does not act in its windows (a tournament rule) |
+| `speed` | `False` | `True`: every seat flips at once each round (2–3 players; not with `flipper_may_call=False`) |
+| `double` | `False` | `True`: on a snap won alone, every other owner of a taken pile also gives the caller its stack's top card |
+| `single_pile` | `False` | `True`: one central pile, a match is its top equal to the card below (`classic` only; not with `speed` or `double`) |
+| `slapjack` | `False` | `True`: `slap` a Jack on any pile top to take that pile (rank decks only) |
+| `match_key` | `"rank"` | `"rank"`, `"picture"` (a picture deck: a match is the same picture) |
+| `pictures` | `None` | picture decks: 2–52 pictures (`None`: 13) |
+| `copies` | `None` | picture decks: 2–8 copies of each picture (`None`: 4) |
+| `max_flips` | 2000 | `None` or a number of flips after which an unfinished game is truncated (before the next flip) |
+| `max_ticks` | 10000 | `None` or a number of ticks after which an unfinished game is truncated |
+| `same_tick` | `"tie"` | `"tie"` (two or more correct calls of one kind in a tick tie, as the rulebook says), `"random"` (one of them, drawn at random, is the correct call; the others lapse) |
+| `refresh` | `"turn_over"` | `"turn_over"` (an empty stack is renewed by turning the pile over, unshuffled), `"shuffle"` (the pile is shuffled as it is turned over) |
+| `glimpse_error` | `()` | perfect sight, or a non-increasing sequence of at most `reaction_ticks` error probabilities in [0, 1], one a tick of the window (later ticks: 0), e.g. `(0.6, 0.3, 0.0)`; YAML lists are accepted; not with `speed` |
+| `reward` | `"winlose"` | `"winlose"`, `"points"` or its alias `"cards"` (the change in the seat's share of the cards each step), `"margin"` (the change in the seat's share minus the mean of the others' shares) |
+| `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
+| `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
+
+Silent Snap and Animal Snap change the call, not the rules; they are presets (`silent.yaml`,
+`animal.yaml`) in `configs/snap/`, beside `classic`, `snap_pot`, `speed`, `double`,
+`single_pile`, `slapjack`, `picture`, `tournament` (`flipper_may_call=False`),
+`uneven_reflexes` (`reaction_delay`), `big_table` (eight players, two packs),
+`equal_reflexes` (`same_tick="random"`, `refresh="shuffle"`: games between equal players end)
+and `noisy_sight` (those two and `glimpse_error`):
+
+    import yaml, snail_envs
+    env = snail_envs.make("snap_v1", **yaml.safe_load(open("configs/snap/snap_pot.yaml")))
+
+## Random play (uniform over legal actions; 1000 games a row unless noted)
+
+| setup | flips a game: mean / median / 95th pct. / max | truncated at 2000 flips | draws |
+|---|---|---|---|
+| `classic`, 2 players | 60 / 53 / 95 / 190 | 0% | 2.2% |
+| `classic`, 4 players | 62 / 54 / 102 / 213 | 0% | 2.7% |
+| `classic`, 6 players | 58 / 52 / 87 / 187 | 0% | 7.0% |
+| `classic`, 12 players (300 games) | 109 / 104 / 136 / 299 | 0% | 10.3% |
+| `snap_pot`, 2 players | 244 / 223 / 460 / 768 | 0% | 0% |
+| `snap_pot`, 4 players | 310 / 288 / 535 / 722 | 0% | 0% |
+| `snap_pot`, 6 players | 290 / 270 / 510 / 870 | 0% | 0% |
+| `snap_pot`, 12 players (300 games) | 1019 / 956 / 2000 / 2000 | 14% | 0% |
+
+A window lasts 1.02 (`classic`) to 1.08 (`snap_pot`) ticks on average under random play:
+someone nearly always calls at once. Equal reflexes make Snap endless: when every seat makes
+every right call at the first tick (preferring `snap_pool`), every claim is a tie, and 70%
+(`classic`, 2 players) to 85% (`classic`, 4 players) of 200 games reach the 2000-flip limit; in
+`snap_pot` with four players, tied `snap_pool` calls beside a standing pile match move nothing
+and reopen the window again and again, so `max_ticks` stops 98% of those games. With
+`reaction_delay=(0, 1)` the same callers finish in 185 flips on average (4.5% truncated), the
+faster seat winning 95.5%. Tiny picture decks can also cycle for ever without a match, since a
+refresh never shuffles.
+
+## Version history
+
+- v1: games between equal players can finish, and timing can be a real decision.
+  - A resolution that moves no card ends the window and the next flip follows (in v0 a tied
+    `snap_pool` beside a standing pile match reopened the window on the same table, for ever).
+  - With `flipper_may_call=False` the last flipper acts with a mask of `wait` alone (v0: an
+    all-zero mask); every seat in the game acts each tick.
+  - New options `same_tick`, `refresh` and `glimpse_error` (defaults keep the rulebook), the
+    `glimpses` piece with `glimpse_error`, and `reward="margin"`.
+  - Presets `equal_reflexes` and `noisy_sight`.
+- v0: first release (retired: `snail_envs.make("snap_v0")`, `import snail_envs.snap_v0` and the
+  id `snail_envs/snap-v0` raise an error naming `snap_v1`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snail_envs.snap.env import SPEC, parallel_raw_env, raw_env
+
+__all__ = ["SPEC", "env", "parallel_env", "raw_env"]
+
+
+def env(**options: Any) -> raw_env:
+    """A new AEC environment (see the module docstring for the options)."""
+    return raw_env(**options)
+
+
+def parallel_env(**options: Any) -> parallel_raw_env:
+    """A new native parallel environment (see the module docstring for the options)."""
+    return parallel_raw_env(**options)
