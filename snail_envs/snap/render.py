@@ -73,11 +73,17 @@ def render_ansi(game: Snap) -> str:
         lines.append(f"stopped after {game.flips} flips and {game.ticks} ticks (limit)")
     else:
         kind = "reopened window" if game.reopened else "window"
-        claim = "something claimable" if game.window_length > 1 else "nothing claimable"
+        claim = "something claimable" if game.claimable() else "nothing claimable"
         lines.append(
             f"{kind}: tick {game.window_tick + 1} of {game.window_length} ({claim}); "
             f"acting: {', '.join(f'player_{s}' for s in game.acting_seats())}"
         )
+        if any(game.glimpses):
+            seen = ", ".join(
+                f"player_{seat} {game.key_label(glimpses[-1])}"
+                for seat, glimpses in enumerate(game.glimpses)
+            )
+            lines.append(f"glimpses of the card flipped last: {seen}")
     return "\n".join(lines)
 
 

@@ -536,6 +536,10 @@ class Snap:
             return f"P{self.key[card] + 1}"
         return RANKS[self.key[card]] + SUITS[card % len(SUITS)]
 
+    def key_label(self, key: int) -> str:
+        """A key as players name it: a rank ("7") or a picture ("P7")."""
+        return f"P{key + 1}" if self.options.match_key == "picture" else RANKS[key]
+
     def held(self, seat: int) -> int:
         """The cards a seat holds: its stack and its pile (pools are held by nobody)."""
         return len(self.stacks[seat]) + len(self.piles[seat])

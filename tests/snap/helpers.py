@@ -121,3 +121,26 @@ def invariant(game: Snap) -> None:
         assert not any(game.piles[: game.num_players])
     for pile in game.piles:
         assert not any(game.hidden_group[card] for card in pile), "a face-up card is marked hidden"
+
+
+class NoWindowOnAnUnchangedTable:
+    """An invariant over a game's steps: a window that reopens (no flip) never shows the table
+    of the window before it. Call it after every step, as `invariant` is."""
+
+    def __init__(self) -> None:
+        self._ticks = -1
+        self._table: tuple | None = None
+
+    def __call__(self, game: Snap) -> None:
+        invariant(game)
+        if game.ticks == self._ticks or game.window_tick or game.outcome or game.truncated:
+            return
+        self._ticks = game.ticks
+        table = (
+            tuple(map(tuple, game.stacks)),
+            tuple(map(tuple, game.piles)),
+            tuple(map(tuple, game.pools)),
+        )
+        if game.reopened:
+            assert table != self._table, "a window reopened on an unchanged table"
+        self._table = table
