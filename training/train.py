@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents import HEURISTICS, RandomAgent
+from agents import HEURISTICS, RandomAgent, make_agent
 from agents.ppo import PPOAgent
 from training.config import TrainConfig, load_config
 from training.evaluate import score_against
@@ -104,7 +104,7 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
     """A fresh set of opponent callables (one per kind with weight > 0) and their weights."""
     makers = {
         "random": lambda: RandomAgent(config.seed),
-        "heuristic": lambda: HEURISTICS[config.env](),
+        "heuristic": lambda: make_agent("heuristic", config.env, options=config.env_options),
         "self": lambda: pool,
     }
     if config.opponents.get("heuristic", 0) > 0 and config.env not in HEURISTICS:

@@ -7,26 +7,18 @@ import pytest
 
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snap.observer import SnapObserver
-from snail_envs.snap.rules import NEVER_SEEN, SEEN, SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
-from tests.snap.helpers import invariant, names, stack_top_first, table, tick, tops
-
-PICTURES = {"match_key": "picture", "pictures": 4, "copies": 2}
-"""Eight cards: card c shows picture c // 2 (key 0–3)."""
-
-
-def picture_table(
-    stacks: list[list[int]],
-    piles: list[list[int]],
-    flipped: list[tuple[int, int]],
-    script: list[object],
-    **options: object,
-) -> Snap:
-    """A picture-deck game at this table (card ids, bottom first), whose chance in play is
-    `script`."""
-    rules = SnapOptions(**PICTURES, **options)  # type: ignore[arg-type]
-    game = Snap.at_table(rules, stacks, piles, flipped=flipped)
-    game.chance = ScriptedChance(script)
-    return game
+from snail_envs.snap.rules import NEVER_SEEN, SEEN, SLAP, SNAP, SNAP_POOL, WAIT
+from tests.snap.helpers import (
+    PICTURES,
+    glimpse_game,
+    invariant,
+    names,
+    picture_table,
+    stack_top_first,
+    table,
+    tick,
+    tops,
+)
 
 
 def test_a_resolution_that_moves_no_card_ends_the_window() -> None:
@@ -107,23 +99,6 @@ def test_refresh_turns_the_pile_over_or_shuffles_it(refresh: str, top: int) -> N
     groups = {game.hidden_group[card] for card in rest}
     assert groups == ({NEVER_SEEN + 1} if refresh == "shuffle" else {SEEN})
     invariant(game)
-
-
-def glimpse_game(stack_top: int, script: list[object]) -> Snap:
-    """Seat 0 shows picture 0 (card 1); seat 1 flips `stack_top` next, under glimpse_error
-    (0.5, 0.25, 0.0), with the glimpses' chance scripted."""
-    rest = [card for card in (2, 3, 4, 5, 6, 7, 0) if card != stack_top]
-    game = picture_table(
-        stacks=[rest[:3], [*rest[3:], stack_top]],
-        piles=[[1], []],
-        flipped=[(0, 1)],
-        script=script,
-        glimpse_error=(0.5, 0.25, 0.0),
-        num_players=2,
-    )
-    while not game.flips:  # the window of seat 0's flip, glimpses aside (nothing claimable)
-        tick(game)
-    return game
 
 
 def test_each_seat_glimpses_the_flipped_card_on_its_own() -> None:
