@@ -13,7 +13,7 @@ from snail_envs.core.chance import SeededChance
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
-from tests.snap.helpers import PICTURES, glimpse_game, table, tick
+from tests.snap.helpers import PICTURES, NoWindowOnAnUnchangedTable, glimpse_game, table, tick
 
 
 def view(game: Snap, seat: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -289,3 +289,32 @@ def test_under_noisy_sight_it_never_calls_on_an_exact_table_without_a_claim() ->
     tick(game)  # tick 2: error 0, seat 0 sees picture 1, no match
     observation = SnapObserver(game.options).observe(game, 0)
     assert bot.act(observation, np.array([1, 1, 0, 0], np.int8)) == WAIT
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 4, "ruleset": "snap_pot", "max_flips": 400},
+        {"num_players": 2, "max_flips": 400},
+        {"num_players": 3, "same_tick": "random", "glimpse_error": (0.6, 0.3, 0.0)},
+    ],
+    ids=str,
+)
+def test_heuristic_play_never_runs_a_window_on_an_unchanged_table(options: dict) -> None:
+    """The no-move rule (snap_v1) holds for heuristic play too: in snap_v0, four heuristics
+    under snap_pot called the same tied snap_pool on the same table until max_ticks."""
+    env = snail_envs.make_parallel("snap_v1", **options)
+    bot = SnapHeuristic.for_rules(options)
+    for seed in range(4):
+        check = NoWindowOnAnUnchangedTable()
+        observations, _ = env.reset(seed=seed)
+        while env.agents:
+            actions = {
+                agent: bot.act(
+                    observations[agent]["observation"], observations[agent]["action_mask"]
+                )
+                for agent in env.agents
+            }
+            observations, *_ = env.step(actions)
+            check(env.unwrapped.game)
+        assert env.unwrapped.game.ticks < 4 * env.unwrapped.game.flips + 4
