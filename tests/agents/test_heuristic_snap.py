@@ -266,9 +266,10 @@ def test_under_noisy_sight_it_calls_once_its_bayes_belief_reaches_the_threshold(
     script: list[object], expected: list[int]
 ) -> None:
     """With glimpse_error the heuristic weighs the flipped card's key by Bayes' rule from its
-    glimpses and the error schedule, and snaps once the belief in a match reaches 0.5."""
+    glimpses and the error schedule, and snaps once the belief in a match reaches its threshold
+    (here 0.5)."""
     game = glimpse_game(stack_top=0, script=script, glimpse_error=(0.6, 0.3, 0.0))
-    bot = SnapHeuristic.for_rules(NOISY)
+    bot = SnapHeuristic(belief_threshold=0.5, **NOISY)
     observer = SnapObserver(game.options)
     for index, action in enumerate(expected):
         if index:
@@ -277,6 +278,18 @@ def test_under_noisy_sight_it_calls_once_its_bayes_belief_reaches_the_threshold(
         mask = np.zeros(4, np.int8)
         mask[list(game.legal_actions(0))] = 1
         assert bot.act(observation, mask) == action
+
+
+@pytest.mark.parametrize("stack_top", [0, 2])
+def test_by_default_it_calls_on_the_first_glimpse_that_shows_a_claim(stack_top: int) -> None:
+    """The default threshold, 0.1: a glimpse showing picture 0 beside seat 0's picture 0 is a
+    match with belief 0.4 at an error of 0.6, called at once whatever the card truly is (card 2
+    is picture 1)."""
+    script = [False, False] if stack_top == 0 else [True, 0, False]
+    game = glimpse_game(stack_top=stack_top, script=script, glimpse_error=(0.6, 0.3, 0.0))
+    observation = SnapObserver(game.options).observe(game, 0)
+    bot = SnapHeuristic.for_rules(NOISY)
+    assert bot.act(observation, np.array([1, 1, 0, 0], np.int8)) == SNAP
 
 
 def test_under_noisy_sight_it_never_calls_on_an_exact_table_without_a_claim() -> None:
