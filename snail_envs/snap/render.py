@@ -66,6 +66,13 @@ def render_ansi(game: Snap) -> str:
     pools = [f"{game.label(pool[-1])} ×{len(pool)}" for pool in game.pools]
     lines.append(f"{_pool_name(game)}s: {', '.join(pools) if pools else 'none'}")
     lines.append(f"last calls: {last_calls_text(game)}")
+    if options.session != "single":
+        wins = ", ".join(f"player_{seat} {won}" for seat, won in enumerate(game.session_wins))
+        stage = " (a sudden death)" if game.sudden_deaths else ""
+        lines.append(
+            f"session {options.session}: game {game.games_played + (game.outcome is None)}"
+            f"{stage}; wins: {wins}"
+        )
     if game.outcome is not None:
         winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
         lines.append(f"game over ({game.outcome.reason}): won by {winners}")
