@@ -15,6 +15,7 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
+    NO_DECISION,
     Kernels,
     TurnBasedGame,
     clear,
@@ -26,6 +27,7 @@ from snail_envs.batched.core import (
     seating_record,
 )
 from snail_envs.core.layout import Layout
+from snail_envs.core.options import MAX_DEALS
 from snail_envs.pedzace_slimaki.env import SPEC
 from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
 from snail_envs.pedzace_slimaki.rules import (
@@ -301,11 +303,14 @@ def start_game(g, rules) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> None:
-    """A new game that has a decision (a game over before its first decision is dealt again)."""
-    start_game(g, rules)
-    while is_over(g) or is_truncated(g, rules):
+def deal(g, rules) -> bool:
+    """A new game that has a decision (a game over before its first decision is dealt again);
+    False when `MAX_DEALS` deals in a row had none."""
+    for _ in range(MAX_DEALS):
         start_game(g, rules)
+        if not (is_over(g) or is_truncated(g, rules)):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -561,13 +566,15 @@ def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bo
 
 
 @njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> None:
+def start_all(games, rules_array, observations, masks, seats) -> int:
     rules = rules_array[0]
     for i in range(games.shape[0]):
         g = games[i]
-        deal(g, rules)
+        if not deal(g, rules):
+            return NO_DECISION
         seats[i, 0] = g.turn
         write_turn(g, rules, observations[i, 0], masks[i, 0], True)
+    return -1
 
 
 @njit(cache=True)
@@ -591,7 +598,8 @@ def step_all(
             if finals.shape[0]:
                 for seat in range(rules.num_players):
                     write_observation(g, rules, seat, finals[i, seat])
-            deal(g, rules)
+            if not deal(g, rules):
+                return NO_DECISION
         seats[i, 0] = g.turn
         write_turn(g, rules, observations[i, 0], masks[i, 0], ended)
     return -1
@@ -626,18 +634,18 @@ def play_opponents(g, rules, s) -> None:
 
 
 @njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
-    """Seat the players and deal."""
-    seat_episode(g, rules, s, fixed_seat, tickets)
-    deal(g, rules)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    return seat_episode(g, rules, s, fixed_seat, tickets) and deal(g, rules)
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> None:
+def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> bool:
     """Play on until the learner is to play, or a policy seat is (the game then waits for its
     action), paying the learner its rewards since each seat's points were `before`. An episode
     that ends leaves the learner's last view in `finals`, and the next one begins; a game that
-    ends before the learner's first decision is dealt again."""
+    ends before the learner's first decision is dealt again. False when the options leave the
+    learner no decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -651,32 +659,36 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> 
                 terminated[i] = is_over(g)
                 truncated[i] = not terminated[i]
                 write_observation(g, rules, s.learner, finals[i])
-            begin_episode(g, rules, s, fixed_seat, tickets)
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
             before[:] = g.scores
         elif g.turn == s.learner:
             s.fresh = 0
             s.paused = 0
             write_observation(g, rules, s.learner, observations[i])
             write_mask(g, masks[i])
-            return
+            return True
         else:
             s.paused = 1
             s.asks[g.turn] = 1
             write_observation(g, rules, g.turn, asked_observations[i, g.turn])
             write_mask(g, asked_masks[i, g.turn])
-            return
+            return True
 
 
 @njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        s = seating[i]
-        s.asks[:] = 0
-        begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
+        ):
+            return NO_DECISION
+    return -1
 
 
 @njit(cache=True)
@@ -704,7 +716,8 @@ def learner_step(
             play(g, rules, asked_actions[i, g.turn])
         else:
             play(g, rules, actions[i])
-        settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
+        if not settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views):
+            return NO_DECISION
     return -1
 
 

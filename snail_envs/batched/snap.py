@@ -33,6 +33,7 @@ from numba import njit
 
 from snail_envs.batched.chance import TAPE_LENGTH, agent_pick, arrange, begin_game, game_record
 from snail_envs.batched.core import (
+    NO_DECISION,
     BatchedGame,
     Kernels,
     pieces_dtype,
@@ -906,11 +907,12 @@ def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> None:
+def start_all(games, rules_array, observations, masks, seats) -> int:
     rules = rules_array[0]
     for i in range(games.shape[0]):
         deal(games[i], rules)
         write_acting(games[i], rules, observations[i], masks[i], seats[i])
+    return -1
 
 
 @njit(cache=True)
@@ -1006,10 +1008,12 @@ def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndar
 
 
 @njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
-    """Seat the players and deal."""
-    seat_episode(g, rules, s, fixed_seat, tickets)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    if not seat_episode(g, rules, s, fixed_seat, tickets):
+        return False
     deal(g, rules)
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -1023,12 +1027,13 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> None:
+def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> bool:
     """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
     waits for its action), paying the learner its rewards since each seat held `before` cards.
     The learner's episode ends with the game or when its seat goes out (−1 then with
     `reward="winlose"`): its last view is left in `finals`, and the next episode begins; a game
-    that ends before the learner's first decision is dealt again."""
+    that ends before the learner's first decision is dealt again. False when the options leave
+    the learner no decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -1047,7 +1052,8 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
                 terminated[i] = g.finished == 1 or g.in_game[s.learner] == 0
                 truncated[i] = g.truncated
                 write_observation(g, rules, s.learner, finals[i])
-            begin_episode(g, rules, s, fixed_seat, tickets)
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
             before[s.learner] = held(g, s.learner)
             continue
         ask_policy(g, rules, s, i, asked_observations, asked_masks)
@@ -1056,20 +1062,23 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
             s.fresh = 0
             write_observation(g, rules, s.learner, observations[i])
             write_mask(g, rules, s.learner, masks[i])
-        return
+        return True
 
 
 @njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        s = seating[i]
-        s.asks[:] = 0
-        begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        ):
+            return NO_DECISION
+    return -1
 
 
 @njit(cache=True)
@@ -1096,7 +1105,8 @@ def learner_step(
         g = games[i]
         before[s.learner] = held(g, s.learner)
         play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        if not settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views):
+            return NO_DECISION
     return -1
 
 
