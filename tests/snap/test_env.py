@@ -374,7 +374,10 @@ def test_action_to_string() -> None:
         ),
         ({"max_flips": 0}, "max_flips must be None .* at least 1; got 0"),
         ({"max_ticks": -1}, "max_ticks must be None .* at least 1; got -1"),
-        ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'cards'; got 'score'"),
+        (
+            {"reward": "score"},
+            "reward must be one of 'winlose', 'points', 'margin', 'cards'; got 'score'",
+        ),
     ],
 )
 def test_bad_options_name_the_allowed_values(options: dict, message: str) -> None:
@@ -468,5 +471,7 @@ def test_reward_cards_is_the_card_share_shaping() -> None:
         rewards.append(totals)
     assert rewards[0] == rewards[1] and any(rewards[0].values())
     assert env.unwrapped.reward_mode == "points"
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points', 'cards'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin', 'cards'"
+    ):
         snap_v0.env(reward="coins")
