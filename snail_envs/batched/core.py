@@ -11,9 +11,11 @@ Shapes, for N games of P seats, K acting slots, A actions and observations of D 
   slot sees and may do, exactly as the reference observer gives it for the same situation.
 - `seats` int8 (N, K): the seat acting in each slot, −1 for an empty slot. A turn-based game has
   K = 1 (one seat to play); a game with simultaneous windows has K = P, slot k for seat k.
-- `rewards` float32 (N, P): every seat's reward for the transition just played (`reward=
-  "winlose"`: +1 to every winner and −1 to the others when a game ends, 0 otherwise; `"points"`:
-  the change in the game's own points).
+- `rewards` float32 (N, P): every seat's reward for the transition just played, as the reference
+  environments pay it (`snail_envs.core.host`): `reward="winlose"`, +1 to every winner and −1 to
+  the others when a game ends, 0 otherwise; `"points"`, the change in the game's own points;
+  `"margin"`, the change in each seat's points minus the mean change of the other seats that were
+  in the game before the transition (`pay_margin`), so that every game's rewards sum to zero.
 - `terminated`, `truncated` bool (N): the game in that slot ended in this step (won, or stopped
   by `max_turns`). It was replaced at once by a new game (auto-reset): the observations are
   already the new game's, and `final_observations` (P, D per game, when asked for) every seat's
@@ -54,7 +56,9 @@ from snail_envs.core.options import (
     parse_options,
 )
 
-REWARD_MODES = ("winlose", "points")
+REWARD_MODES = ("winlose", "points", "margin")
+WINLOSE, POINTS, MARGIN = range(len(REWARD_MODES))
+"""The reward modes as the kernels read them (`rules.reward`: the index in `REWARD_MODES`)."""
 NO_DECISION = -2
 """What a kernel returns when a game of the batch met `MAX_DEALS` deals in a row that all ended
 before the first decision they wait for (the learner's, in the learner kernels): the options
@@ -466,6 +470,33 @@ def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> N
         best = max(best, points[seat])
     for seat in range(num_players):
         rewards[seat] = 1.0 if points[seat] == best else -1.0
+
+
+@njit(cache=True)
+def pay_margin(changes: np.ndarray, paid: int, num_players: int, rewards: np.ndarray) -> None:
+    """`reward="margin"`: to each seat paid (bit s of `paid` for seat s: the seats in the game
+    before the transition), its change in points `changes[s]` minus the mean change of the other
+    seats paid; 0 to the others, and to a seat paid alone. `changes` may be `rewards` itself
+    (changes in whole points are exact in float32). The same float operations as the reference
+    environments' `snail_envs.core.host.margin_rewards`: (m·change − total) / (m − 1) for m seats
+    paid, the total summed in seat order, in float64."""
+    total = 0.0
+    count = 0
+    for seat in range(num_players):
+        if paid >> seat & 1:
+            total += changes[seat]
+            count += 1
+    for seat in range(num_players):
+        margin = 0.0
+        if paid >> seat & 1 and count > 1:
+            margin = (count * changes[seat] - total) / (count - 1)
+        rewards[seat] = margin
+
+
+@njit(cache=True, inline="always")
+def every_seat(num_players: int) -> int:
+    """`pay_margin`'s `paid` in a game whose seats never go out."""
+    return (1 << num_players) - 1
 
 
 def record(dtype: np.dtype, **values: Any) -> np.ndarray:

@@ -15,11 +15,16 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
+    MARGIN,
     NO_DECISION,
+    REWARD_MODES,
+    WINLOSE,
     Kernels,
     TurnBasedGame,
     clear,
+    every_seat,
     is_illegal,
+    pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
@@ -117,7 +122,7 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("backwards", np.uint8),
             ("place_points", np.int64, 3),  # 1st, 2nd, last
             ("max_turns", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
             # the heuristic player's view of each card a seat may hold (see `heuristic_tables`)
@@ -322,10 +327,13 @@ def play(g, rules, die: int) -> None:
 @njit(cache=True)
 def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the transition just played, given each seat's points `before` it: the
-    change in points (`reward="points"`), or win/lose when the game just ended."""
-    if rules.points_reward:
+    change in points (`reward="points"`), that change less the others' mean (`"margin"`), or
+    win/lose when the game just ended."""
+    if rules.reward != WINLOSE:
         for seat in range(rules.num_players):
             rewards[seat] = g.scores[seat] - before[seat]
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
     elif is_over(g):
         pay_win_lose(g.scores, rules.num_players, rewards)
     else:
@@ -755,7 +763,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             backwards=options.snail_face_backwards,
             place_points=options.place_points,
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
             weights=weights,

@@ -14,11 +14,16 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
+    MARGIN,
     NO_DECISION,
+    REWARD_MODES,
+    WINLOSE,
     Kernels,
     TurnBasedGame,
     clear,
+    every_seat,
     is_illegal,
+    pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
@@ -94,7 +99,7 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("cards", np.uint8, num_cards),  # the race cards to deal from, as snail bits
             ("expose_forced_moves", np.uint8),
             ("max_turns", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
         ]
@@ -274,15 +279,18 @@ def card_points(g, seat: int) -> int:
 
 @njit(cache=True)
 def pay(g, rules, rewards: np.ndarray) -> None:
-    """The rewards of a game that just ended: win/lose, or the race-card points."""
+    """The rewards of a game that just ended: win/lose, the race-card points, or those less the
+    others' mean (`reward="margin"`; the points are 0 until the end)."""
     points = np.zeros(rules.num_players, np.int64)
     for seat in range(rules.num_players):
         points[seat] = card_points(g, seat)
-    if rules.points_reward:
+    if rules.reward == WINLOSE:
+        pay_win_lose(points, rules.num_players, rewards)
+    else:
         for seat in range(rules.num_players):
             rewards[seat] = points[seat]
-    else:
-        pay_win_lose(points, rules.num_players, rewards)
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
 
 
 # --------------------------------------------------------------------------- players
@@ -610,7 +618,7 @@ class SnailSprintBatch(TurnBasedGame):
             cards=[_bits(card) for card in options.cards],
             expose_forced_moves=options.expose_forced_moves,
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout, "own_race_card"),
             state=_pieces(self.state_layout, "race_cards"),
         )

@@ -25,9 +25,14 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
 from snail_envs.batched.core import (
+    MARGIN,
     NO_DECISION,
+    REWARD_MODES,
+    WINLOSE,
     BatchedGame,
     Kernels,
+    every_seat,
+    pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
@@ -131,7 +136,7 @@ def rules_dtype() -> np.dtype:
             ("max_rounds", np.int64),
             ("card_points", np.int64, NUM_CARDS),  # the points of each number card in hand
             ("max_turns", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
         ]
@@ -349,10 +354,13 @@ def deal(g, rules) -> None:
 @njit(cache=True)
 def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played, given each seat's total `before` it: minus the points
-    added (`reward="points"`), or win/lose (the lowest total wins) when the game just ended."""
-    if rules.points_reward:
+    added (`reward="points"`), that less the others' mean (`"margin"`), or win/lose (the lowest
+    total wins) when the game just ended."""
+    if rules.reward != WINLOSE:
         for seat in range(rules.num_players):
             rewards[seat] = before[seat] - g.totals[seat]
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
     elif is_over(g):
         pay_win_lose(-g.totals, rules.num_players, rewards)
     else:
@@ -916,7 +924,7 @@ class SnailedItBatch(BatchedGame):
             max_rounds=options.max_rounds,
             card_points=[options.card_points[VALUE[card] - 1] for card in range(NUM_CARDS)],
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout, "own_hand"),
             state=_pieces(self.state_layout, "hands"),
         )

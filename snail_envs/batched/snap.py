@@ -33,9 +33,13 @@ from numba import njit
 
 from snail_envs.batched.chance import TAPE_LENGTH, agent_pick, arrange, begin_game, game_record
 from snail_envs.batched.core import (
+    MARGIN,
     NO_DECISION,
+    POINTS,
+    REWARD_MODES,
     BatchedGame,
     Kernels,
+    pay_margin,
     pieces_dtype,
     record,
     seat_episode,
@@ -72,8 +76,6 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
-EVERY_SEAT = np.ones(MAX_PLAYERS, np.uint8)
-"""`pay`'s `live` for the learner's rewards: its episode ends with the step its seat goes out."""
 
 GAME = game_record(
     [
@@ -160,7 +162,7 @@ def rules_dtype() -> np.dtype:
             ("slapjack", np.uint8),
             ("max_flips", np.int64),  # −1: no limit
             ("max_ticks", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
         ]
@@ -676,13 +678,23 @@ def deal(g, rules) -> None:
 def pay(g, rules, live: np.ndarray, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played to the seats `live` before it (the others get 0),
     given each seat's cards `before` it: the change in its share of the deck
-    (`reward="points"`), or +1 to the winners and −1 to the others when the game ends, −1 to a
-    seat that goes out while it goes on."""
+    (`reward="points"`), that change less the mean change of the other seats live (`"margin"`),
+    or +1 to the winners and −1 to the others when the game ends, −1 to a seat that goes out
+    while it goes on."""
     size = rules.deck_size
+    if rules.reward == MARGIN:
+        changes = np.empty(rules.num_players)  # shares of the deck: float64, as the reference's
+        paid = 0
+        for seat in range(rules.num_players):
+            changes[seat] = held(g, seat) / size - before[seat] / size
+            if live[seat]:
+                paid |= 1 << seat
+        pay_margin(changes, paid, rules.num_players, rewards)
+        return
     for seat in range(rules.num_players):
         reward = 0.0
         if live[seat]:
-            if rules.points_reward:
+            if rules.reward == POINTS:
                 reward = held(g, seat) / size - before[seat] / size
             elif g.finished:
                 reward = 1.0 if g.winners >> seat & 1 else -1.0
@@ -1027,13 +1039,30 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> bool:
+def take_stock(g, rules, live: np.ndarray, before: np.ndarray) -> None:
+    """Note the seats in the game and the cards each holds: `pay` pays from here."""
+    for seat in range(rules.num_players):
+        live[seat] = g.in_game[seat]
+        before[seat] = held(g, seat)
+
+
+@njit(cache=True, inline="always")
+def pay_learner(g, rules, s, live, before, seat_rewards) -> float:
+    """The learner's reward since `take_stock`, which is taken again."""
+    pay(g, rules, live, before, seat_rewards)
+    take_stock(g, rules, live, before)
+    return seat_rewards[s.learner]
+
+
+@njit(cache=True, inline="always")
+def settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views) -> bool:
     """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
-    waits for its action), paying the learner its rewards since each seat held `before` cards.
-    The learner's episode ends with the game or when its seat goes out (−1 then with
-    `reward="winlose"`): its last view is left in `finals`, and the next episode begins; a game
-    that ends before the learner's first decision is dealt again. False when the options leave
-    the learner no decision (`begin_episode`)."""
+    waits for its action), paying the learner its rewards since `take_stock` (tick by tick with
+    `reward="margin"`, whose mean runs over the seats in the game in each tick). The learner's
+    episode ends with the game or when its seat goes out (−1 then with `reward="winlose"`): its
+    last view is left in `finals`, and the next episode begins; a game that ends before the
+    learner's first decision is dealt again. False when the options leave the learner no
+    decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -1043,10 +1072,11 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
             and not g.acts[s.learner]
             and not policy_acts(g, rules, s)
         ):
+            if rules.reward == MARGIN and not s.fresh:
+                rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
             play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
         if not s.fresh:
-            pay(g, rules, EVERY_SEAT, before, seat_rewards)
-            rewards[i] += seat_rewards[s.learner]
+            rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
         if learner_is_done(g, s.learner):
             if not s.fresh:
                 terminated[i] = g.finished == 1 or g.in_game[s.learner] == 0
@@ -1054,7 +1084,7 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
                 write_observation(g, rules, s.learner, finals[i])
             if not begin_episode(g, rules, s, fixed_seat, tickets):
                 return False
-            before[s.learner] = held(g, s.learner)
+            take_stock(g, rules, live, before)
             continue
         ask_policy(g, rules, s, i, asked_observations, asked_masks)
         s.paused = 0 if g.acts[s.learner] else 1
@@ -1069,13 +1099,14 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
 def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
+    live = np.zeros(MAX_PLAYERS, np.uint8)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         g, s = games[i], seating[i]
         if not (
             begin_episode(g, rules, s, fixed_seat, tickets)
-            and settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+            and settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views)
         ):
             return NO_DECISION
     return -1
@@ -1096,6 +1127,7 @@ def learner_step(
             action = actions[i]
             if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
                 return i
+    live = np.zeros(MAX_PLAYERS, np.uint8)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
@@ -1103,9 +1135,9 @@ def learner_step(
         if (s.paused == 1) != resume:
             continue
         g = games[i]
-        before[s.learner] = held(g, s.learner)
+        take_stock(g, rules, live, before)
         play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        if not settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views):
+        if not settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views):
             return NO_DECISION
     return -1
 
@@ -1162,7 +1194,7 @@ class SnapBatch(BatchedGame):
             slapjack=options.slapjack,
             max_flips=NONE if options.max_flips is None else options.max_flips,
             max_ticks=NONE if options.max_ticks is None else options.max_ticks,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
         )

@@ -15,7 +15,8 @@ It follows `snail_envs.single_agent` (the Gymnasium view of one game), for N gam
   for self-play. The games wait for the policy's seats: every step asks it for the actions of all
   the games waiting, in one call, until every game has come back to its learner.
 - Observations and rewards are the learner's own: the reward of a step is the sum of its seat's
-  rewards since its previous action, so an episode's return is its seat's result in the game.
+  rewards since its previous action, so an episode's return is its seat's result in the game from
+  its first decision on (with `reward="margin"`, the change of its lead since then).
 - A finished episode is replaced at once: its last observation is in
   `infos[i]["terminal_observation"]`, and `infos[i]["TimeLimit.truncated"]` says whether the
   game was stopped by `max_turns` rather than won.

@@ -7,6 +7,15 @@ this library follows:
 - Rewards: `reward="winlose"` (default) pays every winner +1 and every other seat -1 when the game
   ends (tied winners all +1); a seat eliminated before the end gets its -1 when it goes out.
   `reward="points"` pays the change in the game's own points after every transition.
+  `reward="margin"` pays, after every transition, the change in each seat's lead: its points
+  minus the mean of the other seats' points. The seats paid, P, are those in the game before the
+  transition, a seat that goes out in it included: seat i gets Δpoints_i − the mean of Δpoints_j
+  over the other seats j of P (0 when it is alone; `margin_rewards`), so the rewards of every
+  transition sum to zero. With no seat out before the end, a seat's return is its final margin
+  minus its margin at the deal (0 after an even deal). A seat that goes out is paid nothing more,
+  and the others' later changes are averaged over the seats still in: a seat's return is the sum,
+  over the stretches of the game between eliminations, of the change of its margin over the
+  seats in the game in that stretch.
 - Illegal actions (masked out or out of range): `illegal_action="raise"` (default) raises a
   `ValueError` naming the legal actions; `illegal_action="penalize"` ends the game, the offender
   gets -1 and every other seat 0. An action that is not an integer (an `int`, a NumPy integer
@@ -19,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -29,7 +38,7 @@ from snail_envs.core.chance import SeededChance
 from snail_envs.core.game import Game, GameSpec
 from snail_envs.core.options import check_choice, is_int, parse_options
 
-REWARD_MODES = ("winlose", "points")
+REWARD_MODES = ("winlose", "points", "margin")
 ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 RENDER_FPS = 2
@@ -213,7 +222,7 @@ class GameHost:
 
         The redraw is consistent with what `agent` has seen, so `agent`'s observation is unchanged;
         the copy's future chance events come from `seed`, not from this environment's generator.
-        `reward` ("winlose" or "points") sets how the copy pays from now on; by default, as this
+        `reward` (one of `REWARD_MODES`) sets how the copy pays from now on; by default, as this
         environment does.
         """
         self._require_game()
@@ -291,10 +300,12 @@ class GameHost:
         game = self.game
         assert game is not None
         rewards = dict.fromkeys(live_seats, 0.0)
-        if self.reward_mode == "points":
+        if self.reward_mode != "winlose":
             points = list(game.points())
-            for seat in live_seats:
-                rewards[seat] = float(points[seat] - self._points[seat])
+            changes = [float(points[seat] - self._points[seat]) for seat in live_seats]
+            if self.reward_mode == "margin":
+                changes = margin_rewards(changes)
+            rewards = dict(zip(live_seats, changes, strict=True))
             self._points = points
         outcome = game.outcome
         if outcome is not None:
@@ -307,6 +318,21 @@ class GameHost:
             for seat in ended:
                 rewards[seat] = LOSS
         return rewards, ended
+
+
+def margin_rewards(changes: Sequence[float]) -> list[float]:
+    """`reward="margin"` for one transition: each paid seat's change in points minus the mean
+    change of the other paid seats (`changes` holds the paid seats' changes; 0 to a seat paid
+    alone). The rewards sum to zero. Computed as (m·change − total) / (m − 1) for m seats, the
+    total summed in seat order: `snail_envs.batched.core.pay_margin` does the same operations, so
+    that the batched engines pay the same floats."""
+    count = len(changes)
+    if count < 2:
+        return [0.0] * count
+    total = 0.0
+    for change in changes:
+        total += change
+    return [(count * change - total) / (count - 1) for change in changes]
 
 
 def _as_seed(seed: Any) -> int:

@@ -9,7 +9,9 @@ Any single-agent library (Stable-Baselines3, CleanRL, Tianshou) can train on the
 - The learner holds one seat, drawn anew each episode (or fixed with `seat=`).
 - Every observation the learner receives is its own, and every reward is its own: the sum of its
   seat's rewards over all steps since its previous action (the other seats' moves included), so an
-  episode's return is exactly its seat's result in the game.
+  episode's return is exactly its seat's result in the game from its first decision on. (With
+  `reward="margin"` that is the change of its lead from its first decision to the end: a change
+  that comes before it, from the other seats' first moves, is not paid to it.)
 - Opponents are callables `(observation, action_mask) -> action`, each given only its own seat's
   view (by default: uniformly random legal actions). Each episode, each other seat draws one of
   `opponents` (weighted by `opponent_weights`); an opponent with a `reset(seed)` method is reseeded

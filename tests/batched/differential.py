@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 
 import snail_envs.batched
+from snail_envs.core.host import margin_rewards
 
 
 @dataclass
@@ -38,14 +40,16 @@ def follow(batch: Any, index: int) -> Reference:
 
 
 def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
-    """The reference environment's rewards for the transition just played (`core/host.py`): to
-    the seats that were in the game, a seat that goes out getting −1 (`reward="winlose"`)."""
+    """The reference environment's rewards for the transition just played (`core/host.py`), as
+    the floats it pays: to the seats that were in the game, a seat that goes out getting −1
+    (`reward="winlose"`) or its last margin change (`"margin"`)."""
     game = reference.game
-    rewards = np.zeros(batch.num_players, np.float32)
+    rewards = np.zeros(batch.num_players)
     live = reference.live
-    if batch.reward_mode == "points":
+    if batch.reward_mode != "winlose":
         points = list(game.points())
-        rewards[live] = [points[seat] - reference.points[seat] for seat in live]
+        changes = [points[seat] - reference.points[seat] for seat in live]
+        rewards[live] = margin_rewards(changes) if batch.reward_mode == "margin" else changes
         reference.points = points
     elif game.outcome is not None:
         rewards[live] = [1.0 if seat in game.outcome.winners else -1.0 for seat in live]
@@ -86,7 +90,7 @@ def check_ending(batch: Any, index: int, reference: Reference) -> bool:
     game = reference.game
     assert batch.terminated[index] == (game.outcome is not None), f"game {index}: terminated"
     assert batch.truncated[index] == game.truncated, f"game {index}: truncated"
-    rewards = expected_rewards(batch, reference)
+    rewards = expected_rewards(batch, reference).astype(np.float32)
     assert batch.rewards[index].tobytes() == rewards.tobytes(), f"game {index}: rewards"
     ended = game.outcome is not None or game.truncated
     if ended:
@@ -150,11 +154,17 @@ def learner_is_done(reference: Reference, learner: int) -> bool:
     return game.outcome is not None or game.truncated or not game.is_in_game(learner)
 
 
-def heuristic_plays_the_others(reference: Reference, learner: int, heuristic: Any) -> None:
-    """`heuristic` plays every seat but `learner` until `learner` acts or is done."""
+def heuristic_plays_the_others(
+    batch: Any, reference: Reference, learner: int, heuristic: Any
+) -> float:
+    """`heuristic` plays every seat but `learner` until `learner` acts or is done; returns the
+    learner's rewards meanwhile."""
     game = reference.game
+    earned = 0.0
     while not learner_is_done(reference, learner) and learner not in game.acting_seats():
         game.apply(heuristic_ticks(reference, learner, heuristic))
+        earned += expected_rewards(batch, reference)[learner]
+    return earned
 
 
 class HeuristicPolicy:
@@ -186,8 +196,9 @@ def run_learner_replay(
     """The learner's vector env against heuristics, each episode replayed in the reference rules
     with the Python heuristic (built by `make_heuristic(rule_options)`) in the other seats,
     acting in the learner's ticks too: the learner's observations, masks, rewards and ends must
-    be the kernel's. The `opponents` are the in-kernel heuristic port, or the Python heuristic
-    as the vector env's policy ("policy"), in any mix: the games are the same."""
+    be the kernel's (the rewards summed in float32, to within its rounding). The `opponents`
+    are the in-kernel heuristic port, or the Python heuristic as the vector env's policy
+    ("policy"), in any mix: the games are the same."""
     policy = HeuristicPolicy()
     venv = snail_envs.batched.make_vec_env(
         env_name,
@@ -199,9 +210,10 @@ def run_learner_replay(
     heuristic = policy.heuristic = make_heuristic(venv.engine.options)
     venv.seed(5)
     observations = venv.reset()
-    references = [follow(venv.engine, index) for index in range(venv.num_envs)]
+    engine = venv.engine
+    references = [follow(engine, index) for index in range(venv.num_envs)]
     for index, reference in enumerate(references):
-        heuristic_plays_the_others(reference, int(venv.learners[index]), heuristic)
+        heuristic_plays_the_others(engine, reference, int(venv.learners[index]), heuristic)
     rng = np.random.default_rng(0)
     finished = 0
     while finished < episodes:
@@ -220,19 +232,18 @@ def run_learner_replay(
             tick = heuristic_ticks(reference, learner, heuristic)
             tick[learner] = int(actions[index])
             game.apply(tick)
-            heuristic_plays_the_others(reference, learner, heuristic)
+            earned = expected_rewards(engine, reference)[learner]
+            earned += heuristic_plays_the_others(engine, reference, learner, heuristic)
+            assert rewards[index] == pytest.approx(earned, rel=1e-6, abs=1e-6), f"game {index}"
             ended = learner_is_done(reference, learner)
             assert dones[index] == ended
             if not ended:
-                assert rewards[index] == 0
                 continue
             finished += 1
-            if game.outcome is not None:
-                assert rewards[index] == (1.0 if learner in game.outcome.winners else -1.0)
-            elif not game.is_in_game(learner):
-                assert rewards[index] == -1.0
             final = reference.observer.observe(game, learner)
             assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
-            references[index] = follow(venv.engine, index)
-            heuristic_plays_the_others(references[index], int(venv.learners[index]), heuristic)
+            references[index] = follow(engine, index)
+            heuristic_plays_the_others(
+                engine, references[index], int(venv.learners[index]), heuristic
+            )
     assert (policy.asked > 0) == ("policy" in opponents)

@@ -132,6 +132,10 @@ def test_bad_options_get_clear_errors(env_name: str) -> None:
         snail_envs.batched.make(env_name, 4, colour="red")
     with pytest.raises(ValueError, match="illegal_action is not an option of the batched"):
         snail_envs.batched.make(env_name, 4, illegal_action="penalize")
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin'; got 'score'"
+    ):
+        snail_envs.batched.make(env_name, 4, reward="score")
     with pytest.raises(ValueError, match="num_envs must be an integer at least 1"):
         snail_envs.batched.make(env_name, 0)
     with pytest.raises(RuntimeError, match="call reset"):

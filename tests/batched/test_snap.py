@@ -15,7 +15,7 @@ from agents.heuristics.snap import SnapHeuristic
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
 
-# (options, games, patience): 11,000 games in all. Random seats call at once nearly always;
+# (options, games, patience): 12,000 games in all. Random seats call at once nearly always;
 # patient ones (waiting with probability `patience`) let windows run their ticks and matches
 # stand unclaimed, so that delays, several matched ranks and pool claims all come into play.
 OPTION_SETS = [
@@ -67,6 +67,9 @@ OPTION_SETS = [
         200,
         0.0,
     ),
+    # margins: seats go out, and the mean of the others runs over the seats still in
+    ({"num_players": 4, "ruleset": "snap_pot", "max_flips": 300, "reward": "margin"}, 500, 0.3),
+    ({"num_players": 3, "flipper_may_call": False, "double": True, "reward": "margin"}, 500, 0.5),
 ]
 
 
@@ -210,4 +213,15 @@ def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(oppon
         heuristic_for,
         100,
         opponents=opponents,
+    )
+
+
+def test_the_learner_vec_env_pays_margins_tick_by_tick_as_seats_go_out() -> None:
+    """The learner, the last flipper, sits out windows in which only the in-kernel players act
+    and may go out: each tick's margin is over the seats in the game in that tick."""
+    run_learner_replay(
+        "snap_v1",
+        {"num_players": 4, "flipper_may_call": False, "max_flips": 150, "reward": "margin"},
+        heuristic_for,
+        300,
     )

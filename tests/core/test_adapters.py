@@ -128,7 +128,9 @@ def test_bad_options_are_rejected_with_the_allowed_values() -> None:
         ToyAEC(num_players=9)
     with pytest.raises(ValueError, match="unknown option 'colour'; allowed options: num_players"):
         ToyAEC(colour="red")
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin'; got 'score'"
+    ):
         ToyAEC(reward="score")
     with pytest.raises(ValueError, match="illegal_action must be one of"):
         ToyAEC(illegal_action="ignore")
@@ -331,5 +333,7 @@ def test_a_resampled_copy_may_pay_in_points() -> None:
     ]
     assert any(gained.values())
     assert env.reward_mode == "winlose"
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points'; got 'cards'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin'; got 'cards'"
+    ):
         env.resample_from_infostate("player_0", 7, reward="cards")

@@ -523,7 +523,9 @@ def test_reward_cards_is_the_card_share_shaping() -> None:
         rewards.append(totals)
     assert rewards[0] == rewards[1] and any(rewards[0].values())
     assert env.unwrapped.reward_mode == "points"
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points', 'cards'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin', 'cards'"
+    ):
         snap_v1.env(reward="coins")
 
 

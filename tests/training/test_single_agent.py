@@ -66,6 +66,38 @@ def test_points_rewards_add_up_to_the_learners_points() -> None:
         assert total == env.game.unwrapped.game.points()[seat]
 
 
+def lead(points: list[float], seat: int) -> float:
+    """A seat's points less the mean of the other seats' points."""
+    return points[seat] - (sum(points) - points[seat]) / (len(points) - 1)
+
+
+@pytest.mark.parametrize("env_name", ["pedzace_slimaki_v0", "snailed_it_v0", "snail_sprint_v0"])
+def test_margin_rewards_add_up_to_the_change_of_the_learners_lead(env_name: str) -> None:
+    """No seat goes out in these games: the return is the learner's lead at the end less its
+    lead at its first decision (what the others scored before it is not paid to it)."""
+    env = snail_envs.single_agent(env_name, num_players=4, reward="margin")
+    host = env.game.unwrapped
+    first_leads, changes = set(), set()
+    for seed in range(30):
+        env.reset(seed=seed)
+        seat = host._seat_of[env.learner]
+        first = lead(host.game.points(), seat)
+        rng = np.random.default_rng(seed)
+        total, done = 0.0, False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, reward, terminated, truncated, _ = env.step(action)
+            total += reward
+            done = terminated or truncated
+        change = lead(host.game.points(), seat) - first
+        assert total == pytest.approx(change, abs=1e-9)
+        first_leads.add(first)
+        changes.add(change)
+    assert len(changes) > 1
+    if env_name == "pedzace_slimaki_v0":
+        assert len(first_leads) > 1, "the others never scored before the learner's first turn"
+
+
 def test_opponents_see_only_their_own_seat() -> None:
     spy = Spy()
     env = snail_envs.single_agent("snail_sprint_v0", num_players=4, opponents=[spy], seat=0)

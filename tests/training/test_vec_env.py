@@ -9,6 +9,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import snail_envs
 from snail_envs.core.vec_env import SingleAgentVecEnv
+from snail_envs.pedzace_slimaki.observer import POINTS_SCALE
 
 
 def masks_of(venv: DummyVecEnv) -> np.ndarray:
@@ -58,6 +59,35 @@ def test_it_steps_exactly_as_dummy_vec_env(env_name: str) -> None:
                     info["terminal_observation"], reference_info["terminal_observation"]
                 )
     assert finished > 0 and truncated > 0
+
+
+def test_margin_rewards_return_the_change_of_the_learners_lead() -> None:
+    """Pędzące Ślimaki (no seat goes out): each episode returns the learner's points less the
+    mean of the others', as its last view shows them, less that lead at its first decision."""
+    venv = snail_envs.make_vec_env("pedzace_slimaki_v0", 4, num_players=3, reward="margin")
+    points = venv.envs[0].game.unwrapped._observer.observation_layout["points"]
+
+    def leads(views: np.ndarray) -> np.ndarray:
+        scores = views[:, points][:, :3].astype(np.float64) * POINTS_SCALE
+        return scores[:, 0] - scores[:, 1:].mean(axis=1)
+
+    venv.seed(3)
+    first = leads(venv.reset())
+    rng = np.random.default_rng(3)
+    returns = np.zeros(venv.num_envs)
+    episodes = behind = 0
+    while episodes < 60:
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks_of(venv)])
+        observations, rewards, dones, infos = venv.step(actions)
+        returns += rewards
+        for index in np.flatnonzero(dones):
+            last = leads(infos[index]["terminal_observation"][None])[0]
+            assert returns[index] == pytest.approx(last - first[index], abs=1e-4)
+            returns[index] = 0
+            behind += first[index] < 0
+            first[index] = leads(observations[index][None])[0]
+            episodes += 1
+    assert behind > 0, "the others never scored before the learner's first turn"
 
 
 def test_masks_and_observations_handed_out_are_copies() -> None:
