@@ -15,6 +15,7 @@ import snail_envs
 from snail_envs import snap_v1
 from snail_envs.core import host, testing
 from snail_envs.core.chance import ScriptedChance
+from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
 from tests.snap.helpers import NoWindowOnAnUnchangedTable, deck_order, invariant
 
@@ -37,6 +38,8 @@ VARIANTS = [
     {"num_players": 3, "glimpse_error": [0.6, 0.3, 0.0], "refresh": "shuffle"},
     {"num_players": 3, "single_pile": True, "glimpse_error": (0.5,), "same_tick": "random"},
     {"num_players": 4, "flipper_may_call": False, "glimpse_error": (0.4, 0.1)},
+    {"session": "best_of_3"},
+    {"num_players": 3, "session": "best_of_3", "ruleset": "snap_pot", "reward": "margin"},
 ]
 
 
@@ -47,6 +50,21 @@ def test_pettingzoo_conformance(options: dict) -> None:
 
 def test_docstring_is_the_spec_table() -> None:
     testing.check_docstring(snap_v1)
+
+
+def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
+    """The spec table's extra rows: the session pieces (for best_of_3) and the glimpses."""
+    for options, pieces in (
+        ({"session": "best_of_3"}, ("session_wins", "game_number", "sudden_death")),
+        ({"glimpse_error": (0.6, 0.3, 0.0)}, ("glimpses",)),
+    ):
+        layout = SnapObserver(SnapOptions(**options)).observation_layout  # type: ignore[arg-type]
+        for piece in pieces:
+            row = next(
+                line for line in layout.table().split("\n") if line.startswith(f"| `{piece}`")
+            )
+            meaning = row.split(" | ")[-1]
+            assert meaning in (snap_v1.__doc__ or ""), f"{piece} is not documented"
 
 
 RANDOM_PLAY = [
@@ -77,6 +95,9 @@ RANDOM_PLAY = [
         500,
     ),
     ({**SMALL_DECK, "flipper_may_call": False, "glimpse_error": (0.3, 0.2)}, 500),
+    ({"session": "best_of_3"}, 150),
+    ({"num_players": 3, "session": "best_of_3", "same_tick": "random"}, 100),
+    ({**SMALL_DECK, "num_players": 3, "session": "first_to_3", "max_sudden_deaths": 1}, 300),
 ]
 
 
@@ -110,6 +131,7 @@ def test_random_play_totals_at_least_ten_thousand_games() -> None:
         {"num_players": 3, "speed": True, "slapjack": True},
         {"num_players": 4, "flipper_may_call": False, "reaction_delay": [0, 1, 0, 2]},
         {"num_players": 3, "same_tick": "random", "glimpse_error": (0.5, 0.2)},
+        {"num_players": 3, "session": "best_of_3"},
     ],
     ids=str,
 )
@@ -152,6 +174,7 @@ def test_parallel_random_play(options: dict) -> None:
         ({"num_players": 3, "glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random"}, 1),
         ({"num_players": 3, "glimpse_error": (0.7,), "single_pile": True, **SMALL_DECK}, 2),
         ({"glimpse_error": (0.6, 0.3), "refresh": "shuffle", **SMALL_DECK}, 3),
+        ({"num_players": 3, "session": "best_of_3", **SMALL_DECK}, 2),
     ],
     ids=str,
 )
@@ -176,6 +199,7 @@ def test_determinism_across_processes_and_different_seeds_differ() -> None:
     testing.check_determinism("snap_v1", {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
     noisy = {"same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.6, 0.3)}
     testing.check_determinism("snap_v1", noisy, [5, 6])
+    testing.check_determinism("snap_v1", {"num_players": 3, "session": "best_of_3"}, [7])
 
 
 def test_different_seeds_deal_different_games() -> None:
@@ -193,6 +217,7 @@ def test_different_seeds_deal_different_games() -> None:
         {},
         {"num_players": 3, "ruleset": "snap_pot"},
         {"num_players": 3, "same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.5,)},
+        {"num_players": 3, "session": "best_of_3"},
     ],
     ids=str,
 )
@@ -462,6 +487,7 @@ def test_every_variant_has_a_preset() -> None:
     names = {path.stem for path in PRESETS}
     assert {"classic", "snap_pot", "speed", "double", "single_pile", "slapjack", "picture"} <= names
     assert {"silent", "animal", "tournament", "uneven_reflexes"} <= names
+    assert {"equal_reflexes", "noisy_sight", "best_of_3"} <= names
 
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda path: path.stem)
