@@ -323,9 +323,8 @@ def masked_logits(policy: Any, observations: Any, masks: Any) -> Any:
 
 def class_weights(labels: np.ndarray, num_actions: int, power: float) -> np.ndarray:
     """Per-row weights: (the share of the row's label)^−power, with a mean of 1 over the rows."""
-    counts = np.bincount(labels, minlength=num_actions).astype(np.float64)
-    per_action = np.where(counts > 0, (counts / max(1, len(labels))) ** -power, 0.0)
-    weights = per_action[labels]
+    shares = np.bincount(labels, minlength=num_actions) / max(1, len(labels))
+    weights = shares[labels] ** -power
     return (weights / weights.mean()).astype(np.float32)
 
 
