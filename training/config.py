@@ -143,7 +143,7 @@ class TrainConfig:
             )
         if self.anchor_coef < 0 or self.anchor_decay_steps < 0:
             raise ValueError("anchor_coef and anchor_decay_steps must be at least 0")
-        if self.anchor_coef > 0 and self.stages != list(STAGES):
+        if self.anchor_coef > 0 and self.stages == ["ppo"]:
             raise ValueError(
                 "anchor_coef anchors the ppo stage to the clone of the imitation stage: "
                 f"it needs stages [imitation, ppo]; got {self.stages}"
