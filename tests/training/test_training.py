@@ -23,6 +23,8 @@ from training.evaluate import (
 
 torch.set_num_threads(1)
 TINY = [
+    "stages=[ppo]",
+    "anchor_coef=0",
     "total_timesteps=256",
     "n_envs=2",
     "n_steps=64",
