@@ -154,7 +154,9 @@ def test_numpy_integers_are_integers_and_bools_are_not() -> None:
 
 
 def test_a_choice_is_one_of_the_values_not_an_array_holding_it() -> None:
-    with pytest.raises(ValueError, match=r"reward must be one of 'winlose', 'points'; got array"):
+    with pytest.raises(
+        ValueError, match=r"reward must be one of 'winlose', 'points', 'margin'; got array"
+    ):
         ToyAEC(reward=np.array(["points"]))
     with pytest.raises(ValueError, match="illegal_action must be one of"):
         ToyAEC(illegal_action=["raise"])
