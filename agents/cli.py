@@ -36,12 +36,13 @@ def command_errors(prog: str) -> Iterator[None]:
         raise fail(prog, str(problem)) from None
 
 
-def add_trust_flag(parser: argparse.ArgumentParser) -> None:
-    """`--trust-checkpoint`: also load pickled archives (`args.trust_checkpoint`)."""
-    parser.add_argument(
-        "--trust-checkpoint",
-        action="store_true",
-        help="also load Stable-Baselines3 or RLlib archives, which are pickles: loading one "
-        "runs any code it holds, so give this only for files you trust (weights-only policies "
-        "need no trust)",
-    )
+TRUST_HELP = (
+    "let ppo:PATH be a Stable-Baselines3 archive (model.zip, or a policy.save file), which is a "
+    "pickle: loading one runs any code it holds, so give this only for files you trust "
+    "(weights-only policies need none)"
+)
+
+
+def add_trust_flag(parser: argparse.ArgumentParser, explanation: str = TRUST_HELP) -> None:
+    """`--trust-checkpoint`: the person vouches for a pickled archive (`args.trust_checkpoint`)."""
+    parser.add_argument("--trust-checkpoint", action="store_true", help=explanation)

@@ -105,7 +105,10 @@ def main(argv: list[str] | None = None) -> Path:
         "--observations", type=int, default=500, help="decisions to compare the two on"
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing target")
-    add_trust_flag(parser)
+    add_trust_flag(
+        parser,
+        "vouch for the source: it is a pickle, and loading it runs any code it holds",
+    )
     args = parser.parse_args(argv)
     if not args.trust_checkpoint:
         parser.error(

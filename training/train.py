@@ -5,6 +5,7 @@
         env_options.num_players=3
     python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
     python -m training.train --env snail_sprint_v0 batched=false
+    python -m training.train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
 `training.config.TrainConfig` for every field); `name=value` arguments override them. The learner
@@ -13,18 +14,28 @@ drawn from the configured mix of random players, the game's heuristic, and froze
 learner itself (self-play). The games run in the batched engine (`snail_envs.batched`, its
 learner vector env: random and heuristic opponents are played inside its kernels, the snapshots
 answer for all the games waiting on them at once); with `batched=false`, each game is a
-`snail_envs.single_agent` view of the Python environment instead. A run writes, under
-`<output_dir>/<env>-<seed>/`: TensorBoard logs, checkpoints, the final model, a learning curve
-(score rate against random and heuristic players as training goes on) and `summary.json`.
+`snail_envs.single_agent` view of the Python environment instead.
+
+Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (printed first; a rerun never
+mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpoints, the final
+policy (`ppo:RUN_FOLDER` as an agent), a learning curve (score rate against random and heuristic
+players as training goes on) and `summary.json`; `training.checkpoints` lists them. Every file
+is written atomically. Ctrl-C or SIGTERM ends learning after the step under way and saves a
+checkpoint and the summary, with no traceback (a second Ctrl-C stops at once); `--resume
+RUN_DIR` continues the run from its latest checkpoint.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import random
+import signal
+import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,9 +44,23 @@ import numpy as np
 
 import snail_envs
 from agents import HEURISTICS, RandomAgent
-from agents.ppo import PPOAgent
-from training.config import TrainConfig, load_config
+from agents.cli import command_errors
+from agents.files import atomic_path, write_text
+from agents.ppo import POLICY_FILE, PPOAgent, save_policy
+from training.checkpoints import (
+    CONFIG_FILE,
+    Checkpoint,
+    Progress,
+    latest_checkpoint,
+    load_checkpoint,
+    new_run_dir,
+    restore,
+    save_checkpoint,
+    set_random_states,
+)
+from training.config import TrainConfig, load_config, parse_overrides
 from training.evaluate import score_against
+from training.interrupts import StopRequests
 
 
 class SelfPlayPool:
@@ -73,14 +98,14 @@ class SelfPlayPolicy:
 
     def __init__(self, pool: SelfPlayPool, num_envs: int, seed: int) -> None:
         self.pool = pool
-        self._rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed)
         self._playing: list[Any] = [None] * num_envs
 
     def begin_episodes(self, games: np.ndarray) -> None:
         for game in games.tolist():
             snapshots = self.pool.snapshots
             self._playing[game] = (
-                snapshots[self._rng.integers(len(snapshots))] if snapshots else None
+                snapshots[self.rng.integers(len(snapshots))] if snapshots else None
             )
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
@@ -91,7 +116,7 @@ class SelfPlayPolicy:
         for rows in players.values():
             snapshot = self._playing[int(games[rows[0]])]
             if snapshot is None:
-                keys = self._rng.random(masks[rows].shape)
+                keys = self.rng.random(masks[rows].shape)
                 actions[rows] = np.argmax(np.where(masks[rows], keys, -1.0), axis=1)
             else:
                 actions[rows], _ = snapshot.predict(
@@ -113,7 +138,10 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
     return [makers[kind]() for kind in kinds], [config.opponents[kind] for kind in kinds]
 
 
-def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
+def make_vec_env(config: TrainConfig, pool: SelfPlayPool, policy: SelfPlayPolicy | None) -> Any:
+    """The training games: the batched engine's learner vector env (`policy` plays its "policy"
+    seats, the self-play opponents), or with `batched=false` single-agent views of the Python
+    environment."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     if config.batched:
@@ -124,16 +152,18 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
             for kind, weight in config.opponents.items()
             if weight > 0
         }
-        policy = SelfPlayPolicy(pool, config.n_envs, config.seed) if "policy" in opponents else None
         try:
             venv = make_batched_vec_env(
-                config.env, config.n_envs, opponents=opponents, policy=policy, **config.env_options
+                config.env,
+                config.n_envs,
+                opponents=opponents,
+                policy=policy if "policy" in opponents else None,
+                **config.env_options,
             )
         except ValueError as problem:
             raise ValueError(
                 f"{problem} (batched=false trains on the Python environment instead)"
             ) from problem
-        venv.seed(config.seed)
         return VecMonitor(venv)
 
     from snail_envs.core.vec_env import SingleAgentVecEnv
@@ -149,62 +179,84 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
 
         return build
 
-    venv = SingleAgentVecEnv([make(i) for i in range(config.n_envs)])
-    venv.seed(config.seed)
-    return VecMonitor(venv)
+    return VecMonitor(SingleAgentVecEnv([make(i) for i in range(config.n_envs)]))
 
 
 def evaluation_opponents(config: TrainConfig) -> list[str]:
     return ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
 
 
-def build_callbacks(config: TrainConfig, pool: SelfPlayPool, curve: list[dict[str, Any]]) -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+def score_rates(
+    config: TrainConfig, learner: PPOAgent, games: int, seed: int
+) -> dict[str, tuple[float, float, float]]:
+    """The learner's score rate (with its 95% interval) against each evaluation opponent."""
+    return {
+        opponent: score_against(
+            config.env, learner, opponent, games, seed=seed, options=config.env_options
+        )
+        for opponent in evaluation_opponents(config)
+    }
+
+
+def build_callbacks(
+    config: TrainConfig,
+    pool: SelfPlayPool,
+    progress: Progress,
+    checkpoint: Callable[[Any], Path],
+    stop: StopRequests,
+) -> Any:
+    """The run's callbacks: self-play snapshots, the learning curve and checkpoints when
+    `progress` says they are due, and the end of learning when a stop is requested."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     class Snapshots(BaseCallback):
-        """Adds the learner's policy to the self-play pool every `self_play_every` steps."""
+        """Adds the learner's policy to the self-play pool at the start (of a run whose pool is
+        still empty) and every `self_play_every` steps."""
 
         def _on_training_start(self) -> None:
-            pool.add(self.model.policy)
-            self._next = config.self_play_every
+            if not pool.snapshots:
+                pool.add(self.model.policy)
 
         def _on_step(self) -> bool:
-            if self.num_timesteps >= self._next:
+            if self.num_timesteps >= progress.next_snapshot:
                 pool.add(self.model.policy)
-                self._next += config.self_play_every
+                progress.next_snapshot += config.self_play_every
             return True
 
     class LearningCurve(BaseCallback):
-        """Scores the learner against each evaluation opponent every `eval_every` steps."""
-
-        def _on_training_start(self) -> None:
-            self._next = 0
+        """Scores the learner against each evaluation opponent every `eval_every` steps (games
+        a stop request abandons: the point is measured again when the run resumes)."""
 
         def _on_step(self) -> bool:
-            if self.num_timesteps >= self._next and config.eval_games > 0:
-                self._next += config.eval_every
-                point: dict[str, Any] = {"timesteps": self.num_timesteps}
-                learner = PPOAgent(self.model)
-                for opponent in evaluation_opponents(config):
-                    rate, low, high = score_against(
-                        config.env,
-                        learner,
-                        opponent,
-                        config.eval_games,
-                        seed=10_000_000,
-                        options=config.env_options,
-                    )
-                    point[opponent] = (rate, low, high)
-                    self.logger.record(f"eval/score_vs_{opponent}", rate)
-                curve.append(point)
+            if self.num_timesteps < progress.next_evaluation or config.eval_games == 0:
+                return True
+            try:
+                with stop.abandonable():
+                    rates = score_rates(config, PPOAgent(self.model), config.eval_games, 10**7)
+            except KeyboardInterrupt:
+                return False
+            progress.next_evaluation += config.eval_every
+            for opponent, (rate, _, _) in rates.items():
+                self.logger.record(f"eval/score_vs_{opponent}", rate)
+            progress.learning_curve.append({"timesteps": self.num_timesteps, **rates})
             return True
 
-    checkpoints = CheckpointCallback(
-        save_freq=max(1, config.checkpoint_every // config.n_envs),
-        save_path=str(config.run_dir / "checkpoints"),
-        name_prefix="ppo",
-    )
-    return CallbackList([Snapshots(), LearningCurve(), checkpoints])
+    class Checkpoints(BaseCallback):
+        """Saves a checkpoint every `checkpoint_every` steps."""
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= progress.next_checkpoint:
+                progress.next_checkpoint += config.checkpoint_every
+                checkpoint(self.model)
+            return True
+
+    class StopOnRequest(BaseCallback):
+        """Ends learning at the first step after a stop request (SIGINT, SIGTERM)."""
+
+        def _on_step(self) -> bool:
+            return not stop.requested
+
+    return CallbackList([Snapshots(), LearningCurve(), Checkpoints(), StopOnRequest()])
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
@@ -226,20 +278,82 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
     axes.set_title(title)
     axes.legend()
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with atomic_path(path, overwrite=True) as temporary:
+        figure.savefig(temporary, dpi=100)
     plt.close(figure)
 
 
 def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
-    """Run one training job; returns its summary (also written to summary.json)."""
+    """Run one training job in a new run folder (printed first); returns its summary (also
+    written to summary.json). A stop request (Ctrl-C, SIGTERM) ends learning after the step
+    under way, saves a checkpoint and the summary (`"interrupted"` names the signal), and
+    skips the final evaluation."""
+    run_dir = new_run_dir(config.output_dir, f"{config.env}-{config.seed}")
+    print(f"run folder: {run_dir}", flush=True)
+    write_text(run_dir / CONFIG_FILE, json.dumps(asdict(config), indent=2) + "\n")
+    return run(config, run_dir, None, progress_bar)
+
+
+RESUMABLE = (
+    "total_timesteps",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+    "checkpoint_every",
+    "torch_threads",
+)
+"""The fields a resumed run may change (`--resume RUN_DIR total_timesteps=2000000`): none that
+would make the checkpoint's model, opponents or games another run's."""
+
+
+def resume(
+    run_dir: str | Path, overrides: Sequence[str] = (), progress_bar: bool = True
+) -> dict[str, Any]:
+    """Continue the run in `run_dir` from its latest checkpoint: the policy and its optimizer's
+    state, the timesteps and updates, the self-play pool, the random generators, the learning
+    curve and the TensorBoard logs go on where they stopped. The games under way then are not
+    kept: new ones are dealt (from a seed of the run's seed and timesteps). `overrides` may
+    change the fields in `RESUMABLE` (for example a larger `total_timesteps`)."""
+    run_dir = Path(run_dir)
+    folder = latest_checkpoint(run_dir)
+    for name, (_, text) in parse_overrides(overrides).items():
+        if name not in RESUMABLE:
+            raise ValueError(
+                f"command line, {text}: a resumed run keeps its config; only "
+                f"{', '.join(RESUMABLE)} may change"
+            )
+    saved = json.loads((run_dir / CONFIG_FILE).read_text())
+    config = load_config(saved.get("env", ""), run_dir / CONFIG_FILE, overrides)
+    checkpoint = load_checkpoint(folder, config.env)
+    done = checkpoint.progress.timesteps
+    if done >= config.total_timesteps:
+        raise ValueError(
+            f"{run_dir} has trained {done:,} of its total_timesteps={config.total_timesteps}; "
+            "give a larger total_timesteps=N to train on"
+        )
+    print(f"resuming {run_dir} at {done:,} timesteps ({folder.name})", flush=True)
+    if overrides:
+        write_text(run_dir / CONFIG_FILE, json.dumps(asdict(config), indent=2) + "\n", True)
+    return run(config, run_dir, checkpoint, progress_bar)
+
+
+def run(
+    config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, progress_bar: bool
+) -> dict[str, Any]:
+    """Train in `run_dir`, from the start or from `checkpoint`, to `config.total_timesteps`
+    or a stop request; then save a checkpoint, the final policy, the learning curve and the
+    summary, and evaluate the policy (unless stopped)."""
     import torch
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(config.torch_threads)
-    run_dir = config.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
     pool = SelfPlayPool(config.self_play_pool)
-    venv = make_vec_env(config, pool)
+    self_play = (
+        SelfPlayPolicy(pool, config.n_envs, config.seed)
+        if config.batched and config.opponents.get("self", 0) > 0
+        else None
+    )
+    venv = make_vec_env(config, pool, self_play)
     model = MaskablePPO(
         "MlpPolicy",
         venv,
@@ -257,53 +371,66 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
         device="cpu",
         verbose=0,
     )
-    curve: list[dict[str, Any]] = []
-    started = time.perf_counter()
-    model.learn(
-        config.total_timesteps,
-        callback=build_callbacks(config, pool, curve),
-        progress_bar=progress_bar,
-    )
-    train_seconds = time.perf_counter() - started
-    model_path = run_dir / "model.zip"
-    model.save(model_path)
-    policy_path = run_dir / "policy.pt"
-    model.policy.save(policy_path)
-    learner = PPOAgent(model)
-    num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
-    final = (
-        {
-            opponent: score_against(
-                config.env,
-                learner,
-                opponent,
-                config.final_eval_games,
-                seed=20_000_000,
-                options=config.env_options,
-            )
-            for opponent in evaluation_opponents(config)
+    progress = Progress.start(config)
+    if checkpoint is not None:
+        progress = checkpoint.progress
+        restore(checkpoint, model, pool)
+        games = np.random.SeedSequence([config.seed, progress.timesteps]).generate_state(1)
+        model.env.seed(int(games[0]))
+        set_random_states(checkpoint.generators)
+        if self_play is not None and "self_play" in checkpoint.generators:
+            self_play.rng.bit_generator.state = checkpoint.generators["self_play"]
+    seconds_before, started = progress.train_seconds, time.perf_counter()
+
+    def save(model: Any) -> Path:
+        progress.timesteps, progress.updates = model.num_timesteps, model._n_updates
+        progress.train_seconds = seconds_before + time.perf_counter() - started
+        own = {"self_play": self_play.rng.bit_generator.state} if self_play is not None else {}
+        return save_checkpoint(run_dir, config, model, pool.snapshots, progress, own)
+
+    with StopRequests() as stop:
+        model.learn(
+            config.total_timesteps - progress.timesteps,
+            callback=build_callbacks(config, pool, progress, save, stop),
+            progress_bar=progress_bar,
+            reset_num_timesteps=checkpoint is None,
+        )
+        last = save(model)
+        policy_path = save_policy(
+            run_dir / POLICY_FILE, model.policy, config.env, config.env_options, overwrite=True
+        )
+        final: dict[str, tuple[float, float, float]] = {}
+        if config.final_eval_games and not stop.requested:
+            with contextlib.suppress(KeyboardInterrupt), stop.abandonable():
+                final = score_rates(config, PPOAgent(model), config.final_eval_games, 2 * 10**7)
+        num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
+        curve_path = run_dir / "learning_curve.png"
+        plot_curve(
+            progress.learning_curve, curve_path, f"{config.env}: MaskablePPO", 1 / num_players
+        )
+        summary = {
+            "config": asdict(config),
+            "run_dir": str(run_dir),
+            "timesteps": model.num_timesteps,
+            "interrupted": stop.signal,
+            "train_seconds": round(progress.train_seconds, 1),
+            "timesteps_per_second": round(model.num_timesteps / progress.train_seconds),
+            "final_evaluation": {
+                opponent: {
+                    "score_rate": rate,
+                    "ci95": [low, high],
+                    "games": config.final_eval_games,
+                }
+                for opponent, (rate, low, high) in final.items()
+            },
+            "chance_score_rate": 1 / num_players,
+            "learning_curve": progress.learning_curve,
+            "checkpoint": str(last),
+            "policy": str(policy_path),
+            "learning_curve_png": str(curve_path),
+            "tensorboard": str(run_dir / "tensorboard"),
         }
-        if config.final_eval_games
-        else {}
-    )
-    curve_path = run_dir / "learning_curve.png"
-    plot_curve(curve, curve_path, f"{config.env}: MaskablePPO", 1 / num_players)
-    summary = {
-        "config": asdict(config),
-        "train_seconds": round(train_seconds, 1),
-        "timesteps_per_second": round(config.total_timesteps / train_seconds),
-        "final_evaluation": {
-            opponent: {"score_rate": rate, "ci95": [low, high], "games": config.final_eval_games}
-            for opponent, (rate, low, high) in final.items()
-        },
-        "chance_score_rate": 1 / num_players,
-        "learning_curve": curve,
-        "model": str(model_path),
-        "policy": str(policy_path),
-        "learning_curve_png": str(curve_path),
-        "tensorboard": str(run_dir / "tensorboard"),
-    }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        write_text(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n", True)
     return summary
 
 
@@ -311,7 +438,7 @@ def print_summary(summary: dict[str, Any]) -> None:
     config = summary["config"]
     print(
         f"\n=== {config['env']} {config['env_options'] or ''}: MaskablePPO, "
-        f"{config['total_timesteps']:,} timesteps in {summary['train_seconds']:.0f} s "
+        f"{summary['timesteps']:,} timesteps in {summary['train_seconds']:.0f} s "
         f"({summary['timesteps_per_second']:,}/s) ==="
     )
     print(
@@ -326,30 +453,66 @@ def print_summary(summary: dict[str, Any]) -> None:
             f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games): {verdict}"
         )
     print(
-        f"model: {summary['model']} (the policy alone: {summary['policy']})\n"
+        f"policy: {summary['policy']} (as an agent: ppo:{summary['run_dir']})\n"
+        f"checkpoint: {summary['checkpoint']}\n"
         f"learning curve: {summary['learning_curve_png']}\n"
         f"tensorboard: tensorboard --logdir {summary['tensorboard']}"
     )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
-    parser.add_argument("--config", help="a YAML config (default: configs/<game>/ppo.yaml)")
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train",
+        description=__doc__.splitlines()[0],
+        epilog="Ctrl-C or SIGTERM stops a run after the step under way, with a checkpoint and "
+        "its summary; --resume RUN_DIR continues it. Checkpoints hold weights only.",
+    )
+    parser.add_argument(
+        "--env",
+        choices=snail_envs.available_env_names(),
+        help="the game (required unless --resume)",
+    )
+    parser.add_argument(
+        "--config",
+        help="a YAML config (default: configs/<game>/ppo.yaml); one that does not exist is an "
+        "error",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        type=Path,
+        help="continue the run in RUN_DIR from its latest checkpoint: optimizer, timesteps, "
+        f"self-play pool, random generators, TensorBoard step (name=value may change only "
+        f"{', '.join(RESUMABLE)})",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "overrides",
         nargs="*",
         metavar="name=value",
-        help="override config fields, e.g. total_timesteps=50000",
+        help="override config fields, e.g. total_timesteps=50000; each run writes a new folder "
+        "<output_dir>/<env>-<seed>-<n>",
     )
     args = parser.parse_args(argv)
-    try:
-        config = load_config(args.env, args.config, args.overrides)
-    except ValueError as problem:
-        parser.error(str(problem))
-    summary = train(config, progress_bar=not args.no_progress)
+    if args.resume is None and args.env is None:
+        parser.error("give --env (a new run) or --resume RUN_DIR")
+    if args.resume is not None and (args.env or args.config):
+        parser.error("--resume continues a run with its own game and config: no --env, --config")
+    with command_errors(parser.prog):
+        if args.resume is not None:
+            summary = resume(args.resume, args.overrides, progress_bar=not args.no_progress)
+        else:
+            config = load_config(args.env, args.config, args.overrides)
+            summary = train(config, progress_bar=not args.no_progress)
     print_summary(summary)
+    if summary["interrupted"]:
+        print(
+            f"{parser.prog}: stopped by {summary['interrupted']} at {summary['timesteps']:,} "
+            f"timesteps, checkpoint saved; continue with: python -m training.train --resume "
+            f"{summary['run_dir']}",
+            file=sys.stderr,
+        )
+        raise SystemExit(128 + signal.Signals[summary["interrupted"]].value)
     return summary
 
 

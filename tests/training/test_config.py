@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from training import train
 from training.config import CONFIGS, SOURCE_CONFIGS, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,6 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_config_file_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no config file at .*ppo.yml"):
         load_config("snail_sprint_v0", tmp_path / "ppo.yml")
+
+
+def test_the_train_command_names_a_mistyped_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--env", "snail_sprint_v0", "--config", str(tmp_path / "ppo.yml")])
+    assert stopped.value.code != 0
+    assert f"no config file at {tmp_path / 'ppo.yml'}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
