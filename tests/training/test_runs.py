@@ -177,6 +177,21 @@ def test_a_crafted_checkpoint_runs_no_code_when_resumed(runs: dict, tmp_path: Pa
     assert not marker.exists()
 
 
+def test_a_crafted_policy_runs_no_code_in_the_commands(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from agents.play import main as play
+
+    marker = tmp_path / "payload-ran"
+    evil = tmp_path / "evil.pt"
+    torch.save({"state_dict": {}, "data": Payload(marker)}, evil)
+    with pytest.raises(SystemExit) as refused:
+        evaluate.main(["--env=snail_sprint_v0", "--agents", "random", f"ppo:{evil}"])
+    assert refused.value.code == 1 and "--trust-checkpoint" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        play(["snail_sprint_v0", "--seats", f"random,ppo:{evil}"])
+    assert refused.value.code == 1 and "--trust-checkpoint" in capsys.readouterr().err
+    assert not marker.exists()
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_signal_saves_a_checkpoint_and_the_summary(
     tmp_path: Path, stop: signal.Signals
