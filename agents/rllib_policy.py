@@ -7,8 +7,8 @@ which are pickles). Loading needs torch (the `train` or `rllib` extra) but neith
 cluster:
 
     from agents import make_agent
-    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0", "snail_sprint_v0")   # run folder
-    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0/policy.pt", "snail_sprint_v0")
+    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0-1", "snail_sprint_v0")   # run folder
+    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0-1/policy.pt", "snail_sprint_v0")
 
 The network is defined here once; the RLModule that trains it (`training.rllib_module`) builds the
 same one, so the trained weights load into it unchanged.
