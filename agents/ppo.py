@@ -113,6 +113,8 @@ def build_policy(description: dict[str, Any]) -> Any:
         net_arch = {part: [int(width) for width in layers[part]] for part in ("pi", "vf")}
     except (KeyError, TypeError, ValueError) as problem:
         raise ValueError(f"a PPO policy's description lacks or garbles {problem}") from None
+    if min(size, actions, *net_arch["pi"], *net_arch["vf"]) < 1:
+        raise ValueError(f"a PPO policy's sizes are at least 1; got {description}")
     return MaskableActorCriticPolicy(
         spaces.Box(-np.inf, np.inf, (size,), np.float32),
         spaces.Discrete(actions),

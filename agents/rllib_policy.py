@@ -111,13 +111,13 @@ class RLlibAgent:
         if env_name is not None and description.get("env") != env_name:
             raise ValueError(f"{file} was trained on {description.get('env')}, not {env_name}")
         try:
-            network = mlp(
-                int(description["observation_size"]),
-                [int(width) for width in description["hidden"]],
-                int(description["num_actions"]),
-            )
+            size, actions = int(description["observation_size"]), int(description["num_actions"])
+            hidden = [int(width) for width in description["hidden"]]
         except (KeyError, TypeError, ValueError) as problem:
             raise ValueError(f"{file}'s description lacks or garbles {problem}") from None
+        if min(size, actions, *hidden) < 1:
+            raise ValueError(f"{file}'s sizes are at least 1; got {description}")
+        network = mlp(size, hidden, actions)
         load_state_dict(network, weights, file)
         return cls(network, description["env"], deterministic, seed)
 

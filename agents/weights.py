@@ -69,6 +69,8 @@ def load_tensors(path: str | Path) -> Any:
         raise ValueError(
             f"{path} holds more than weights, which the library never loads ({reason})"
         ) from None
+    except (EOFError, RuntimeError) as unreadable:
+        raise ValueError(f"{path} is not a weights file ({unreadable or 'empty'})") from None
 
 
 def save_network(

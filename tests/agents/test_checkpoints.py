@@ -109,6 +109,14 @@ def test_weights_that_do_not_fit_their_description_are_named(tmp_path: Path) -> 
     shutil.copy(description, tmp_path / "policy.json")
     with pytest.raises(ValueError, match=r"missing \['action_net.bias'.*shape \['action_net"):
         make_agent(f"ppo:{tmp_path}", "snail_sprint_v0")
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match="is not a weights file"):
+        make_agent(f"ppo:{path}", "snail_sprint_v0")
+    torch.save({}, path)
+    negative = {**json.loads(description.read_text()), "observation_size": -1}
+    (tmp_path / "policy.json").write_text(json.dumps(negative))
+    with pytest.raises(ValueError, match="sizes are at least 1"):
+        make_agent(f"ppo:{path}", "snail_sprint_v0")
     (tmp_path / "policy.json").write_text(json.dumps({"format": "something/1"}))
     with pytest.raises(ValueError, match=f"format 'something/1', not '{FORMAT}'"):
         make_agent(f"ppo:{path}", "snail_sprint_v0")
