@@ -86,7 +86,6 @@ class Checkpoint:
     """What a checkpoint restores: the run's progress, the learner's policy (value network
     included), its optimizer's state, the self-play snapshots' weights, random generators."""
 
-    folder: Path
     progress: Progress
     policy: Any
     optimizer: dict[str, Any]
@@ -144,7 +143,6 @@ def load_checkpoint(folder: Path, env_name: str) -> Checkpoint:
     if not isinstance(state, dict) or set(state) != {"optimizer", "snapshots", "generators"}:
         raise ValueError(f"{folder / 'state.pt'} is not a checkpoint's state")
     return Checkpoint(
-        folder,
         progress,
         load_policy(folder / POLICY_FILE, env_name),
         state["optimizer"],
