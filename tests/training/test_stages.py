@@ -161,7 +161,9 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     summary = two_stages["before"]
     run = Path(summary["run_dir"])
     assert list(summary["stage_seconds"]) == ["imitation", "ppo"]
-    assert summary["train_seconds"] == pytest.approx(sum(summary["stage_seconds"].values()), 0.1)
+    assert summary["train_seconds"] == pytest.approx(
+        sum(summary["stage_seconds"].values()), abs=0.2
+    )
     assert [r["round"] for r in summary["imitation"]] == [0, 1]
     stages = [point["stage"] for point in summary["learning_curve"]]
     assert stages[:2] == ["imitation", "imitation"] and stages[2:] == ["ppo"] * (len(stages) - 2)
@@ -183,8 +185,12 @@ def test_a_resumed_run_keeps_its_clone_anchor_and_best(two_stages: dict) -> None
     run = Path(before["run_dir"])
     assert resumed["run_dir"] == str(run) and resumed["timesteps"] == 512
     assert resumed["imitation"] == before["imitation"]
-    assert resumed["stage_seconds"]["imitation"] == before["stage_seconds"]["imitation"]
-    assert resumed["stage_seconds"]["ppo"] > before["stage_seconds"]["ppo"]
+    stopped, ended = (
+        json.loads((run / "checkpoints" / f"step_{steps:010d}" / "state.json").read_text())
+        for steps in (256, 512)
+    )
+    assert ended["stage_seconds"]["imitation"] == stopped["stage_seconds"]["imitation"]
+    assert ended["stage_seconds"]["ppo"] > stopped["stage_seconds"]["ppo"]
     assert resumed["learning_curve"][: len(before["learning_curve"])] == before["learning_curve"]
     assert resumed["best"]["score_rate"] >= before["best"]["score_rate"]
     assert resumed["best"]["timesteps"] <= 512
