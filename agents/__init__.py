@@ -11,9 +11,12 @@ points rather than the win, or `:margin` for the biggest lead in points over the
 (or `rollout:WORLDS`: the game's heuristic, leaving its own choice only where paired rollouts of the
 heuristic, compiled, in that many worlds drawn from the seat's view show a significantly better one;
 Snailed It!, with the `batched` extra), `human`,
-`ppo` (the baseline shipped for the game) and `ppo:PATH` (a checkpoint of `training.train`; these
-need the `train` extra), and `rllib:PATH` (a run or checkpoint folder of `training.rllib_train`, or
-its `policy.pt`; needs torch, not Ray).
+`ppo` (the baseline shipped for the game) and `ppo:PATH` (a run or checkpoint folder of
+`training.train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
+checkpoint folder of `training.rllib_train`, or its `policy.pt`; needs torch, not Ray).
+
+Trained policies load weights only: a file never runs code, whoever made it (`agents.weights`).
+A Stable-Baselines3 archive, which is a pickle, loads only with `trusted=True` (see `agents.ppo`).
 """
 
 from __future__ import annotations
@@ -54,9 +57,12 @@ def make_agent(
     env_name: str,
     seed: int | None = None,
     options: Mapping[str, Any] | None = None,
+    trusted: bool = False,
 ) -> Any:
     """An agent of `kind` for environment `env_name`, whose table has these `options` (the
-    environment's options; a heuristic that reads observations by the rules is told them)."""
+    environment's options; a heuristic that reads observations by the rules is told them).
+    `trusted`: `ppo:PATH` may also be a Stable-Baselines3 archive, whose loading runs any code
+    pickled in it."""
     rules = {key: value for key, value in (options or {}).items() if key not in HOST_OPTIONS}
     name, _, argument = kind.partition(":")
     if name == "random":
@@ -102,7 +108,7 @@ def make_agent(
     if name == "human":
         return HumanAgent()
     if name == "ppo":
-        return load("ppo", env_name, path=argument or None, seed=seed)
+        return load("ppo", env_name, path=argument or None, seed=seed, trusted=trusted)
     if name == "rllib":
         if not argument:
             raise ValueError(f"rllib agents name their policy: rllib:PATH; got {kind!r}")
@@ -112,11 +118,23 @@ def make_agent(
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
 
 
-def load(kind: str, env_name: str, path: str | None = None, seed: int | None = None) -> Any:
+def load(
+    kind: str,
+    env_name: str,
+    path: str | None = None,
+    seed: int | None = None,
+    trusted: bool = False,
+) -> Any:
     """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap; `path` loads
-    another checkpoint."""
+    another policy trained on `env_name` (`trusted`: see `agents.ppo.PPOAgent.load`)."""
     if kind != "ppo":
         raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")
-    from agents.ppo import PPOAgent, shipped_checkpoint
+    from agents.ppo import CHECKPOINTS, PPOAgent, shipped_checkpoint
 
-    return PPOAgent.load(path or shipped_checkpoint(env_name), seed=seed)
+    if path is None and not shipped_checkpoint(env_name).is_file():
+        shipped = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
+        raise ValueError(
+            f"no baseline is shipped for {env_name}; baselines: {', '.join(shipped)} "
+            "(ppo:PATH loads a policy of yours)"
+        )
+    return PPOAgent.load(path or shipped_checkpoint(env_name), env_name, seed=seed, trusted=trusted)

@@ -6,16 +6,21 @@
 `--seats` names one agent per seat (as `agents.make_agent` does: `random`, `heuristic`,
 `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the number of players.
 With no human seated, the game is shown turn by turn.
-`--record` also writes an animation of the game (GIF, one frame per decision, needs Pillow).
+`--record` also writes an animation of the game (GIF, one frame per decision, needs Pillow); an
+existing file is replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a
+Stable-Baselines3 archive, which is a pickle (trained policies otherwise load weights only).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import snail_envs
 from agents import HumanAgent, choose_action, make_agent
+from agents.cli import add_trust_flag, command_errors
+from agents.files import atomic_path, refuse_existing
 from snail_envs.cli import add_rule_options
 
 
@@ -24,16 +29,21 @@ def play_game(
     seats: list[str],
     seed: int = 0,
     options: dict[str, Any] | None = None,
-    record: str | None = None,
+    record: str | Path | None = None,
     show: bool = True,
+    overwrite: bool = False,
+    trusted: bool = False,
 ) -> dict[str, float]:
     """Play one game; returns each agent's return. Prints the table when `show` (and always to
-    people, before their decisions)."""
+    people, before their decisions). `record`: a GIF to write, which must not exist unless
+    `overwrite`; `trusted`: see `agents.make_agent`."""
+    if record:
+        refuse_existing([record], overwrite)
     table = {"num_players": len(seats), **(options or {})}
     env = snail_envs.make(env_name, **table)
     env.reset(seed=seed)
     players = {
-        agent: make_agent(kind, env_name, seed=seed + index, options=table)
+        agent: make_agent(kind, env_name, seed=seed + index, options=table, trusted=trusted)
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
     watching = show and not any(isinstance(p, HumanAgent) for p in players.values())
@@ -64,20 +74,26 @@ def play_game(
             )
     if record:
         frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
-        write_gif(record, frames)
+        write_gif(record, frames, overwrite)
     return returns
 
 
-def write_gif(path: str, frames: list[Any]) -> None:
+def write_gif(path: str | Path, frames: list[Any], overwrite: bool = False) -> None:
+    """Write `frames` as an animated GIF at `path`, atomically (`agents.files.atomic_path`)."""
     from PIL import Image
 
     images = [Image.fromarray(frame) for frame in frames]
-    images[0].save(path, save_all=True, append_images=images[1:], duration=700, loop=0)
+    with atomic_path(path, overwrite) as temporary:
+        images[0].save(
+            temporary, format="GIF", save_all=True, append_images=images[1:], duration=700, loop=0
+        )
     print(f"wrote {len(images)} frames to {path}")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.play", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("env", choices=snail_envs.available_env_names())
     parser.add_argument(
         "--seats",
@@ -87,8 +103,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     add_rule_options(parser)
     parser.add_argument("--record", metavar="FILE.gif", help="also write an animation of the game")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace an existing --record file"
+    )
+    add_trust_flag(parser)
     args = parser.parse_args(argv)
-    play_game(args.env, args.seats.split(","), args.seed, dict(args.option), args.record)
+    with command_errors(parser.prog):
+        play_game(
+            args.env,
+            args.seats.split(","),
+            args.seed,
+            dict(args.option),
+            args.record,
+            overwrite=args.overwrite,
+            trusted=args.trust_checkpoint,
+        )
 
 
 if __name__ == "__main__":

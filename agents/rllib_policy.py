@@ -1,12 +1,14 @@
 """A policy trained on Ray RLlib (`training.rllib_train`), as an agent: torch only, no Ray.
 
-Every checkpoint of `training.rllib_train` holds, beside RLlib's own files, `policy.pt`: the
-policy network's weights and shape, saved with plain torch. Loading it needs torch (the `train`
-or `rllib` extra) but neither Ray nor a cluster:
+Every checkpoint of `training.rllib_train` holds, beside RLlib's own files, `policy.pt` and
+`policy.json`: the policy network's weights, and the description it is rebuilt from (weights
+only, see `agents.weights`: loading runs no code from the files, unlike RLlib's own checkpoints,
+which are pickles). Loading needs torch (the `train` or `rllib` extra) but neither Ray nor a
+cluster:
 
     from agents import make_agent
-    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0", "snail_sprint_v0")   # run folder
-    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0/policy.pt", "snail_sprint_v0")
+    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0-1", "snail_sprint_v0")   # run folder
+    bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0-1/policy.pt", "snail_sprint_v0")
 
 The network is defined here once; the RLModule that trains it (`training.rllib_module`) builds the
 same one, so the trained weights load into it unchanged.
@@ -20,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.weights import find_weights, load_network, load_state_dict, save_network
+
 INSTALL_HINT = 'Ray RLlib training needs the rllib extra: pip install "snail_envs[rllib]"'
 POLICY_FILE = "policy.pt"
 """The name of the exported policy in a run folder and in every checkpoint folder."""
-FORMAT = "snail_envs.rllib_policy/1"
+FORMAT = "snail_envs.rllib_policy/2"
 
 
 def rllib_missing(missing: ModuleNotFoundError) -> ModuleNotFoundError:
@@ -58,39 +62,18 @@ def save_policy(
     num_actions: int,
     hidden: Sequence[int],
     env_name: str,
+    overwrite: bool = False,
 ) -> Path:
     """Write the policy network's weights (`mlp(observation_size, hidden, num_actions)`) to
-    `path` with plain torch."""
-    import torch
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(
-        {
-            "format": FORMAT,
-            "env": env_name,
-            "observation_size": int(observation_size),
-            "num_actions": int(num_actions),
-            "hidden": [int(width) for width in hidden],
-            "state_dict": {name: torch.as_tensor(value) for name, value in state_dict.items()},
-        },
-        path,
-    )
-    return path
-
-
-def policy_path(path: str | Path) -> Path:
-    """The exported policy at `path`: the file itself, or `policy.pt` inside a run or checkpoint
-    folder."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / POLICY_FILE
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no trained policy at {path}: give a run folder or a checkpoint folder of "
-            f"training.rllib_train, or the {POLICY_FILE} inside one"
-        )
-    return path
+    `path`, and its description beside it (`agents.weights.save_network`)."""
+    description = {
+        "format": FORMAT,
+        "env": env_name,
+        "observation_size": int(observation_size),
+        "num_actions": int(num_actions),
+        "hidden": [int(width) for width in hidden],
+    }
+    return save_network(path, state_dict, description, overwrite)
 
 
 class RLlibAgent:
@@ -117,21 +100,26 @@ class RLlibAgent:
         deterministic: bool = True,
         seed: int | None = None,
     ) -> RLlibAgent:
-        """The policy exported at `path` (see `policy_path`); with `env_name`, it must have been
-        trained on that game."""
+        """The policy exported at `path`: its `policy.pt`, or a run or checkpoint folder that
+        holds one; with `env_name`, it must have been trained on that game."""
         try:
-            import torch
+            import torch  # noqa: F401  (the loaders below import it; say what to install first)
         except ModuleNotFoundError as missing:
             raise rllib_missing(missing) from None
-        file = policy_path(path)
-        saved = torch.load(file, map_location="cpu", weights_only=True)
-        if not isinstance(saved, dict) or saved.get("format") != FORMAT:
-            raise ValueError(f"{file} is not a policy exported by training.rllib_train")
-        if env_name is not None and saved["env"] != env_name:
-            raise ValueError(f"{file} was trained on {saved['env']}, not {env_name}")
-        network = mlp(saved["observation_size"], saved["hidden"], saved["num_actions"])
-        network.load_state_dict(saved["state_dict"])
-        return cls(network, saved["env"], deterministic, seed)
+        file = find_weights(path, POLICY_FILE)
+        description, weights = load_network(file, FORMAT)
+        if env_name is not None and description.get("env") != env_name:
+            raise ValueError(f"{file} was trained on {description.get('env')}, not {env_name}")
+        try:
+            size, actions = int(description["observation_size"]), int(description["num_actions"])
+            hidden = [int(width) for width in description["hidden"]]
+        except (KeyError, TypeError, ValueError) as problem:
+            raise ValueError(f"{file}'s description lacks or garbles {problem}") from None
+        if min(size, actions, *hidden) < 1:
+            raise ValueError(f"{file}'s sizes are at least 1; got {description}")
+        network = mlp(size, hidden, actions)
+        load_state_dict(network, weights, file)
+        return cls(network, description["env"], deterministic, seed)
 
     def reset(self, seed: int | None = None) -> None:
         import torch

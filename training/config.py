@@ -1,16 +1,28 @@
-"""Training configuration: one YAML file per game (`configs/<env>/ppo.yaml`), CLI overrides.
+"""Training configuration: one YAML file per game (`configs/<game>/ppo.yaml`), CLI overrides.
 
-Every field of `TrainConfig` is documented below; a config file or an override that names an
-unknown field, or gives a value of the wrong type or range, is rejected with a message naming
-what is allowed.
+Every field of `TrainConfig` and of its imitation stage (`ImitationConfig`) is documented below.
+A config that names an unknown field, or gives a value of the wrong type or out of range, is
+rejected with a message that says where the value came from (the file, or the command line and
+which override), what is allowed, and for a misspelt name the closest field; nested fields
+(`imitation.<name>`, `env_options.<name>`, `opponents.<kind>`) are checked and blamed alike. A
+config file that does not exist is an error, never a silent fall back on the defaults.
 
     python -m training.train --env snail_sprint_v0 total_timesteps=50000 env_options.num_players=3
+    python -m training.train --env snail_sprint_v0 imitation.states=20000 imitation.epochs=5
+
+The configs live in `configs/` at the top of the repository; a wheel ships them as package data
+of `training` (`training/configs/`), where an installed `training` finds them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import math
+import numbers
+import re
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,12 +30,75 @@ from typing import Any
 import yaml
 
 import snail_envs
-from training.imitation import ImitationConfig, make_teacher
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+PACKAGED_CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The configs of an installed wheel (its package data, copied from the repository's configs/)."""
+SOURCE_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+"""The configs of a source checkout: the repository's configs/ folder."""
+CONFIGS = PACKAGED_CONFIGS if PACKAGED_CONFIGS.is_dir() else SOURCE_CONFIGS
 OPPONENT_KINDS = ("random", "heuristic", "self")
 STAGES = ("imitation", "ppo")
 """The training stages, in the order a run goes through those it names."""
+NESTED = ("env_options", "opponents", "imitation")
+"""The fields an override may set one entry of (`env_options.num_players=3`,
+`imitation.states=20000`)."""
+
+
+class ConfigError(ValueError):
+    """A value of the config that is wrong, and why. `fields` name what is to blame as overrides
+    write it: a field (`gamma`), a nested field (`imitation.states`, `opponents.self`), or a
+    whole mapping (`env_options`) when the problem is the mapping's."""
+
+    def __init__(self, fields: str | Sequence[str], message: str) -> None:
+        super().__init__(message)
+        self.fields = (fields,) if isinstance(fields, str) else tuple(fields)
+
+
+@dataclass
+class ImitationConfig:
+    """Behaviour cloning of a teacher on states of the batched engine, with DAgger rounds (the
+    `imitation` stage, `training.imitation`)."""
+
+    teacher: str = "heuristic"
+    """The agent to clone, as `agents.make_agent` names it; one that acts from its seat's
+    observation (`heuristic`, `random`, `ppo:PATH`, `rllib:PATH`). A `ppo:PATH` teacher loads
+    weights only: convert a Stable-Baselines3 archive first (`python -m agents.convert`)."""
+    states: int = 50_000
+    """Labelled states gathered in round 0, from games the teacher plays in every seat."""
+    dagger_rounds: int = 2
+    """Rounds after round 0 in which the network plays one seat of every game."""
+    dagger_states: int = 25_000
+    """Labelled states of the network's own seat gathered in each DAgger round."""
+    epochs: int = 10
+    """Passes over all the states gathered so far, after each round's collection."""
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    """Adam's step size while cloning, in (0, 1)."""
+    class_weight_power: float = 0.5
+    """Each label's loss is weighted by (its action's share of the labels)^−power (normalised to
+    a mean of 1): 0 weighs every state alike, 1 every action alike."""
+    value_coef: float = 0.5
+    """Weight of the value head's squared error (to the recorded seat's discounted return)."""
+    held_out: float = 0.1
+    """Share of the games whose states are held out of training to measure the agreement, in
+    [0, 1)."""
+    n_envs: int = 256
+    """Games played side by side while collecting."""
+
+    def __post_init__(self) -> None:
+        _type_fields(self, "imitation.")
+        _at_least(self, 1, ("states", "epochs", "batch_size", "n_envs"), "imitation.")
+        names = ("dagger_rounds", "dagger_states", "class_weight_power", "value_coef")
+        _at_least(self, 0, names, "imitation.")
+        if not 0 < self.learning_rate < 1:
+            raise ConfigError(
+                "imitation.learning_rate",
+                f"imitation.learning_rate must be in (0, 1); got {self.learning_rate}",
+            )
+        if not 0 <= self.held_out < 1:
+            raise ConfigError(
+                "imitation.held_out", f"imitation.held_out must be in [0, 1); got {self.held_out}"
+            )
 
 
 @dataclass
@@ -47,22 +122,28 @@ class TrainConfig:
     """Games played side by side (one vectorised batch)."""
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     """Weights of the opponent kinds each other seat is drawn from every episode: `random`,
-    `heuristic`, and `self` (a frozen earlier snapshot of the learner)."""
+    `heuristic`, and `self` (a frozen earlier snapshot of the learner). Finite, non-negative,
+    not all zero."""
     self_play_every: int = 50_000
     """Timesteps between two snapshots of the learner added to the self-play pool."""
     self_play_pool: int = 5
     """Snapshots kept in the self-play pool (the oldest leaves first)."""
     learning_rate: float = 3e-4
+    """In (0, 1)."""
     n_steps: int = 256
     """Steps per environment between two policy updates."""
     batch_size: int = 256
     n_epochs: int = 10
     gamma: float = 0.99
+    """The discount, in (0, 1]."""
     gae_lambda: float = 0.95
+    """In [0, 1]."""
     clip_range: float = 0.2
+    """PPO's clipping range, positive."""
     ent_coef: float = 0.01
+    """The entropy bonus, non-negative."""
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """Hidden layer sizes of the policy and value networks."""
+    """Hidden layer sizes of the policy and value networks (each at least 1)."""
     anchor_coef: float = 0.0
     """Weight of KL(cloned policy ‖ policy), the mean over each update's states, added to the
     PPO loss: it keeps the fine-tuned policy near the clone of the imitation stage (which must
@@ -70,8 +151,9 @@ class TrainConfig:
     anchor_decay_steps: int = 0
     """Timesteps over which the anchor's weight falls linearly to 0 (0: it keeps its weight)."""
     keep_best: bool = False
-    """Make the run's model the ppo stage's policy that scored best at the learning curve's
-    points (against the heuristic where the game has one, else random), not the last one."""
+    """Make the run's final policy the ppo stage's policy that scored best at the learning
+    curve's points (against the heuristic where the game has one, else random), not the last
+    one (the checkpoints stay the last ones, from which `--resume` goes on)."""
     eval_every: int = 25_000
     """Timesteps between two points of the learning curve."""
     eval_games: int = 100
@@ -79,13 +161,14 @@ class TrainConfig:
     final_eval_games: int = 500
     """Games per opponent in the final evaluation."""
     checkpoint_every: int = 50_000
-    """Timesteps between two saved checkpoints."""
+    """Timesteps between two saved checkpoints (a run also saves one when it ends or stops)."""
     seed: int = 0
     torch_threads: int = 1
     """Threads torch may use. Small networks on a few cores run many times faster on one thread
     than with torch's default, which oversubscribes the cores."""
     output_dir: str = "runs"
-    """Where each run writes its folder (`<output_dir>/<env>-<seed>`)."""
+    """Where each run writes its own new folder, `<output_dir>/<env>-<seed>-<n>` (`n` counts the
+    runs of that env and seed)."""
     batched: bool = True
     """Play the training games in the batched engine (`snail_envs.batched`, numba): random and
     heuristic opponents are played inside its kernels, and the self-play snapshots answer for
@@ -94,131 +177,282 @@ class TrainConfig:
     the training time)."""
 
     def __post_init__(self) -> None:
+        _type_fields(self)
         if self.env not in snail_envs.ENV_NAMES:
-            raise ValueError(
-                f"env must be one of {', '.join(snail_envs.ENV_NAMES)}; got {self.env!r}"
+            raise ConfigError(
+                "env", f"env must be one of {', '.join(snail_envs.ENV_NAMES)}; got {self.env!r}"
             )
-        for name in (
-            "total_timesteps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "self_play_every",
-            "self_play_pool",
-            "eval_every",
-            "checkpoint_every",
-            "torch_threads",
-        ):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
-        for name in ("eval_games", "final_eval_games", "seed"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be at least 0; got {getattr(self, name)}")
-        unknown = sorted(set(self.opponents) - set(OPPONENT_KINDS))
-        if (
-            unknown
-            or any(w < 0 for w in self.opponents.values())
-            or sum(self.opponents.values()) <= 0
-        ):
-            raise ValueError(
-                f"opponents must weight the kinds {', '.join(OPPONENT_KINDS)} with non-negative "
-                f"numbers, not all zero; got {self.opponents}"
+        _at_least(self, 1, AT_LEAST_ONE)
+        _at_least(self, 0, AT_LEAST_ZERO)
+        if not 0 < self.learning_rate < 1:
+            raise ConfigError(
+                "learning_rate", f"learning_rate must be in (0, 1); got {self.learning_rate}"
             )
-        if not 0 < self.learning_rate < 1 or not 0 < self.gamma <= 1:
-            raise ValueError("learning_rate must be in (0, 1) and gamma in (0, 1]")
-        snail_envs.make(self.env, **self.env_options)  # bad rule options fail here
+        if not 0 < self.gamma <= 1:
+            raise ConfigError("gamma", f"gamma must be in (0, 1]; got {self.gamma}")
+        if not 0 <= self.gae_lambda <= 1:
+            raise ConfigError("gae_lambda", f"gae_lambda must be in [0, 1]; got {self.gae_lambda}")
+        if not self.clip_range > 0:
+            raise ConfigError("clip_range", f"clip_range must be positive; got {self.clip_range}")
+        if any(width < 1 for width in self.net_arch):
+            raise ConfigError(
+                "net_arch", f"net_arch lists layer sizes, each at least 1; got {self.net_arch}"
+            )
+        _check_opponents(self.opponents)
+        try:
+            snail_envs.make(self.env, **self.env_options)
+        except (ValueError, TypeError) as problem:
+            raise ConfigError("env_options", f"env_options: {problem}") from None
         self._check_stages()
 
     def _check_stages(self) -> None:
+        """The stages, the anchor that needs the imitation stage, and the teacher, which must
+        be able to play the game from a seat's observation (`training.imitation.make_teacher`)."""
+        from training.imitation import make_teacher  # training.imitation imports this module
+
         unknown = [stage for stage in self.stages if stage not in STAGES]
         if unknown or not self.stages:
-            raise ValueError(
+            named = ", ".join(f"{stage!r}{_did_you_mean(stage, STAGES)}" for stage in unknown)
+            raise ConfigError(
+                "stages",
                 f"stages must name one or more of {', '.join(STAGES)}; got {self.stages} "
-                f"(unknown: {', '.join(map(str, unknown)) or 'none'})"
+                f"(unknown: {named or 'none'})",
             )
         if self.stages != [stage for stage in STAGES if stage in self.stages]:
-            raise ValueError(
-                f"stages go in the order {', '.join(STAGES)}, each once; got {self.stages}"
+            raise ConfigError(
+                "stages",
+                f"stages go in the order {', '.join(STAGES)}, each once; got {self.stages}",
             )
-        if self.anchor_coef < 0 or self.anchor_decay_steps < 0:
-            raise ValueError("anchor_coef and anchor_decay_steps must be at least 0")
         if self.anchor_coef > 0 and self.stages == ["ppo"]:
-            raise ValueError(
+            raise ConfigError(
+                ("anchor_coef", "stages"),
                 "anchor_coef anchors the ppo stage to the clone of the imitation stage: "
-                f"it needs stages [imitation, ppo]; got {self.stages}"
+                f"it needs stages [imitation, ppo]; got {self.stages}",
             )
         if "imitation" in self.stages:
-            make_teacher(self.imitation.teacher, self.env, self.env_options)
+            try:
+                make_teacher(self.imitation.teacher, self.env, self.env_options)
+            except ValueError as problem:
+                raise ConfigError("imitation.teacher", str(problem)) from None
 
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.output_dir) / f"{self.env}-{self.seed}"
+
+AT_LEAST_ONE = (
+    "total_timesteps",
+    "n_envs",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "self_play_every",
+    "self_play_pool",
+    "eval_every",
+    "checkpoint_every",
+    "torch_threads",
+)
+AT_LEAST_ZERO = (
+    "eval_games",
+    "final_eval_games",
+    "seed",
+    "ent_coef",
+    "anchor_coef",
+    "anchor_decay_steps",
+)
+
+
+def _type_fields(config: Any, prefix: str = "") -> None:
+    """Check every field of the dataclass `config` against its type, in place (see `_typed`);
+    `prefix` names the dataclass in messages (`imitation.`)."""
+    hints = typing.get_type_hints(type(config))
+    for spec in dataclasses.fields(config):
+        name = f"{prefix}{spec.name}"
+        setattr(config, spec.name, _typed(name, getattr(config, spec.name), hints[spec.name]))
+
+
+def _at_least(config: Any, bound: int, names: Sequence[str], prefix: str = "") -> None:
+    """A `ConfigError` for the first of the fields `names` of `config` below `bound`."""
+    for name in names:
+        if getattr(config, name) < bound:
+            message = f"{prefix}{name} must be at least {bound}; got {getattr(config, name)}"
+            raise ConfigError(f"{prefix}{name}", message)
+
+
+def _typed(name: str, value: Any, expected: Any, blame: str | None = None) -> Any:
+    """`value` as the type `expected` of the field `name` (a numpy integer as an int, an int as
+    a float, a mapping as the dataclass it describes, whose fields are checked in turn), or a
+    `ConfigError` naming the type expected. `blame`: the field to blame (default `name`; the
+    items of a list blame the list)."""
+    blame = blame or name
+    if expected is Any:
+        return value
+    kind = typing.get_origin(expected) or expected
+    if dataclasses.is_dataclass(kind):
+        if isinstance(value, kind):
+            return value
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            message = f"{name} must map the names of its fields to values; got {value!r}"
+            raise ConfigError(blame, message)
+        return _build(kind, value, f"{name}.")
+    if kind is dict:
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            raise ConfigError(blame, f"{name} must map names to values; got {value!r}")
+        item = typing.get_args(expected)[1]
+        return {key: _typed(f"{name}.{key}", entry, item) for key, entry in value.items()}
+    if kind is list:
+        item = typing.get_args(expected)[0]
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(blame, f"{name} must be a list of {item.__name__}; got {value!r}")
+        return [_typed(f"{name}[{index}]", entry, item, blame) for index, entry in enumerate(value)]
+    if kind in (int, float):
+        return _number(name, value, kind, blame)
+    if not isinstance(value, kind):
+        raise ConfigError(blame, f"{name} must be of type {kind.__name__}; got {value!r}")
+    return value
+
+
+def _number(name: str, value: Any, kind: type, blame: str) -> int | float:
+    """`value` as a finite number of `kind` (an int where a float is meant is fine; a bool or a
+    string is not)."""
+    allowed = numbers.Integral if kind is int else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, allowed):
+        raise ConfigError(blame, f"{name} must be of type {kind.__name__}; got {value!r}")
+    if not math.isfinite(value):
+        raise ConfigError(blame, f"{name} must be a finite number; got {value}")
+    return kind(value)
+
+
+def _check_opponents(opponents: dict[str, float]) -> None:
+    for kind in opponents:
+        if kind not in OPPONENT_KINDS:
+            raise ConfigError(
+                f"opponents.{kind}",
+                f"unknown opponent kind {kind!r}{_did_you_mean(kind, OPPONENT_KINDS)}; "
+                f"opponents must weight the kinds {', '.join(OPPONENT_KINDS)}",
+            )
+    if any(weight < 0 for weight in opponents.values()) or sum(opponents.values()) <= 0:
+        raise ConfigError(
+            "opponents",
+            f"opponents must weight the kinds {', '.join(OPPONENT_KINDS)} with non-negative "
+            f"numbers, not all zero; got {opponents}",
+        )
+
+
+def _did_you_mean(name: str, choices: Sequence[str], prefix: str = "") -> str:
+    """` (did you mean 'CLOSEST'?)` for the choice closest to `name`, if one is close."""
+    close = difflib.get_close_matches(name, choices, n=1)
+    return f" (did you mean {prefix + close[0]!r}?)" if close else ""
+
+
+def _build(cls: type, values: dict[str, Any], prefix: str = "") -> Any:
+    """The dataclass `cls` of `values` (its own checks run as it is made), after checking that
+    every name is one of its fields; `prefix` names it in messages (`imitation.`)."""
+    names = [spec.name for spec in dataclasses.fields(cls)]
+    for name in values:
+        if name not in names:
+            raise ConfigError(
+                f"{prefix}{name}",
+                f"unknown field {prefix + name!r}{_did_you_mean(name, names, prefix)}; "
+                f"fields: {', '.join(prefix + known for known in names)}",
+            )
+    return cls(**values)
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML's safe loader, reading `1e-5` as a float as YAML 1.2 and JSON do (YAML 1.1 wants
+    `1.0e-5`): a run's `config.json` writes small learning rates so."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
 
 
 def default_config_path(env: str) -> Path:
-    return CONFIGS / env.removesuffix("_v0") / "ppo.yaml"
+    """The shipped config of `env`: `configs/<game>/ppo.yaml` (`<game>` is the env name without
+    its version, `snail_sprint_v0` → `snail_sprint`)."""
+    return CONFIGS / env.rpartition("_v")[0] / "ppo.yaml"
 
 
-def load_config(env: str, path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
+def load_config(
+    env: str, path: str | Path | None = None, overrides: Sequence[str] = ()
+) -> TrainConfig:
     """The config of `env`: its YAML file (default `configs/<game>/ppo.yaml`), then overrides
-    `name=value` (YAML values; `env_options.name=value` for a rule option)."""
+    `name=value` (YAML values; `env_options.name=value` for a rule option, `opponents.kind=w`
+    for one weight, `imitation.name=value` for a setting of the imitation stage). A missing
+    file is a `FileNotFoundError`; every other problem a `ValueError` that blames the file or
+    the command line, whichever brought the bad value."""
     source = Path(path) if path is not None else default_config_path(env)
-    values: dict[str, Any] = yaml.safe_load(source.read_text()) if source.exists() else {}
-    values = values or {}
+    if not source.is_file():
+        raise FileNotFoundError(f"no config file at {source}")
+    try:
+        values = yaml.load(source.read_text(), Loader=_Loader)
+    except yaml.YAMLError as problem:
+        raise ValueError(f"{source} is not valid YAML: {' '.join(str(problem).split())}") from None
+    if values is None:
+        values = {}
+    if not isinstance(values, dict):
+        raise ValueError(f"{source} must map field names to values; got {values!r}")
     values.setdefault("env", env)
     if values["env"] != env:
         raise ValueError(f"{source} is a config for {values['env']}, not {env}")
+    config = build_config(values, str(source))
+    if not overrides:
+        return config
+    given = parse_overrides(overrides)
+    if "env" in given:
+        raise ValueError(f"command line, {given['env'][1]}: the game is chosen by --env, not env=")
+    merged = {name: dict(value) if name in NESTED else value for name, value in values.items()}
+    for name, (value, text) in given.items():
+        group, dot, key = name.partition(".")
+        if not dot:
+            merged[name] = value
+        elif isinstance(merged.setdefault(group, {}), dict):
+            merged[group][key] = value
+        else:
+            raise ValueError(f"command line, {text}: {group} is not a mapping of names to values")
+    return build_config(merged, "command line", {n: text for n, (_, text) in given.items()})
+
+
+def parse_overrides(overrides: Sequence[str]) -> dict[str, tuple[Any, str]]:
+    """Each override `name=value` as name → (its YAML value, the override as written)."""
+    parsed: dict[str, tuple[Any, str]] = {}
     for override in overrides:
         name, separator, text = override.partition("=")
-        if not separator:
-            raise ValueError(f"overrides are written name=value; got {override!r}")
-        value = yaml.safe_load(text)
-        if "." in name:
-            group, _, key = name.partition(".")
-            if group not in NESTED:
-                raise ValueError(
-                    f"only {', '.join(f'{g}.<name>' for g in NESTED)} nest; got {name!r}"
-                )
-            values.setdefault(group, {})[key] = value
-        else:
-            values[name] = value
-    return build_config(values, str(source))
+        if not separator or not name:
+            raise ValueError(f"command line: overrides are written name=value; got {override!r}")
+        try:
+            value = yaml.load(text, Loader=_Loader)
+        except yaml.YAMLError:
+            raise ValueError(f"command line, {override}: {text!r} is not a YAML value") from None
+        group, dot, _ = name.partition(".")
+        if dot and group not in NESTED:
+            raise ValueError(
+                f"command line, {override}: only {', '.join(f'{g}.<name>' for g in NESTED)} nest"
+            )
+        parsed[name] = (value, override)
+    return parsed
 
 
-NESTED = ("env_options", "opponents", "imitation")
-"""The fields whose entries an override names as `field.entry=value`."""
+def build_config(
+    values: dict[str, Any], origin: str = "config", overrides: dict[str, str] | None = None
+) -> TrainConfig:
+    """The `TrainConfig` of `values`, whose problems are blamed on `origin` (and, where the
+    bad field was set by one of `overrides`, field → override text, on that override)."""
+    try:
+        return _build(TrainConfig, values)
+    except ConfigError as problem:
+        raise ValueError(f"{_where(origin, overrides, problem.fields)}: {problem}") from None
 
 
-def build_config(values: dict[str, Any], origin: str = "config") -> TrainConfig:
-    return _build(TrainConfig, values, origin)
+def _where(origin: str, overrides: dict[str, str] | None, fields: Sequence[str]) -> str:
+    """`origin`, and the overrides that set one of `fields`: the field itself, the mapping it
+    belongs to (`imitation={...}` sets `imitation.states`), or one of its entries
+    (`opponents.self=1` sets `opponents`)."""
 
+    def sets(key: str, name: str) -> bool:
+        return key == name or name.startswith(f"{key}.") or key.startswith(f"{name}.")
 
-def _build(cls: type, values: dict[str, Any], origin: str, prefix: str = "") -> Any:
-    """`cls(**values)` after checking every name and type; a dataclass field is built from a
-    mapping of its own fields."""
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(f"{prefix}{name}" for name in set(values) - set(fields))
-    if unknown:
-        known = ", ".join(f"{prefix}{name}" for name in fields)
-        raise ValueError(f"{origin}: unknown field(s) {unknown}; fields: {known}")
-    hints = typing.get_type_hints(cls)
-    built = {}
-    for name, value in values.items():
-        if dataclasses.is_dataclass(hints[name]):
-            _check_type(f"{prefix}{name}", value, dict)
-            built[name] = _build(hints[name], value, origin, f"{prefix}{name}.")
-        else:
-            _check_type(f"{prefix}{name}", value, hints[name])
-            built[name] = value
-    return cls(**built)
-
-
-def _check_type(name: str, value: Any, expected: Any) -> None:
-    origin = typing.get_origin(expected) or expected
-    if origin is float and isinstance(value, int) and not isinstance(value, bool):
-        return
-    if not isinstance(value, origin) or (isinstance(value, bool) and origin is not bool):
-        raise ValueError(
-            f"{name} must be of type {getattr(expected, '__name__', expected)}; got {value!r}"
-        )
+    setting = [
+        text for key, text in (overrides or {}).items() if any(sets(key, name) for name in fields)
+    ]
+    return ", ".join([origin, *setting])

@@ -12,8 +12,10 @@ agent in turn plays alone in one seat against the other agent in every other sea
 score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson interval, and each
 side's mean game points with a 95% interval. Every game also updates an OpenSkill (Plackett–Luce)
 rating of each agent; the pairings take turns game by game, so that no agent's rating depends on
-when its pairings came. Results are written as Markdown, CSV and a PNG chart. The same seed gives
-the same tournament.
+when its pairings came. Results are written as Markdown, CSV and a PNG chart (`--out`, a folder
+whose reports are never replaced without `--overwrite`). The same seed gives the same tournament.
+Trained policies load weights only; `--trust-checkpoint` also admits Stable-Baselines3 archives,
+which are pickles (see `agents.ppo`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,13 @@ from typing import Any
 
 import snail_envs
 from agents import choose_action, make_agent
+from agents.cli import add_trust_flag, command_errors
+from agents.files import atomic_path, refuse_existing
 from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import mean_interval, wilson_interval
+
+REPORTS = ("results.md", "results.csv", "results.png")
+"""The files a tournament writes in its `--out` folder."""
 
 
 @dataclass
@@ -44,10 +51,14 @@ class GameRecord:
 
 class Lineup:
     """The agents of a tournament, one instance per (agent, seat), reseeded before every game.
-    `players` adds agents built elsewhere (a policy being trained), by name."""
+    `players` adds agents built elsewhere (a policy being trained), by name; `trusted` lets
+    `ppo:PATH` load pickled archives (`agents.make_agent`)."""
 
-    def __init__(self, env_name: str, players: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, env_name: str, players: dict[str, Any] | None = None, trusted: bool = False
+    ) -> None:
         self.env_name = env_name
+        self.trusted = trusted
         self._named = dict(players or {})
         self._players: dict[tuple[str, int], Any] = {}
 
@@ -57,7 +68,9 @@ class Lineup:
             return self._named[spec]
         key = (spec, seat)
         if key not in self._players:
-            self._players[key] = make_agent(spec, self.env_name, seed=seed, options=options)
+            self._players[key] = make_agent(
+                spec, self.env_name, seed=seed, options=options, trusted=self.trusted
+            )
         player = self._players[key]
         if hasattr(player, "reset"):
             player.reset(seed)
@@ -195,12 +208,15 @@ class Tournament:
             lines.append(f"| {spec} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
         return "\n".join(lines) + "\n"
 
-    def write(self, folder: Path) -> list[Path]:
-        folder.mkdir(parents=True, exist_ok=True)
-        markdown = folder / "results.md"
-        markdown.write_text(self.markdown())
-        table = folder / "results.csv"
-        with table.open("w", newline="") as handle:
+    def write(self, folder: Path, overwrite: bool = False) -> list[Path]:
+        """Write the reports (`REPORTS`) into `folder`, each atomically; existing reports are a
+        `FileExistsError` unless `overwrite`."""
+        paths = [folder / name for name in REPORTS]
+        refuse_existing(paths, overwrite)
+        markdown, table, chart = paths
+        with atomic_path(markdown, overwrite) as temporary:
+            temporary.write_text(self.markdown())
+        with atomic_path(table, overwrite) as temporary, temporary.open("w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(
                 [
@@ -227,9 +243,9 @@ class Tournament:
                             *pairing.mean_points(spec),
                         ]
                     )
-        chart = folder / "results.png"
-        self.plot(chart)
-        return [markdown, table, chart]
+        with atomic_path(chart, overwrite) as temporary:
+            self.plot(temporary)
+        return paths
 
     def plot(self, path: Path) -> None:
         import matplotlib
@@ -266,8 +282,9 @@ def run_tournament(
     table: bool = False,
     progress: bool = True,
     seating: str = "alternate",
+    trusted: bool = False,
 ) -> Tournament:
-    """Play the tournament (see the module docstring)."""
+    """Play the tournament (see the module docstring); `trusted`: see `Lineup`."""
     if seating not in ("alternate", "one"):
         raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
@@ -282,7 +299,7 @@ def run_tournament(
     groups = [tuple(agents)] if table else list(pairs(agents, 2))
     model = PlackettLuce()
     ratings = {spec: model.rating(name=spec) for spec in agents}
-    lineup = Lineup(env_name)
+    lineup = Lineup(env_name, trusted=trusted)
     results = [PairingResult(group) for group in groups]
     bar = _progress_bar(len(groups) * games, progress)
     # game by game across the pairings, so that every agent's rating moves at the same pace
@@ -317,7 +334,9 @@ def _progress_bar(total: int, enabled: bool) -> Any:
 
 
 def main(argv: list[str] | None = None) -> Tournament:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluate", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
     parser.add_argument(
         "--agents",
@@ -337,20 +356,32 @@ def main(argv: list[str] | None = None) -> Tournament:
     )
     add_rule_options(parser)
     parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
-    args = parser.parse_args(argv)
-    tournament = run_tournament(
-        args.env,
-        args.agents,
-        args.games,
-        args.seed,
-        dict(args.option),
-        table=args.table,
-        seating=args.seating,
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the reports already in --out"
     )
-    print(tournament.markdown())
-    if args.out is not None:
-        for path in tournament.write(args.out):
-            print(f"wrote {path}")
+    add_trust_flag(parser)
+    args = parser.parse_args(argv)
+    with command_errors(parser.prog):
+        if args.out is not None:
+            refuse_existing([args.out / name for name in REPORTS], args.overwrite)
+        # a bad option or agent ends the command before the progress bar starts
+        snail_envs.make(args.env, **dict(args.option))
+        for spec in dict.fromkeys(args.agents):
+            make_agent(spec, args.env, options=dict(args.option), trusted=args.trust_checkpoint)
+        tournament = run_tournament(
+            args.env,
+            args.agents,
+            args.games,
+            args.seed,
+            dict(args.option),
+            table=args.table,
+            seating=args.seating,
+            trusted=args.trust_checkpoint,
+        )
+        print(tournament.markdown())
+        if args.out is not None:
+            for path in tournament.write(args.out, args.overwrite):
+                print(f"wrote {path}")
     return tournament
 
 

@@ -20,6 +20,11 @@ from typing import Any
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.ppo import save_policy
+
+BEST_POLICY_FILE = "best_policy.pt"
+"""Where a run with `keep_best` keeps its best policy so far (with `best_policy.json`)."""
+
 
 class Anchor:
     """The frozen clone, the anchor's weight, and the KL of each update's minibatches."""
@@ -77,7 +82,8 @@ class AnchoredPolicy(MaskableActorCriticPolicy):
 
 class AnchorSchedule(BaseCallback):
     """Sets the anchor's weight before every rollout (falling linearly from `coef` to 0 over
-    `decay_steps` timesteps, or staying at `coef` when that is 0), and logs the weight and the
+    the ppo stage's first `decay_steps` timesteps, or staying at `coef` when that is 0: the
+    model's timesteps count the stage's, a resumed run's included), and logs the weight and the
     mean KL of the last update."""
 
     def __init__(self, anchor: Anchor, coef: float, decay_steps: int) -> None:
@@ -91,34 +97,49 @@ class AnchorSchedule(BaseCallback):
             self.anchor.divergences = []
         left = 1.0
         if self.decay_steps:
-            left = max(0.0, 1.0 - (self.num_timesteps - self._first) / self.decay_steps)
+            left = max(0.0, 1.0 - self.num_timesteps / self.decay_steps)
         self.anchor.coef = self.start * left
         self.logger.record("train/anchor_coef", self.anchor.coef)
-
-    def _on_training_start(self) -> None:
-        self._first = self.num_timesteps
 
     def _on_step(self) -> bool:
         return True
 
 
 class KeepBest(BaseCallback):
-    """Saves the model whenever a new point of the learning curve beats every earlier one
-    against `opponent` (the score rate, then the lower end of its interval, decide)."""
+    """Saves the policy, weights only and value network included (`agents.ppo.save_policy`), to
+    `path` whenever a new point of `curve` beats every earlier one against `opponent` (the score
+    rate, then the lower end of its interval, decide), and keeps that point's record in `best`:
+    `{"timesteps", "opponent", "score_rate", "ci95"}`. A resumed run gives the record it had
+    (`best`), which the points to come must beat."""
 
-    def __init__(self, curve: list[dict[str, Any]], opponent: str, path: Path) -> None:
+    def __init__(
+        self,
+        curve: list[dict[str, Any]],
+        opponent: str,
+        path: Path,
+        env_name: str,
+        env_options: dict[str, Any],
+        best: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__()
         self.curve, self.opponent, self.path = curve, opponent, path
-        self.best: tuple[float, float] | None = None
-        self.best_timesteps: int | None = None
+        self.env_name, self.env_options = env_name, env_options
+        self.best = best
         self._seen = len(curve)
 
     def _on_step(self) -> bool:
         if len(self.curve) > self._seen:
             self._seen = len(self.curve)
             point = self.curve[-1]
-            rate, low, _ = point[self.opponent]
-            if self.best is None or (rate, low) > self.best:
-                self.best, self.best_timesteps = (rate, low), point["timesteps"]
-                self.model.save(self.path)
+            rate, low, high = point[self.opponent]
+            if self.best is None or (rate, low) > (self.best["score_rate"], self.best["ci95"][0]):
+                self.best = {
+                    "timesteps": point["timesteps"],
+                    "opponent": self.opponent,
+                    "score_rate": rate,
+                    "ci95": [low, high],
+                }
+                save_policy(
+                    self.path, self.model.policy, self.env_name, self.env_options, overwrite=True
+                )
         return True

@@ -24,7 +24,8 @@ The teacher is an agent as `agents.make_agent` names it, one that acts from its 
 observation and mask (`heuristic`, `random`, `ppo:PATH`, `rllib:PATH`); it is asked state by
 state, so it must not rely on remembering earlier moves of its game. The game's heuristic is
 asked through the batched engine's compiled port of it (told the game's rule options), every
-other teacher through its Python `act`.
+other teacher through its Python `act`. A trained teacher loads weights only, like every policy
+(`agents.weights`). The stage's settings are `training.config.ImitationConfig`.
 """
 
 from __future__ import annotations
@@ -37,48 +38,7 @@ import numpy as np
 
 import snail_envs
 from agents import PlanningAgent, make_agent
-
-
-@dataclass
-class ImitationConfig:
-    """Behaviour cloning of a teacher on states of the batched engine, with DAgger rounds."""
-
-    teacher: str = "heuristic"
-    """The agent to clone, as `agents.make_agent` names it; one that acts from its seat's
-    observation (`heuristic`, `random`, `ppo:PATH`, `rllib:PATH`)."""
-    states: int = 50_000
-    """Labelled states gathered in round 0, from games the teacher plays in every seat."""
-    dagger_rounds: int = 2
-    """Rounds after round 0 in which the network plays one seat of every game."""
-    dagger_states: int = 25_000
-    """Labelled states of the network's own seat gathered in each DAgger round."""
-    epochs: int = 10
-    """Passes over all the states gathered so far, after each round's collection."""
-    batch_size: int = 512
-    learning_rate: float = 1e-3
-    """Adam's step size while cloning."""
-    class_weight_power: float = 0.5
-    """Each label's loss is weighted by (its action's share of the labels)^−power (normalised to
-    a mean of 1): 0 weighs every state alike, 1 every action alike."""
-    value_coef: float = 0.5
-    """Weight of the value head's squared error (to the recorded seat's discounted return)."""
-    held_out: float = 0.1
-    """Share of the games whose states are held out of training to measure the agreement."""
-    n_envs: int = 256
-    """Games played side by side while collecting."""
-
-    def __post_init__(self) -> None:
-        for name in ("states", "epochs", "batch_size", "n_envs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"imitation.{name} must be at least 1; got {getattr(self, name)}")
-        for name in ("dagger_rounds", "dagger_states", "class_weight_power", "value_coef"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"imitation.{name} must be at least 0; got {getattr(self, name)}")
-        if not 0 < self.learning_rate < 1:
-            raise ValueError(f"imitation.learning_rate must be in (0, 1); got {self.learning_rate}")
-        if not 0 <= self.held_out < 1:
-            raise ValueError(f"imitation.held_out must be in [0, 1); got {self.held_out}")
-
+from training.config import ImitationConfig
 
 # --------------------------------------------------------------------------- teachers
 
@@ -117,10 +77,10 @@ def make_teacher(teacher: str | Any, env_name: str, options: dict[str, Any]) -> 
     can play it: it must act from observations and play a legal first move."""
     if isinstance(teacher, str):
         if teacher == "heuristic":
-            make_agent(teacher, env_name)  # no heuristic for this game: make_agent says so
+            make_agent(teacher, env_name, options=options)  # no heuristic: make_agent says so
             return KernelHeuristic()
         try:
-            agent = make_agent(teacher, env_name, seed=0)
+            agent = make_agent(teacher, env_name, seed=0, options=options)
         except (ValueError, FileNotFoundError) as problem:
             raise ValueError(
                 f"imitation.teacher {teacher!r} cannot play {env_name}: {problem}"

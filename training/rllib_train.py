@@ -11,13 +11,21 @@ RLlib through `training.rllib_env` (turn-based and simultaneous alike). Needs th
 
 Without `--address` the script starts a local Ray and shuts it down at the end; with it, it joins
 that cluster: env runners (sampling) spread over its nodes, the learner stays in this process.
-A run writes under `<output-dir>/<env>-<seed>/` and nowhere else (local Ray included):
+A cluster that cannot be reached, or refuses this client's token, ends the script with one line
+(Ray retries a cluster out of reach for a few minutes first).
+Each run writes a new folder, `<output-dir>/<env>-<seed>-<n>/` (printed first; `n` counts that
+env and seed's runs, so that a rerun never mixes into an earlier one), and nothing outside it
+(local Ray included); every file and checkpoint folder is written atomically:
 
     ray/                     Ray's temporary files and logs (local Ray only)
     progress.jsonl           one line of metrics per iteration
-    checkpoints/iteration_N/ RLlib checkpoints (`--resume` one) with `policy.pt` inside each
-    policy.pt                the final policy, torch only: `make_agent("rllib:RUN_FOLDER", env)`
+    checkpoints/iteration_N/ RLlib checkpoints with `policy.pt` and `policy.json` inside each
+    policy.pt, policy.json   the final policy, weights only: `make_agent("rllib:RUN_FOLDER", env)`
     summary.json             settings, timings and the final score rates against baseline agents
+
+`--resume CHECKPOINT` continues from an RLlib checkpoint in a new run folder. RLlib's checkpoints
+are pickles, which run any code they hold when loaded: `--resume` needs `--trust-checkpoint`, and
+warns. The exported `policy.pt` loads weights only, with no trust needed.
 
 See docs/scaling_out.md for clusters.
 """
@@ -32,6 +40,7 @@ import os
 import secrets
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -39,6 +48,8 @@ from typing import Any
 
 import snail_envs
 from agents import HEURISTICS
+from agents.cli import command_errors
+from agents.files import atomic_folder, write_text
 from agents.rllib_policy import (
     INSTALL_HINT,
     POLICY_FILE,
@@ -47,7 +58,9 @@ from agents.rllib_policy import (
     save_policy,
 )
 from snail_envs.cli import add_rule_options
+from training.checkpoints import new_run_dir
 
+PROG = "python -m training.rllib_train"
 POLICY_ID = "shared"
 """The one policy every seat plays."""
 AUTH_VARIABLES = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
@@ -91,15 +104,15 @@ class Args:
     """Games against each baseline agent (random, and the game's heuristic) at the end."""
     seed: int = 0
     output_dir: Path = Path("runs/rllib")
-    """Where each run writes its folder (`<output_dir>/<env>-<seed>`)."""
+    """Where each run writes its own new folder, `<output_dir>/<env>-<seed>-<n>`."""
     resume: Path | None = None
-    """An RLlib checkpoint folder of an earlier run to continue from."""
+    """An RLlib checkpoint folder of an earlier run to continue from (a pickle: see
+    `trust_checkpoint`)."""
+    trust_checkpoint: bool = False
+    """Whether `resume` may be loaded: RLlib's checkpoints are pickles, which run any code they
+    hold."""
     torch_threads: int = 1
     """Threads torch may use in this process (small networks run fastest on one)."""
-
-    @property
-    def run_dir(self) -> Path:
-        return self.output_dir.absolute() / f"{self.env}-{self.seed}"
 
 
 def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -107,8 +120,8 @@ def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
     return POLICY_ID
 
 
-def build_config(args: Args) -> Any:
-    """The PPO configuration of the run."""
+def build_config(args: Args, run_dir: Path) -> Any:
+    """The PPO configuration of the run, which writes in `run_dir`."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -118,7 +131,7 @@ def build_config(args: Args) -> Any:
 
     module = RLModuleSpec(module_class=MaskedPolicyModule, model_config={"hidden": args.hidden})
     return (
-        PPOConfig(algo_class=ppo_in_folder(args.run_dir))
+        PPOConfig(algo_class=ppo_in_folder(run_dir))
         .environment(
             SnailMultiAgentEnv,
             env_config={"env": args.env, "options": args.options},
@@ -163,7 +176,7 @@ def ray_session(address: str | None, folder: Path, num_cpus: int | None = None) 
     import ray
 
     if address is not None:
-        ray.init(address=address)
+        join_cluster(address)
         try:
             yield
         finally:
@@ -178,7 +191,26 @@ def ray_session(address: str | None, folder: Path, num_cpus: int | None = None) 
             ray.shutdown()
 
 
-def run_ray(args: Args) -> contextlib.AbstractContextManager[None]:
+def join_cluster(address: str) -> None:
+    """Connect to the Ray cluster at `address`; one that cannot be reached is a
+    `ConnectionError`, one that refuses this client's token a `PermissionError`, each naming
+    the address."""
+    import ray
+    from ray.exceptions import AuthenticationError
+
+    try:
+        ray.init(address=address)
+    except ConnectionError as problem:
+        raise ConnectionError(f"cannot reach the Ray cluster at {address} ({problem})") from None
+    except AuthenticationError as problem:
+        reason = str(problem).strip().splitlines()[0]
+        raise PermissionError(
+            f"the Ray cluster at {address} refused this client's token ({reason}); give the "
+            "cluster's token in RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH"
+        ) from None
+
+
+def run_ray(args: Args, run_dir: Path) -> contextlib.AbstractContextManager[None]:
     """The Ray the run uses: the one already running in this process if any (started by a
     notebook or a test; left running, and `--address` unused), else the one `ray_session` starts
     for the run."""
@@ -187,7 +219,7 @@ def run_ray(args: Args) -> contextlib.AbstractContextManager[None]:
     if ray.is_initialized():
         return contextlib.nullcontext()
     cpus = max(os.cpu_count() or 1, args.num_env_runners + args.num_learners)
-    return ray_session(args.address, args.run_dir / "ray", None if args.address else cpus)
+    return ray_session(args.address, run_dir / "ray", None if args.address else cpus)
 
 
 @contextlib.contextmanager
@@ -235,7 +267,7 @@ def short_alias(folder: Path) -> Iterator[str]:
 
 
 def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
-    """Write the shared policy's weights, torch only, to `folder/policy.pt`."""
+    """Write the shared policy's weights (and its description) to `folder/policy.pt`."""
     from training.rllib_module import policy_state
 
     weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
@@ -251,10 +283,13 @@ def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
     )
 
 
-def checkpoint(algorithm: Any, args: Args) -> Path:
-    folder = args.run_dir / "checkpoints" / f"iteration_{algorithm.iteration:04d}"
-    algorithm.save_to_path(str(folder))
-    export_policy(algorithm, args, folder)
+def checkpoint(algorithm: Any, args: Args, run_dir: Path) -> Path:
+    """An RLlib checkpoint of the current iteration, with the exported policy inside, as one
+    folder that appears whole."""
+    folder = run_dir / "checkpoints" / f"iteration_{algorithm.iteration:04d}"
+    with atomic_folder(folder) as filling:
+        algorithm.save_to_path(str(filling.absolute()))
+        export_policy(algorithm, args, filling)
     return folder
 
 
@@ -299,13 +334,25 @@ def train(args: Args) -> dict[str, Any]:
 
     torch.set_num_threads(args.torch_threads)
     snail_envs.make(args.env, **args.options)  # bad rule options fail before Ray starts
-    run_dir = args.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if args.resume is not None:
+        if not args.trust_checkpoint:
+            raise ValueError(
+                f"--resume loads {args.resume}, an RLlib checkpoint: its files are pickles, which "
+                "run any code they hold; give --trust-checkpoint if you trust where it came from"
+            )
+        warnings.warn(
+            f"loading {args.resume} as an RLlib checkpoint runs any code pickled in it: do so "
+            "only with checkpoints you trust",
+            stacklevel=2,
+        )
+    run_dir = new_run_dir(args.output_dir.absolute(), f"{args.env}-{args.seed}")
+    print(f"run folder: {run_dir}", flush=True)
     progress = run_dir / "progress.jsonl"
+    lines: list[str] = []
     timings: list[float] = []
     started = time.perf_counter()
-    with run_ray(args):
-        algorithm = build_config(args).build_algo()
+    with run_ray(args, run_dir):
+        algorithm = build_config(args, run_dir).build_algo()
         try:
             if args.resume is not None:
                 algorithm.restore_from_path(str(args.resume.absolute()))
@@ -316,22 +363,23 @@ def train(args: Args) -> dict[str, Any]:
                 result = algorithm.train()
                 timings.append(time.perf_counter() - tick)
                 line = progress_line(result, timings[-1])
-                with progress.open("a") as handle:
-                    handle.write(json.dumps(line) + "\n")
+                lines.append(json.dumps(line) + "\n")
+                write_text(progress, "".join(lines), overwrite=True)
                 print(
                     f"iteration {line['iteration']}: {line['seconds']:.1f} s, "
                     f"{line['env_steps']} env steps, {line['episodes']} games"
                 )
                 if algorithm.iteration % args.checkpoint_every == 0:
-                    last = checkpoint(algorithm, args)
+                    last = checkpoint(algorithm, args, run_dir)
             if last is None or not last.name.endswith(f"{algorithm.iteration:04d}"):
-                last = checkpoint(algorithm, args)
+                last = checkpoint(algorithm, args, run_dir)
             policy = export_policy(algorithm, args, run_dir)
         finally:
             algorithm.stop()
     agent = RLlibAgent.load(policy, args.env)
     summary = {
         "args": {**asdict(args), "output_dir": str(args.output_dir), "resume": str(args.resume)},
+        "run_dir": str(run_dir),
         "setup_seconds": round(setup_seconds, 1),
         "iteration_seconds": [round(t, 2) for t in timings],
         "final_evaluation": evaluate(args, agent) if args.eval_games else {},
@@ -339,12 +387,13 @@ def train(args: Args) -> dict[str, Any]:
         "policy": str(policy),
         "progress": str(progress),
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_text(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     parser = argparse.ArgumentParser(
+        prog=PROG,
         description=__doc__.splitlines()[0],
         epilog="Needs the rllib extra. Clusters: docs/scaling_out.md.",
     )
@@ -371,8 +420,23 @@ def parse_args(argv: list[str] | None = None) -> Args:
         flag = name.rstrip("_").replace("_", "-")
         parser.add_argument(f"--{flag}", dest=name, type=float, default=getattr(defaults, name))
     parser.add_argument("--hidden", type=int, nargs="+", default=defaults.hidden)
-    parser.add_argument("--output-dir", type=Path, default=defaults.output_dir)
-    parser.add_argument("--resume", type=Path, help="an RLlib checkpoint folder to continue")
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=defaults.output_dir,
+        help="where each run writes its new folder <env>-<seed>-<n>",
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        help="an RLlib checkpoint folder to continue from (needs --trust-checkpoint)",
+    )
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="let --resume load an RLlib checkpoint, which is a pickle: loading one runs any "
+        "code it holds, so give this only for checkpoints you trust",
+    )
     namespace = parser.parse_args(argv)
     values = vars(namespace)
     values["options"] = dict(values.pop("option"))
@@ -387,12 +451,13 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
-    try:
-        summary = train(args)
-    except ModuleNotFoundError as missing:
-        if INSTALL_HINT not in str(missing):
-            raise
-        raise SystemExit(str(missing)) from None
+    with command_errors(PROG):
+        try:
+            summary = train(args)
+        except ModuleNotFoundError as missing:
+            if INSTALL_HINT not in str(missing):
+                raise
+            raise SystemExit(str(missing)) from None
     for opponent, result in summary["final_evaluation"].items():
         low, high = result["ci95"]
         print(

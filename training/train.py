@@ -6,31 +6,48 @@
     python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
     python -m training.train --env snail_sprint_v0 batched=false
     python -m training.train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
+    python -m training.train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
 `training.config.TrainConfig` for every field); `name=value` arguments override them. A run goes
 through the stages its config names: `imitation` clones a teacher (the game's heuristic by
 default) into the network on states of the batched engine (`training.imitation`), `ppo` trains
 it with MaskablePPO, from the cloned weights and anchored to them (`training.finetune`). The
-learner
-holds one seat of the game, drawn anew each episode; the other seats are played by opponents
-drawn from the configured mix of random players, the game's heuristic, and frozen snapshots of the
-learner itself (self-play). The games run in the batched engine (`snail_envs.batched`, its
-learner vector env: random and heuristic opponents are played inside its kernels, the snapshots
-answer for all the games waiting on them at once); with `batched=false`, each game is a
-`snail_envs.single_agent` view of the Python environment instead. A run writes, under
-`<output_dir>/<env>-<seed>/`: TensorBoard logs, checkpoints, the final model, a learning curve
-(score rate against random and heuristic players after every imitation round and as PPO goes
-on) and `summary.json`.
+learner holds one seat of the game, drawn anew each episode; the other seats are played by
+opponents drawn from the configured mix of random players, the game's heuristic, and frozen
+snapshots of the learner itself (self-play). The games run in the batched engine
+(`snail_envs.batched`, its learner vector env: random and heuristic opponents are played inside
+its kernels, the snapshots answer for all the games waiting on them at once); with
+`batched=false`, each game is a `snail_envs.single_agent` view of the Python environment
+instead.
+
+Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (printed first; a rerun never
+mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpoints of the ppo
+stage, the clone of the imitation stage, the final policy (`ppo:RUN_FOLDER` as an agent; with
+`keep_best`, the best of the ppo stage), a learning curve (score rate against random and
+heuristic players after every imitation round and as PPO goes on) and `summary.json`;
+`training.checkpoints` lists them. Every file is written atomically.
+
+Ctrl-C or SIGTERM stops a run cleanly, with its summary and no traceback (a second Ctrl-C stops
+at once). In the ppo stage, learning ends after the step under way and a checkpoint is saved;
+`--resume RUN_DIR` continues the run from its latest checkpoint. In the imitation stage, the
+cloning under way is abandoned and nothing of it is kept: the imitation stage is never resumed
+(`--resume` refuses a run stopped there, which has no checkpoint); the run is started anew. The
+ppo stage saves a checkpoint at its start when it follows imitation, so that no stop or crash
+after the imitation stage costs the cloning again.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import random
+import signal
+import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -39,10 +56,25 @@ import numpy as np
 
 import snail_envs
 from agents import HEURISTICS, RandomAgent, make_agent
-from agents.ppo import PPOAgent
-from training.config import TrainConfig, load_config
+from agents.cli import command_errors
+from agents.files import atomic_path, write_text
+from agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
+from training.checkpoints import (
+    CLONE_FILE,
+    CONFIG_FILE,
+    Checkpoint,
+    Progress,
+    latest_checkpoint,
+    load_checkpoint,
+    new_run_dir,
+    restore,
+    save_checkpoint,
+    set_random_states,
+)
+from training.config import TrainConfig, load_config, parse_overrides
 from training.evaluate import score_against
-from training.finetune import Anchor, AnchoredPolicy, AnchorSchedule, KeepBest
+from training.finetune import BEST_POLICY_FILE, Anchor, AnchoredPolicy, AnchorSchedule, KeepBest
+from training.interrupts import StopRequests
 
 
 class SelfPlayPool:
@@ -80,14 +112,14 @@ class SelfPlayPolicy:
 
     def __init__(self, pool: SelfPlayPool, num_envs: int, seed: int) -> None:
         self.pool = pool
-        self._rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed)
         self._playing: list[Any] = [None] * num_envs
 
     def begin_episodes(self, games: np.ndarray) -> None:
         for game in games.tolist():
             snapshots = self.pool.snapshots
             self._playing[game] = (
-                snapshots[self._rng.integers(len(snapshots))] if snapshots else None
+                snapshots[self.rng.integers(len(snapshots))] if snapshots else None
             )
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
@@ -98,7 +130,7 @@ class SelfPlayPolicy:
         for rows in players.values():
             snapshot = self._playing[int(games[rows[0]])]
             if snapshot is None:
-                keys = self._rng.random(masks[rows].shape)
+                keys = self.rng.random(masks[rows].shape)
                 actions[rows] = np.argmax(np.where(masks[rows], keys, -1.0), axis=1)
             else:
                 actions[rows], _ = snapshot.predict(
@@ -120,7 +152,10 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
     return [makers[kind]() for kind in kinds], [config.opponents[kind] for kind in kinds]
 
 
-def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
+def make_vec_env(config: TrainConfig, pool: SelfPlayPool, policy: SelfPlayPolicy | None) -> Any:
+    """The training games: the batched engine's learner vector env (`policy` plays its "policy"
+    seats, the self-play opponents), or with `batched=false` single-agent views of the Python
+    environment."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     if config.batched:
@@ -131,16 +166,18 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
             for kind, weight in config.opponents.items()
             if weight > 0
         }
-        policy = SelfPlayPolicy(pool, config.n_envs, config.seed) if "policy" in opponents else None
         try:
             venv = make_batched_vec_env(
-                config.env, config.n_envs, opponents=opponents, policy=policy, **config.env_options
+                config.env,
+                config.n_envs,
+                opponents=opponents,
+                policy=policy if "policy" in opponents else None,
+                **config.env_options,
             )
         except ValueError as problem:
             raise ValueError(
                 f"{problem} (batched=false trains on the Python environment instead)"
             ) from problem
-        venv.seed(config.seed)
         return VecMonitor(venv)
 
     from snail_envs.core.vec_env import SingleAgentVecEnv
@@ -156,73 +193,87 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool) -> Any:
 
         return build
 
-    venv = SingleAgentVecEnv([make(i) for i in range(config.n_envs)])
-    venv.seed(config.seed)
-    return VecMonitor(venv)
+    return VecMonitor(SingleAgentVecEnv([make(i) for i in range(config.n_envs)]))
 
 
 def evaluation_opponents(config: TrainConfig) -> list[str]:
     return ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
 
 
-def build_callbacks(
-    config: TrainConfig, pool: SelfPlayPool, curve: list[dict[str, Any]], extra: list[Any]
-) -> Any:
-    """Self-play snapshots, the learning curve, `extra` callbacks (which see each new point of
-    the curve), then checkpoints."""
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
-
-    class Snapshots(BaseCallback):
-        """Adds the learner's policy to the self-play pool every `self_play_every` steps."""
-
-        def _on_training_start(self) -> None:
-            pool.add(self.model.policy)
-            self._next = config.self_play_every
-
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self._next:
-                pool.add(self.model.policy)
-                self._next += config.self_play_every
-            return True
-
-    class LearningCurve(BaseCallback):
-        """Scores the learner against each evaluation opponent every `eval_every` steps."""
-
-        def _on_training_start(self) -> None:
-            self._next = 0
-
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self._next and config.eval_games > 0:
-                self._next += config.eval_every
-                point = {"stage": "ppo", "timesteps": self.num_timesteps}
-                point |= curve_point(config, self.model)
-                for opponent in evaluation_opponents(config):
-                    self.logger.record(f"eval/score_vs_{opponent}", point[opponent][0])
-                curve.append(point)
-            return True
-
-    checkpoints = CheckpointCallback(
-        save_freq=max(1, config.checkpoint_every // config.n_envs),
-        save_path=str(config.run_dir / "checkpoints"),
-        name_prefix="ppo",
-    )
-    return CallbackList([Snapshots(), LearningCurve(), *extra, checkpoints])
-
-
-def curve_point(config: TrainConfig, model: Any) -> dict[str, Any]:
-    """The model's score rate (and 95% interval) against each evaluation opponent."""
-    learner = PPOAgent(model)
+def score_rates(
+    config: TrainConfig, learner: PPOAgent, games: int, seed: int
+) -> dict[str, tuple[float, float, float]]:
+    """The learner's score rate (with its 95% interval) against each evaluation opponent."""
     return {
         opponent: score_against(
-            config.env,
-            learner,
-            opponent,
-            config.eval_games,
-            seed=10_000_000,
-            options=config.env_options,
+            config.env, learner, opponent, games, seed=seed, options=config.env_options
         )
         for opponent in evaluation_opponents(config)
     }
+
+
+def build_callbacks(
+    config: TrainConfig,
+    pool: SelfPlayPool,
+    progress: Progress,
+    checkpoint: Callable[[Any], Path],
+    stop: StopRequests,
+    extra: Sequence[Any] = (),
+) -> Any:
+    """The ppo stage's callbacks: self-play snapshots and the learning curve when `progress`
+    says they are due, then `extra` (which see each new point of the curve), checkpoints when
+    due, and the end of learning when a stop is requested."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    class Snapshots(BaseCallback):
+        """Adds the learner's policy to the self-play pool at the start (of a run whose pool is
+        still empty) and every `self_play_every` steps."""
+
+        def _on_training_start(self) -> None:
+            if not pool.snapshots:
+                pool.add(self.model.policy)
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= progress.next_snapshot:
+                pool.add(self.model.policy)
+                progress.next_snapshot += config.self_play_every
+            return True
+
+    class LearningCurve(BaseCallback):
+        """Scores the learner against each evaluation opponent every `eval_every` steps (games
+        a stop request abandons: the point is measured again when the run resumes)."""
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps < progress.next_evaluation or config.eval_games == 0:
+                return True
+            try:
+                with stop.abandonable():
+                    rates = score_rates(config, PPOAgent(self.model), config.eval_games, 10**7)
+            except KeyboardInterrupt:
+                return False
+            progress.next_evaluation += config.eval_every
+            for opponent, (rate, _, _) in rates.items():
+                self.logger.record(f"eval/score_vs_{opponent}", rate)
+            point = {"stage": "ppo", "timesteps": self.num_timesteps, **rates}
+            progress.learning_curve.append(point)
+            return True
+
+    class Checkpoints(BaseCallback):
+        """Saves a checkpoint every `checkpoint_every` steps."""
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= progress.next_checkpoint:
+                progress.next_checkpoint += config.checkpoint_every
+                checkpoint(self.model)
+            return True
+
+    class StopOnRequest(BaseCallback):
+        """Ends learning at the first step after a stop request (SIGINT, SIGTERM)."""
+
+        def _on_step(self) -> bool:
+            return not stop.requested
+
+    return CallbackList([Snapshots(), LearningCurve(), *extra, Checkpoints(), StopOnRequest()])
 
 
 CURVE_KEYS = ("stage", "timesteps", "labelled_states")
@@ -230,6 +281,8 @@ CURVE_KEYS = ("stage", "timesteps", "labelled_states")
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
+    """Draw the learning curve to `path` (atomically): the imitation rounds' points by labelled
+    states, then the ppo stage's by timesteps after them."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -258,20 +311,86 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
     axes.set_title(title)
     axes.legend()
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with atomic_path(path, overwrite=True) as temporary:
+        figure.savefig(temporary, dpi=100)
     plt.close(figure)
 
 
 def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
-    """Run one training job; returns its summary (also written to summary.json)."""
+    """Run one training job in a new run folder (printed first); returns its summary (also
+    written to summary.json). A stop request (Ctrl-C, SIGTERM) ends the run cleanly and saves
+    the summary (`"interrupted"` names the signal, `"stopped_in"` the stage it cut short) and
+    skips the final evaluation; the module docstring says what each stage keeps."""
+    run_dir = new_run_dir(config.output_dir, f"{config.env}-{config.seed}")
+    print(f"run folder: {run_dir}", flush=True)
+    write_text(run_dir / CONFIG_FILE, json.dumps(asdict(config), indent=2) + "\n")
+    return run(config, run_dir, None, progress_bar)
+
+
+RESUMABLE = (
+    "total_timesteps",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+    "checkpoint_every",
+    "torch_threads",
+)
+"""The fields a resumed run may change (`--resume RUN_DIR total_timesteps=2000000`): none that
+would make the checkpoint's model, opponents or games another run's."""
+
+
+def resume(
+    run_dir: str | Path, overrides: Sequence[str] = (), progress_bar: bool = True
+) -> dict[str, Any]:
+    """Continue the ppo stage of the run in `run_dir` from its latest checkpoint: the policy and
+    its optimizer's state, the timesteps and updates, the self-play pool, the random generators,
+    the anchor to the clone, the best policy so far (`keep_best`), the learning curve, the
+    imitation stage's reports and the TensorBoard logs go on where they stopped. The games under
+    way then are not kept: new ones are dealt (from a seed of the run's seed and timesteps).
+    `overrides` may change the fields in `RESUMABLE` (for example a larger `total_timesteps`).
+    A run stopped in its imitation stage has no checkpoint and is refused: the imitation stage
+    is never resumed, a new run starts it anew."""
+    run_dir = Path(run_dir)
+    folder = latest_checkpoint(run_dir)
+    for name, (_, text) in parse_overrides(overrides).items():
+        if name not in RESUMABLE:
+            raise ValueError(
+                f"command line, {text}: a resumed run keeps its config; only "
+                f"{', '.join(RESUMABLE)} may change"
+            )
+    saved = json.loads((run_dir / CONFIG_FILE).read_text())
+    config = load_config(saved.get("env", ""), run_dir / CONFIG_FILE, overrides)
+    checkpoint = load_checkpoint(folder, config.env)
+    done = checkpoint.progress.timesteps
+    if done >= config.total_timesteps:
+        raise ValueError(
+            f"{run_dir} has trained {done:,} of its total_timesteps={config.total_timesteps}; "
+            "give a larger total_timesteps=N to train on"
+        )
+    print(f"resuming {run_dir} at {done:,} timesteps ({folder.name})", flush=True)
+    if overrides:
+        write_text(run_dir / CONFIG_FILE, json.dumps(asdict(config), indent=2) + "\n", True)
+    return run(config, run_dir, checkpoint, progress_bar)
+
+
+def run(
+    config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, progress_bar: bool
+) -> dict[str, Any]:
+    """Train in `run_dir` through the config's stages, from the start, or from `checkpoint` on
+    in the ppo stage, to their end or a stop request; then save the final policy (unless
+    stopped in the imitation stage), the learning curve and the summary, and evaluate the
+    policy (unless stopped)."""
     import torch
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(config.torch_threads)
-    run_dir = config.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
     pool = SelfPlayPool(config.self_play_pool)
-    venv = make_vec_env(config, pool)
+    self_play = (
+        SelfPlayPolicy(pool, config.n_envs, config.seed)
+        if config.batched and config.opponents.get("self", 0) > 0
+        else None
+    )
+    venv = make_vec_env(config, pool, self_play)
     model = MaskablePPO(
         AnchoredPolicy if config.anchor_coef > 0 else "MlpPolicy",
         venv,
@@ -289,68 +408,115 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
         device="cpu",
         verbose=0,
     )
-    curve: list[dict[str, Any]] = []
-    started = time.perf_counter()
-    stage_seconds: dict[str, float] = {}
-    imitation: list[dict[str, Any]] = []
-    best: dict[str, Any] | None = None
-    for number, stage in enumerate(config.stages, start=1):
-        print(f"=== stage {number}/{len(config.stages)}: {describe_stage(config, stage)} ===")
-        begun = time.perf_counter()
-        if stage == "imitation":
-            imitation = run_imitation(config, model, curve, progress_bar)
-        else:
-            best = run_ppo(config, model, pool, curve, progress_bar)
-        stage_seconds[stage] = round(time.perf_counter() - begun, 1)
-    train_seconds = time.perf_counter() - started
-    model_path = run_dir / "model.zip"
-    model.save(model_path)
-    policy_path = run_dir / "policy.pt"
-    model.policy.save(policy_path)
-    learner = PPOAgent(model)
-    num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
-    final = (
-        {
-            opponent: score_against(
-                config.env,
-                learner,
-                opponent,
-                config.final_eval_games,
-                seed=20_000_000,
-                options=config.env_options,
+    progress = Progress.start(config)
+    if checkpoint is not None:
+        progress = checkpoint.progress
+        restore(checkpoint, model, pool)
+        games = np.random.SeedSequence([config.seed, progress.timesteps]).generate_state(1)
+        model.env.seed(int(games[0]))
+        set_random_states(checkpoint.generators)
+        if self_play is not None and "self_play" in checkpoint.generators:
+            self_play.rng.bit_generator.state = checkpoint.generators["self_play"]
+
+    with StopRequests() as stop:
+        policy: Any = None  # the run's policy once a stage has finished it
+        last: Path | None = None
+        stopped_in: str | None = None
+        for number, stage in enumerate(config.stages, start=1):
+            if stage == "imitation" and checkpoint is not None:
+                continue  # checkpoints are of the ppo stage, which comes after
+            print(
+                f"=== stage {number}/{len(config.stages)}: {describe_stage(config, stage)} ===",
+                flush=True,
             )
-            for opponent in evaluation_opponents(config)
+            if stage == "imitation":
+                if not run_imitation(config, model, progress, stop, progress_bar):
+                    stopped_in = stage
+                    break
+                policy = model.policy
+                if "ppo" in config.stages:
+                    save_policy(
+                        run_dir / CLONE_FILE, policy, config.env, config.env_options, overwrite=True
+                    )
+            else:
+                last, policy = run_ppo(
+                    config,
+                    run_dir,
+                    model,
+                    pool,
+                    self_play,
+                    progress,
+                    checkpoint,
+                    stop,
+                    progress_bar,
+                )
+                if stop.requested and progress.timesteps < config.total_timesteps:
+                    stopped_in = stage
+        policy_path = None
+        if policy is not None:
+            policy_path = save_policy(
+                run_dir / POLICY_FILE, policy, config.env, config.env_options, overwrite=True
+            )
+        final: dict[str, tuple[float, float, float]] = {}
+        if policy is not None and config.final_eval_games and not stop.requested:
+            with contextlib.suppress(KeyboardInterrupt), stop.abandonable():
+                final = score_rates(config, PPOAgent(policy), config.final_eval_games, 2 * 10**7)
+        num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
+        curve_path = run_dir / "learning_curve.png"
+        title = f"{config.env}: {' then '.join(config.stages)}"
+        plot_curve(progress.learning_curve, curve_path, title, 1 / num_players)
+        ppo_seconds = progress.stage_seconds.get("ppo")
+        rate = round(progress.timesteps / ppo_seconds) if ppo_seconds else None
+        summary = {
+            "config": asdict(config),
+            "run_dir": str(run_dir),
+            "timesteps": progress.timesteps,
+            "interrupted": stop.signal,
+            "stopped_in": stopped_in,
+            "train_seconds": round(progress.train_seconds, 1),
+            "stage_seconds": {name: round(s, 1) for name, s in progress.stage_seconds.items()},
+            "timesteps_per_second": rate,
+            "imitation": progress.imitation,
+            "best": progress.best,
+            "final_evaluation": {
+                opponent: {
+                    "score_rate": rate,
+                    "ci95": [low, high],
+                    "games": config.final_eval_games,
+                }
+                for opponent, (rate, low, high) in final.items()
+            },
+            "chance_score_rate": 1 / num_players,
+            "learning_curve": progress.learning_curve,
+            "checkpoint": None if last is None else str(last),
+            "policy": None if policy_path is None else str(policy_path),
+            "learning_curve_png": str(curve_path),
+            "tensorboard": str(run_dir / "tensorboard"),
         }
-        if config.final_eval_games
-        else {}
-    )
-    curve_path = run_dir / "learning_curve.png"
-    plot_curve(curve, curve_path, f"{config.env}: {' then '.join(config.stages)}", 1 / num_players)
-    summary = {
-        "config": asdict(config),
-        "train_seconds": round(train_seconds, 1),
-        "stage_seconds": stage_seconds,
-        "timesteps_per_second": (
-            round(config.total_timesteps / stage_seconds["ppo"]) if "ppo" in stage_seconds else None
-        ),
-        "imitation": imitation,
-        "best": best,
-        "final_evaluation": {
-            opponent: {"score_rate": rate, "ci95": [low, high], "games": config.final_eval_games}
-            for opponent, (rate, low, high) in final.items()
-        },
-        "chance_score_rate": 1 / num_players,
-        "learning_curve": curve,
-        "model": str(model_path),
-        "policy": str(policy_path),
-        "learning_curve_png": str(curve_path),
-        "tensorboard": str(run_dir / "tensorboard"),
-    }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        write_text(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n", True)
     return summary
 
 
+@contextlib.contextmanager
+def timing(progress: Progress, stage: str) -> Iterator[Callable[[], None]]:
+    """Count the time of the block as `stage`'s in `progress` (`Progress.spend`): whenever the
+    function it yields is called (before a checkpoint records the time), and when it ends."""
+    last = time.perf_counter()
+
+    def count() -> None:
+        nonlocal last
+        now = time.perf_counter()
+        progress.spend(stage, now - last)
+        last = now
+
+    try:
+        yield count
+    finally:
+        count()
+
+
 def describe_stage(config: TrainConfig, stage: str) -> str:
+    """What the stage `stage` of the run will do, in a line."""
     if stage == "imitation":
         settings = config.imitation
         return (
@@ -362,16 +528,20 @@ def describe_stage(config: TrainConfig, stage: str) -> str:
 
 
 def run_imitation(
-    config: TrainConfig, model: Any, curve: list[dict[str, Any]], progress_bar: bool
-) -> list[dict[str, Any]]:
-    """Clone the teacher into the model's policy; a point of the curve after every round."""
+    config: TrainConfig, model: Any, progress: Progress, stop: StopRequests, progress_bar: bool
+) -> bool:
+    """Clone the teacher into the model's policy; after every round, a point of the learning
+    curve and the round's report in `progress`. A stop request abandons the cloning at once
+    (the policy is then half-cloned: the caller keeps nothing of it); returns whether the stage
+    finished."""
     from training.imitation import ImitationRound, imitate
 
     def after_round(report: ImitationRound) -> None:
         point = {"stage": "imitation", "labelled_states": report.labelled_states}
         if config.eval_games > 0:
-            point |= curve_point(config, model)
-        curve.append(point)
+            point |= score_rates(config, PPOAgent(model), config.eval_games, 10**7)
+        progress.learning_curve.append(point)
+        progress.imitation.append(asdict(report))
         agreement = ", ".join(
             f"{kind} {share:.1%} ({count:,})" for kind, (share, count) in report.agreement.items()
         )
@@ -385,60 +555,93 @@ def run_imitation(
             f"{report.loss:.3f}; held-out agreement: {agreement}; {scores}"
         )
 
-    reports = imitate(
-        model.policy,
-        config.env,
-        config.env_options,
-        config.imitation,
-        gamma=config.gamma,
-        seed=config.seed,
-        progress=progress_bar,
-        after_round=after_round,
-    )
-    return [asdict(report) for report in reports]
+    with timing(progress, "imitation"):
+        try:
+            with stop.abandonable():
+                imitate(
+                    model.policy,
+                    config.env,
+                    config.env_options,
+                    config.imitation,
+                    gamma=config.gamma,
+                    seed=config.seed,
+                    progress=progress_bar,
+                    after_round=after_round,
+                )
+        except KeyboardInterrupt:
+            if not stop.requested:
+                raise
+            return False
+    return True
 
 
 def run_ppo(
     config: TrainConfig,
+    run_dir: Path,
     model: Any,
     pool: SelfPlayPool,
-    curve: list[dict[str, Any]],
+    self_play: SelfPlayPolicy | None,
+    progress: Progress,
+    checkpoint: Checkpoint | None,
+    stop: StopRequests,
     progress_bar: bool,
-) -> dict[str, Any] | None:
-    """MaskablePPO, anchored to the clone when `anchor_coef` > 0; with `keep_best`, the model
-    ends as the best policy of the curve's points, which this returns (timesteps, score)."""
+) -> tuple[Path, Any]:
+    """The ppo stage: MaskablePPO to `total_timesteps` or a stop request, on from `checkpoint`
+    when resumed, anchored to the clone when `anchor_coef` > 0, with checkpoints when due, at
+    its end, and at its start when it follows imitation. Returns the last checkpoint and the
+    stage's policy: the last one, or with `keep_best` the best of the curve's points (whose
+    record is `progress.best`)."""
     extra: list[Any] = []
     if config.anchor_coef > 0:
-        model.policy.anchor = Anchor(model.policy, config.anchor_coef)
+        clone = (
+            model.policy if checkpoint is None else load_policy(run_dir / CLONE_FILE, config.env)
+        )
+        model.policy.anchor = Anchor(clone, config.anchor_coef)
         extra.append(
             AnchorSchedule(model.policy.anchor, config.anchor_coef, config.anchor_decay_steps)
         )
     keep = None
     if config.keep_best:
         opponent = evaluation_opponents(config)[-1]
-        keep = KeepBest(curve, opponent, config.run_dir / "best_model.zip")
+        path = run_dir / BEST_POLICY_FILE
+        keep = KeepBest(
+            progress.learning_curve, opponent, path, config.env, config.env_options, progress.best
+        )
         extra.append(keep)
-    model.learn(
-        config.total_timesteps,
-        callback=build_callbacks(config, pool, curve, extra),
-        progress_bar=progress_bar,
-    )
+
+    with timing(progress, "ppo") as count:
+
+        def save(model: Any) -> Path:
+            progress.timesteps, progress.updates = model.num_timesteps, model._n_updates
+            progress.best = None if keep is None else keep.best
+            count()
+            own = {"self_play": self_play.rng.bit_generator.state} if self_play is not None else {}
+            return save_checkpoint(run_dir, config, model, pool.snapshots, progress, own)
+
+        if checkpoint is None and "imitation" in config.stages:
+            save(model)
+        model.learn(
+            config.total_timesteps - progress.timesteps,
+            callback=build_callbacks(config, pool, progress, save, stop, extra),
+            progress_bar=progress_bar,
+            reset_num_timesteps=checkpoint is None,
+        )
+        last = save(model)
     if config.anchor_coef > 0:
         model.policy.anchor = None
-    if keep is None or keep.best is None:
-        return None
-    model.set_parameters(str(keep.path))
-    return {"timesteps": keep.best_timesteps, "opponent": keep.opponent, "score_rate": keep.best[0]}
+    if keep is not None and keep.best is not None:
+        return last, load_policy(keep.path, config.env)
+    return last, model.policy
 
 
 def print_summary(summary: dict[str, Any]) -> None:
+    """The run's summary (from `train`, `resume`), for people."""
     config = summary["config"]
     stages = ", ".join(
         f"{stage} {seconds:.0f} s" for stage, seconds in summary["stage_seconds"].items()
     )
-    timesteps = (
-        f" ({config['total_timesteps']:,} PPO timesteps)" if "ppo" in config["stages"] else ""
-    )
+    rate = summary["timesteps_per_second"]
+    timesteps = f" ({summary['timesteps']:,} PPO timesteps, {rate:,}/s)" if rate else ""
     print(f"\n=== {config['env']} {config['env_options'] or ''}: {stages}{timesteps} ===")
     if summary["best"]:
         best = summary["best"]
@@ -457,31 +660,78 @@ def print_summary(summary: dict[str, Any]) -> None:
             f"vs {opponent:<9} score rate {result['score_rate']:.1%} "
             f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games): {verdict}"
         )
+    if summary["policy"]:
+        print(f"policy: {summary['policy']} (as an agent: ppo:{summary['run_dir']})")
+    if summary["checkpoint"]:
+        print(f"checkpoint: {summary['checkpoint']}")
     print(
-        f"model: {summary['model']} (the policy alone: {summary['policy']})\n"
         f"learning curve: {summary['learning_curve_png']}\n"
         f"tensorboard: tensorboard --logdir {summary['tensorboard']}"
     )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
-    parser.add_argument("--config", help="a YAML config (default: configs/<game>/ppo.yaml)")
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train",
+        description=__doc__.splitlines()[0],
+        epilog="Ctrl-C or SIGTERM stops a run cleanly, with its summary: in the ppo stage after "
+        "the step under way, with a checkpoint that --resume RUN_DIR continues from; in the "
+        "imitation stage at once, keeping nothing of the cloning (start the run anew). "
+        "Checkpoints hold weights only.",
+    )
+    parser.add_argument(
+        "--env",
+        choices=snail_envs.available_env_names(),
+        help="the game (required unless --resume)",
+    )
+    parser.add_argument(
+        "--config",
+        help="a YAML config (default: configs/<game>/ppo.yaml); one that does not exist is an "
+        "error",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        type=Path,
+        help="continue the run in RUN_DIR from its latest checkpoint: optimizer, timesteps, "
+        f"self-play pool, random generators, TensorBoard step (name=value may change only "
+        f"{', '.join(RESUMABLE)})",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "overrides",
         nargs="*",
         metavar="name=value",
-        help="override config fields, e.g. total_timesteps=50000",
+        help="override config fields, e.g. total_timesteps=50000; each run writes a new folder "
+        "<output_dir>/<env>-<seed>-<n>",
     )
     args = parser.parse_args(argv)
-    try:
-        config = load_config(args.env, args.config, args.overrides)
-    except ValueError as problem:
-        parser.error(str(problem))
-    summary = train(config, progress_bar=not args.no_progress)
+    if args.resume is None and args.env is None:
+        parser.error("give --env (a new run) or --resume RUN_DIR")
+    if args.resume is not None and (args.env or args.config):
+        parser.error("--resume continues a run with its own game and config: no --env, --config")
+    with command_errors(parser.prog):
+        if args.resume is not None:
+            summary = resume(args.resume, args.overrides, progress_bar=not args.no_progress)
+        else:
+            config = load_config(args.env, args.config, args.overrides)
+            summary = train(config, progress_bar=not args.no_progress)
     print_summary(summary)
+    if summary["interrupted"]:
+        if summary["stopped_in"] == "imitation":
+            where = (
+                "in the imitation stage, which is not resumed: nothing of it is kept; run the "
+                "same command again to start anew"
+            )
+        elif summary["stopped_in"] == "ppo":
+            where = (
+                f"at {summary['timesteps']:,} timesteps, checkpoint saved; continue with: "
+                f"python -m training.train --resume {summary['run_dir']}"
+            )
+        else:
+            where = "after training: the final evaluation was skipped"
+        print(f"{parser.prog}: stopped by {summary['interrupted']} {where}", file=sys.stderr)
+        raise SystemExit(128 + signal.Signals[summary["interrupted"]].value)
     return summary
 
 

@@ -146,6 +146,49 @@ def test_play_runs_a_full_game_with_bots_and_records_it(tmp_path, capsys) -> Non
         assert gif.n_frames > 5
 
 
+def test_play_never_replaces_a_recording_unasked(tmp_path, capsys) -> None:
+    target = tmp_path / "game.gif"
+    target.write_bytes(b"mine")
+    arguments = ["snail_sprint_v0", "--seats", "heuristic,random", "--record", str(target)]
+    with pytest.raises(SystemExit) as refused:
+        play_main(arguments)
+    assert refused.value.code == 1 and target.read_bytes() == b"mine"
+    assert capsys.readouterr().err == (
+        f"python -m agents.play: error: {target} exists already; give --overwrite "
+        "(overwrite=True) to replace it\n"
+    )
+    play_main([*arguments, "--overwrite"])
+    assert target.read_bytes().startswith(b"GIF")
+    assert [path.name for path in tmp_path.iterdir()] == ["game.gif"]
+
+
+@pytest.mark.parametrize(
+    ("seats", "message"),
+    [
+        ("human", "num_players must be an integer from 2 to 4; got 1"),
+        ("heuristic,genius", "unknown agent 'genius'; agents: random"),
+        ("ppo,ppo:nowhere", "no trained policy at nowhere"),
+    ],
+)
+def test_play_ends_a_mistake_with_one_line(seats: str, message: str, capsys) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        play_main(["snail_sprint_v0", "--seats", seats])
+    error = capsys.readouterr().err
+    assert stopped.value.code == 1 and error.count("\n") == 1
+    assert error.startswith("python -m agents.play: error: ") and message in error
+
+
+def test_play_ends_on_ctrl_c_with_one_line(monkeypatch, capsys) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("agents.play.play_game", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        play_main(["snail_sprint_v0", "--seats", "human,random"])
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == "python -m agents.play: interrupted\n"
+
+
 def test_play_returns_each_seats_result() -> None:
     returns = play_game("snail_sprint_v0", ["heuristic", "random"], seed=3, show=False)
     assert sorted(returns) == ["player_0", "player_1"]

@@ -392,7 +392,8 @@ def test_a_tiny_batched_training_run(tmp_path) -> None:
         f"output_dir={tmp_path}",
     ]
     summary = train(load_config("snail_sprint_v0", overrides=overrides), progress_bar=False)
-    assert summary["config"]["batched"] and (tmp_path / "snail_sprint_v0-0" / "model.zip").exists()
+    assert summary["config"]["batched"]
+    assert (tmp_path / "snail_sprint_v0-0-1" / "policy.pt").exists()
 
 
 def test_batched_training_points_to_the_python_engine_where_the_kernels_refuse(tmp_path) -> None:

@@ -247,7 +247,48 @@ def test_flags_become_the_runs_settings() -> None:
     )
     assert args.options == {"num_players": 3} and args.lambda_ == 0.9 and args.hidden == [8, 8]
     assert args.address is None and args.num_env_runners == 2
-    assert args.run_dir == Path("runs/rllib/snap_v1-0").absolute()
+    assert args.output_dir == Path("runs/rllib") and not args.trust_checkpoint
+
+
+def test_resuming_from_a_pickled_checkpoint_needs_trust(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as refused:
+        rllib_train.main(["--env=snap_v1", f"--output-dir={tmp_path}", f"--resume={tmp_path}"])
+    error = capsys.readouterr().err
+    assert refused.value.code == 1 and error.count("\n") == 1
+    assert "RLlib checkpoint: its files are pickles" in error and "--trust-checkpoint" in error
+    assert not any(tmp_path.iterdir())  # refused before any run folder or Ray
+
+
+@pytest.mark.parametrize(
+    ("failure", "message"),
+    [
+        (ConnectionError("Failed to connect to Ray cluster at 10.0.0.9:6379"), "cannot reach"),
+        ("authentication", "refused this client's token"),
+    ],
+)
+def test_a_cluster_out_of_reach_or_refusing_ends_with_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+    failure: Any,
+    message: str,  # type: ignore[no-untyped-def]
+) -> None:
+    import ray
+    from ray.exceptions import AuthenticationError
+
+    if failure == "authentication":
+        failure = AuthenticationError("Token mismatch: the cluster expects another token.")
+
+    def refuse(**kwargs: Any) -> None:
+        raise failure
+
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(SystemExit) as stopped:
+        rllib_train.main(["--env=snap_v1", "--address=10.0.0.9:6379", f"--output-dir={tmp_path}"])
+    error = capsys.readouterr().err
+    assert stopped.value.code == 1 and error.count("\n") == 1, error
+    assert error.startswith("python -m training.rllib_train: error: ") and message in error
+    assert "10.0.0.9:6379" in error
 
 
 def test_a_long_ray_folder_is_reached_through_a_short_link(tmp_path: Path) -> None:
@@ -303,15 +344,17 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 )
                 for env, runners in RUNS.items()
             }
-            resumed = rllib_train.main(
-                [
-                    "--env=snap_v1",
-                    "--num-env-runners=0",
-                    f"--output-dir={out / 'resumed'}",
-                    f"--resume={summaries['snap_v1']['checkpoint']}",
-                    *TINY,
-                ]
-            )
+            with pytest.warns(UserWarning, match="runs any code pickled in it"):
+                resumed = rllib_train.main(
+                    [
+                        "--env=snap_v1",
+                        "--num-env-runners=0",
+                        f"--output-dir={out / 'resumed'}",
+                        f"--resume={summaries['snap_v1']['checkpoint']}",
+                        "--trust-checkpoint",
+                        *TINY,
+                    ]
+                )
     return {
         "out": out,
         "home": home,
@@ -326,13 +369,14 @@ def test_a_tiny_run_writes_checkpoints_and_its_policy(
     tiny_runs: dict[str, Any], env_name: str
 ) -> None:
     summary = tiny_runs["summaries"][env_name]
-    run = tiny_runs["out"] / f"{env_name}-0"
-    assert Path(summary["policy"]) == run / POLICY_FILE
+    run = tiny_runs["out"] / f"{env_name}-0-1"
+    assert Path(summary["run_dir"]) == run and Path(summary["policy"]) == run / POLICY_FILE
     assert Path(summary["checkpoint"]) == run / "checkpoints" / "iteration_0002"
     for iteration in (1, 2):
         checkpoint = run / "checkpoints" / f"iteration_{iteration:04d}"
-        assert (checkpoint / POLICY_FILE).is_file()
+        assert (checkpoint / POLICY_FILE).is_file() and (checkpoint / "policy.json").is_file()
         assert (checkpoint / "learner_group").is_dir()
+    assert not list(run.rglob(".*"))  # no temporary file or folder left behind
     lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [line["iteration"] for line in lines] == [1, 2]
     assert lines[-1]["env_steps"] >= 128
@@ -342,7 +386,7 @@ def test_a_tiny_run_writes_checkpoints_and_its_policy(
 
 
 def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
-    run = tiny_runs["out"] / "resumed" / "snap_v1-0"
+    run = tiny_runs["out"] / "resumed" / "snap_v1-0-1"
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
     lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [line["iteration"] for line in lines] == [3, 4]
@@ -352,7 +396,7 @@ def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
 def test_the_trained_policy_plays_legal_moves_in_a_tournament(
     tiny_runs: dict[str, Any], env_name: str
 ) -> None:
-    spec = f"rllib:{tiny_runs['out'] / f'{env_name}-0'}"
+    spec = f"rllib:{tiny_runs['out'] / f'{env_name}-0-1'}"
     tournament = evaluate.run_tournament(env_name, [spec, "random"], games=4, progress=False)
     assert len(tournament.pairings[0].records) == 4  # an illegal move would have raised
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +30,7 @@ from training.imitation import (
 )
 
 torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class LowestLegal:
@@ -127,17 +133,96 @@ TINY = [
 ]
 
 
-def test_a_tiny_run_goes_through_both_stages(tmp_path: Path) -> None:
-    summary = train.main(["--env", "snail_sprint_v0", *TINY, f"output_dir={tmp_path}"])
-    run = Path(summary["model"]).parent
+def weights(path: Path) -> dict[str, torch.Tensor]:
+    return torch.load(path, weights_only=True)
+
+
+@pytest.fixture(scope="module")
+def two_stages(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A tiny run through both stages, then resumed to twice its timesteps."""
+    out = tmp_path_factory.mktemp("runs")
+    first = train.main(["--env", "snail_sprint_v0", *TINY, f"output_dir={out}"])
+    run = Path(first["run_dir"])
+    before = json.loads((run / "summary.json").read_text())
+    checkpoints = sorted(path.name for path in (run / "checkpoints").iterdir())
+    best_before = weights(run / "best_policy.pt")
+    final_before = weights(run / "policy.pt")
+    resumed = train.main(["--resume", first["run_dir"], "--no-progress", "total_timesteps=512"])
+    return {
+        "before": before,
+        "checkpoints": checkpoints,
+        "best": best_before,
+        "final": final_before,
+        "resumed": resumed,
+    }
+
+
+def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
+    summary = two_stages["before"]
+    run = Path(summary["run_dir"])
     assert list(summary["stage_seconds"]) == ["imitation", "ppo"]
+    assert summary["train_seconds"] == pytest.approx(
+        sum(summary["stage_seconds"].values()), abs=0.2
+    )
     assert [r["round"] for r in summary["imitation"]] == [0, 1]
     stages = [point["stage"] for point in summary["learning_curve"]]
     assert stages[:2] == ["imitation", "imitation"] and stages[2:] == ["ppo"] * (len(stages) - 2)
-    assert (run / "best_model.zip").exists() and (run / "learning_curve.png").exists()
+    assert (run / "learning_curve.png").exists() and summary["interrupted"] is None
+    assert summary["config"]["imitation"]["states"] == 600
+    # the ppo stage starts from the clone, with a checkpoint, and keeps its best policy
+    assert two_stages["checkpoints"] == ["step_0000000000", "step_0000000128", "step_0000000256"]
+    clone = weights(run / "clone.pt")
+    start = weights(run / "checkpoints" / "step_0000000000" / "policy.pt")
+    assert all(torch.equal(clone[name], start[name]) for name in clone)
     assert summary["best"]["opponent"] == "heuristic"
-    saved = json.loads((run / "summary.json").read_text())
-    assert saved["config"]["imitation"]["states"] == 600
+    assert summary["policy"] == str(run / "policy.pt") and not list(run.glob("*.zip"))
+    best, final = two_stages["best"], two_stages["final"]
+    assert all(torch.equal(best[name], final[name]) for name in best)
+
+
+def test_a_resumed_run_keeps_its_clone_anchor_and_best(two_stages: dict) -> None:
+    before, resumed = two_stages["before"], two_stages["resumed"]
+    run = Path(before["run_dir"])
+    assert resumed["run_dir"] == str(run) and resumed["timesteps"] == 512
+    assert resumed["imitation"] == before["imitation"]
+    stopped, ended = (
+        json.loads((run / "checkpoints" / f"step_{steps:010d}" / "state.json").read_text())
+        for steps in (256, 512)
+    )
+    assert ended["stage_seconds"]["imitation"] == stopped["stage_seconds"]["imitation"]
+    assert ended["stage_seconds"]["ppo"] > stopped["stage_seconds"]["ppo"]
+    assert resumed["learning_curve"][: len(before["learning_curve"])] == before["learning_curve"]
+    assert resumed["best"]["score_rate"] >= before["best"]["score_rate"]
+    assert resumed["best"]["timesteps"] <= 512
+    best, final = weights(run / "best_policy.pt"), weights(run / "policy.pt")
+    assert all(torch.equal(best[name], final[name]) for name in best)
+
+
+def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "training.train", "--env=snail_sprint_v0", *TINY]
+    command += ["imitation.states=100000000", f"output_dir={tmp_path}"]
+    environment = {**os.environ, "OMP_NUM_THREADS": "1"}
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, **pipes)
+    try:
+        run = Path(process.stdout.readline().removeprefix("run folder: ").strip())
+        assert process.stdout.readline().startswith("=== stage 1/2: imitation of heuristic")
+        time.sleep(2)  # into the labelling of round 0
+        process.send_signal(signal.SIGINT)
+        _, error = process.communicate(timeout=300)
+    finally:
+        process.kill()
+    assert process.returncode == 128 + signal.SIGINT.value, error
+    assert "Traceback" not in error
+    assert error.splitlines()[-1].startswith(
+        "python -m training.train: stopped by SIGINT in the imitation stage, which is not resumed"
+    )
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["interrupted"] == "SIGINT" and summary["stopped_in"] == "imitation"
+    assert summary["policy"] is summary["checkpoint"] is None and summary["timesteps"] == 0
+    assert not (run / "checkpoints").exists() and not list(run.glob("*.pt"))
+    with pytest.raises(FileNotFoundError, match="stopped in its imitation stage is not resumed"):
+        train.resume(run)
 
 
 def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -145,7 +230,7 @@ def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) ->
         load_config("snail_sprint_v0", overrides=["stages=[imitation, rl]"])
     with pytest.raises(ValueError, match="stages go in the order imitation, ppo"):
         load_config("snail_sprint_v0", overrides=["stages=[ppo, imitation]"])
-    with pytest.raises(ValueError, match=r"unknown field\(s\) \['imitation.epoch'\]"):
+    with pytest.raises(ValueError, match=r"unknown field 'imitation.epoch' \(did you mean 'imi"):
         load_config("snail_sprint_v0", overrides=["imitation.epoch=3"])
     with pytest.raises(ValueError, match=r"anchor_coef anchors the ppo stage.*needs stages"):
         load_config("snail_sprint_v0", overrides=["stages=[ppo]", "anchor_coef=0.5"])
@@ -156,7 +241,7 @@ def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) ->
         load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=ismcts:50"])
     with pytest.raises(ValueError, match="teacher 'chess' cannot play snail_sprint_v0"):
         load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=chess"])
-    snap_policy = "agents/checkpoints/snap_v0.pt"
+    snap_policy = "agents/checkpoints/snap_v1.pt"
     with pytest.raises(ValueError, match=f"teacher 'ppo:{snap_policy}' cannot play snail_sprint"):
         load_config(
             "snail_sprint_v0", overrides=[*imitating, f"imitation.teacher=ppo:{snap_policy}"]

@@ -13,7 +13,7 @@ import snail_envs
 from agents import HEURISTICS, make_agent
 from agents.ppo import PPOAgent
 from training import evaluate, train
-from training.config import CONFIGS, TrainConfig, build_config, load_config
+from training.config import CONFIGS, TrainConfig, build_config, default_config_path, load_config
 from training.evaluate import (
     GameRecord,
     PairingResult,
@@ -26,6 +26,7 @@ torch.set_num_threads(1)
 TINY = [
     "stages=[ppo]",
     "anchor_coef=0",
+    "keep_best=false",
     "total_timesteps=256",
     "n_envs=2",
     "n_steps=64",
@@ -57,31 +58,33 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
-    run = Path(tiny_run["model"]).parent
-    assert (run / "model.zip").exists() and (run / "learning_curve.png").exists()
-    assert list((run / "checkpoints").glob("ppo_*_steps.zip"))
+    run = Path(tiny_run["run_dir"])
+    assert run.name == "snail_sprint_v0-0-1"
+    assert (run / "policy.pt").exists() and (run / "learning_curve.png").exists()
+    assert [path.name for path in sorted((run / "checkpoints").iterdir())] == [
+        "step_0000000128",
+        "step_0000000256",
+    ]
     assert any((run / "tensorboard").rglob("events.out.tfevents.*"))
+    assert not [path for path in run.rglob(".*")]  # no temporary file left behind
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary["final_evaluation"]) == {"random", "heuristic"}
     assert summary["final_evaluation"]["random"]["games"] == 6
     assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [2, 128]
 
 
-def test_a_checkpoint_loads_as_an_agent_that_acts_like_the_model(tiny_run: dict) -> None:
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(tiny_run["model"], device="cpu")
-    agent = make_agent(f"ppo:{tiny_run['model']}", "snail_sprint_v0")
-    policy_only = PPOAgent.load(tiny_run["policy"])
+def test_a_run_and_its_checkpoints_load_as_agents_that_act_alike(tiny_run: dict) -> None:
+    agent = make_agent(f"ppo:{tiny_run['run_dir']}", "snail_sprint_v0")
+    final = PPOAgent.load(tiny_run["checkpoint"], "snail_sprint_v0")
+    policy = PPOAgent.load(tiny_run["policy"])
     rng = np.random.default_rng(0)
     for _ in range(20):
         observation = rng.random(487).astype(np.float32)
         mask = np.zeros(6, dtype=np.int8)
         mask[rng.choice(6, size=2, replace=False)] = 1
-        expected, _ = model.predict(observation, action_masks=mask.astype(bool), deterministic=True)
-        assert agent.act(observation, mask) == int(expected)
-        assert policy_only.act(observation, mask) == int(expected)
-        assert mask[agent.act(observation, mask)] == 1
+        chosen = agent.act(observation, mask)
+        assert final.act(observation, mask) == policy.act(observation, mask) == chosen
+        assert mask[chosen] == 1
 
 
 class ConstantPolicy:
@@ -116,14 +119,15 @@ def test_batched_self_play_plays_one_snapshot_per_game_and_episode() -> None:
 
 def test_missing_checkpoints_are_reported() -> None:
     with pytest.raises(FileNotFoundError, match="no trained policy"):
-        PPOAgent.load("/nonexistent/model.zip")
+        PPOAgent.load("/nonexistent/policy.pt")
 
 
 def test_every_shipped_config_is_valid() -> None:
-    for path in CONFIGS.glob("*/ppo.yaml"):
-        (env,) = [name for name in snail_envs.ENV_NAMES if name.startswith(path.parent.name + "_v")]
-        config = load_config(env, path)
-        assert config.env == env
+    for env in snail_envs.ENV_NAMES:
+        assert load_config(env).env == env
+    assert sorted(CONFIGS.glob("*/ppo.yaml")) == sorted(
+        map(default_config_path, snail_envs.ENV_NAMES)
+    )
 
 
 def test_config_overrides_and_validation() -> None:
@@ -139,6 +143,8 @@ def test_config_overrides_and_validation() -> None:
         load_config("snail_sprint_v0", overrides=["n_envs=0"])
     with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4"):
         load_config("snail_sprint_v0", overrides=["env_options.num_players=7"])
+    with pytest.raises(ValueError, match=r"^command line, n_envs=0: n_envs must be at least 1"):
+        load_config("snail_sprint_v0", overrides=["n_envs=0"])
     with pytest.raises(ValueError, match="opponents must weight the kinds random, heuristic, self"):
         load_config("snail_sprint_v0", overrides=["opponents.expert=1"])
     with pytest.raises(ValueError, match="overrides are written name=value"):
@@ -149,9 +155,13 @@ def test_config_overrides_and_validation() -> None:
 
 
 def test_train_cli_reports_bad_overrides(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as stopped:
         train.main(["--env", "snail_sprint_v0", "gamma=2"])
-    assert "gamma in (0, 1]" in capsys.readouterr().err
+    assert stopped.value.code == 1
+    error = capsys.readouterr().err
+    assert error == (
+        "python -m training.train: error: command line, gamma=2: gamma must be in (0, 1]; got 2.0\n"
+    )
 
 
 def record(seats: list[str], returns: list[float], truncated: bool = False) -> GameRecord:

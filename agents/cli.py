@@ -1,0 +1,48 @@
+"""How the library's commands end on a user's mistake: one line on stderr, a non-zero exit.
+
+A command (`training.train`, `training.evaluate`, `agents.play`, ...) runs its work inside
+`command_errors(prog)`. A bad value (`ValueError`: an unknown agent, a bad seat count, a config
+out of range), a file that is missing or exists already, a cluster out of reach (`OSError`), or
+Ctrl-C ends it with one line, `PROG: error: ...` (exit status 1) or `PROG: interrupted` (130),
+instead of a traceback. Any other exception is a bug of the library and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+
+INTERRUPTED = 130
+"""The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+def fail(prog: str, message: str, status: int = 1) -> SystemExit:
+    """Print `PROG: error: MESSAGE` (one line) on stderr; the `SystemExit` to raise."""
+    print(f"{prog}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return SystemExit(status)
+
+
+@contextlib.contextmanager
+def command_errors(prog: str) -> Iterator[None]:
+    """Turn a user's mistake or Ctrl-C inside the block into one line and an exit status."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        raise SystemExit(INTERRUPTED) from None
+    except (ValueError, OSError) as problem:
+        raise fail(prog, str(problem)) from None
+
+
+TRUST_HELP = (
+    "let ppo:PATH be a Stable-Baselines3 archive (model.zip, or a policy.save file), which is a "
+    "pickle: loading one runs any code it holds, so give this only for files you trust "
+    "(weights-only policies need none)"
+)
+
+
+def add_trust_flag(parser: argparse.ArgumentParser, explanation: str = TRUST_HELP) -> None:
+    """`--trust-checkpoint`: the person vouches for a pickled archive (`args.trust_checkpoint`)."""
+    parser.add_argument("--trust-checkpoint", action="store_true", help=explanation)

@@ -1,0 +1,211 @@
+"""Trained policies on disk: weights only, never code from a file; trusted archives; the shipped
+baselines, converted from Stable-Baselines3 archives, choose as they did."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import shutil
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import snail_envs
+from agents import convert as convert_command
+from agents import make_agent
+from agents.ppo import CHECKPOINTS, FORMAT, PPOAgent, shipped_checkpoint
+from agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
+
+torch.set_num_threads(1)
+DATA = Path(__file__).parent / "data"
+SHIPPED = ("snap_v1", "snail_sprint_v0", "pedzace_slimaki_v0", "snailed_it_v0")
+
+
+class Payload:
+    """Unpickling this creates the file `marker`: the proof that a loader ran code."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (exec, (f"open({str(self.marker)!r}, 'w').close()",))
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    return tmp_path / "payload-ran"
+
+
+def tiny_model(env_name: str = "snail_sprint_v0"):  # type: ignore[no-untyped-def]
+    from sb3_contrib import MaskablePPO
+
+    env = snail_envs.single_agent(env_name)
+    return MaskablePPO(
+        "MlpPolicy", env, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=3
+    )
+
+
+def random_inputs(size: int, actions: int, count: int = 50) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(0)
+    inputs = []
+    for _ in range(count):
+        mask = np.zeros(actions, dtype=np.int8)
+        mask[rng.choice(actions, size=2, replace=False)] = 1
+        inputs.append((rng.random(size).astype(np.float32), mask))
+    return inputs
+
+
+# ----------------------------------------------------------------- no code from a file
+
+
+def test_a_pickled_policy_file_never_runs_when_loaded_as_an_agent(
+    tmp_path: Path, marker: Path
+) -> None:
+    """A file shaped like a policy saved by Stable-Baselines3, its payload among the data."""
+    evil = tmp_path / "evil.pt"
+    torch.save({"state_dict": {}, "data": {"net_arch": Payload(marker)}}, evil)
+    with pytest.raises(ValueError, match=r"not a weights-only policy.*trusted=True"):
+        make_agent(f"ppo:{evil}", "snail_sprint_v0")
+    assert not marker.exists()
+
+
+def test_a_pickled_model_archive_never_runs_when_loaded_as_an_agent(
+    tmp_path: Path, marker: Path
+) -> None:
+    """A `model.zip` as Stable-Baselines3 writes it, a serialized object among its data."""
+    evil = tmp_path / "model.zip"
+    serialized = base64.b64encode(pickle.dumps(Payload(marker))).decode()
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("data", json.dumps({"policy_class": {":serialized:": serialized}}))
+    with pytest.raises(ValueError, match="trusted=True"):
+        make_agent(f"ppo:{evil}", "snail_sprint_v0")
+    assert not marker.exists()
+
+
+def test_a_payload_beside_a_valid_description_is_refused(tmp_path: Path, marker: Path) -> None:
+    evil = tmp_path / "evil.pt"
+    torch.save({"action_net.weight": torch.zeros(6, 8), "payload": Payload(marker)}, evil)
+    shutil.copy(shipped_checkpoint("snail_sprint_v0").with_suffix(".json"), tmp_path / "evil.json")
+    with pytest.raises(ValueError, match="holds more than weights"):
+        make_agent(f"ppo:{evil}", "snail_sprint_v0")
+    assert not marker.exists()
+    (tmp_path / "rllib").mkdir()
+    torch.save({"payload": Payload(marker)}, tmp_path / "rllib" / POLICY_FILE)
+    description = {"format": "snail_envs.rllib_policy/2", "env": "snail_sprint_v0"}
+    (tmp_path / "rllib" / "policy.json").write_text(json.dumps(description))
+    with pytest.raises(ValueError, match="holds more than weights"):
+        make_agent(f"rllib:{tmp_path / 'rllib'}", "snail_sprint_v0")
+    assert not marker.exists()
+
+
+def test_weights_that_do_not_fit_their_description_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "policy.pt"
+    torch.save({"action_net.weight": torch.zeros(6, 8)}, path)
+    description = shipped_checkpoint("snail_sprint_v0").with_suffix(".json")
+    shutil.copy(description, tmp_path / "policy.json")
+    with pytest.raises(ValueError, match=r"missing \['action_net.bias'.*shape \['action_net"):
+        make_agent(f"ppo:{tmp_path}", "snail_sprint_v0")
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match="is not a weights file"):
+        make_agent(f"ppo:{path}", "snail_sprint_v0")
+    torch.save({}, path)
+    negative = {**json.loads(description.read_text()), "observation_size": -1}
+    (tmp_path / "policy.json").write_text(json.dumps(negative))
+    with pytest.raises(ValueError, match="sizes are at least 1"):
+        make_agent(f"ppo:{path}", "snail_sprint_v0")
+    (tmp_path / "policy.json").write_text(json.dumps({"format": "something/1"}))
+    with pytest.raises(ValueError, match=f"format 'something/1', not '{FORMAT}'"):
+        make_agent(f"ppo:{path}", "snail_sprint_v0")
+
+
+def test_a_stable_baselines_archive_loads_only_when_trusted_and_warns(tmp_path: Path) -> None:
+    model = tiny_model()
+    model.save(tmp_path / "model.zip")
+    with pytest.raises(ValueError, match="--trust-checkpoint"):
+        make_agent(f"ppo:{tmp_path / 'model.zip'}", "snail_sprint_v0")
+    with pytest.warns(UserWarning, match="runs any code pickled in it"):
+        agent = make_agent(f"ppo:{tmp_path / 'model.zip'}", "snail_sprint_v0", trusted=True)
+    for observation, mask in random_inputs(487, 6, 10):
+        expected, _ = model.predict(observation, action_masks=mask.astype(bool), deterministic=True)
+        assert agent.act(observation, mask) == int(expected)
+
+
+# ----------------------------------------------------------------- conversion
+
+
+def test_a_converted_archive_chooses_as_the_archive_did(tmp_path: Path) -> None:
+    model = tiny_model()
+    model.save(tmp_path / "model.zip")
+    with pytest.raises(SystemExit):
+        convert_command.main([str(tmp_path / "model.zip"), str(tmp_path / "p.pt"), "--env", "x"])
+    source, target = str(tmp_path / "model.zip"), str(tmp_path / "out" / "policy.pt")
+    with pytest.raises(SystemExit) as refused:
+        convert_command.main([source, target, "--env", "snail_sprint_v0"])
+    assert refused.value.code == 2
+    with pytest.warns(UserWarning, match="runs any code"):
+        path = convert_command.main(
+            [source, target, "--env=snail_sprint_v0", "--observations=50", "--trust-checkpoint"]
+        )
+    agent = make_agent(f"ppo:{tmp_path / 'out'}", "snail_sprint_v0")
+    for observation, mask in random_inputs(487, 6):
+        expected, _ = model.predict(observation, action_masks=mask.astype(bool), deterministic=True)
+        assert agent.act(observation, mask) == int(expected)
+    saved = torch.load(path, weights_only=True)
+    assert all(torch.equal(saved[name], value) for name, value in model.policy.state_dict().items())
+    with pytest.raises(ValueError, match="trained on snail_sprint_v0, not snap_v1"):
+        PPOAgent.load(path, "snap_v1")
+    with pytest.raises(SystemExit) as exists:
+        convert_command.main([source, target, "--env=snail_sprint_v0", "--trust-checkpoint"])
+    assert exists.value.code == 1
+
+
+# ----------------------------------------------------------------- the shipped baselines
+
+
+@pytest.mark.parametrize("env_name", SHIPPED)
+def test_the_shipped_baselines_are_weights_only_and_small(env_name: str) -> None:
+    weights = shipped_checkpoint(env_name)
+    description = json.loads(weights.with_suffix(".json").read_text())
+    assert description["format"] == FORMAT and description["env"] == env_name
+    assert not description["value_network"]
+    tensors = torch.load(weights, weights_only=True)
+    assert all(isinstance(value, torch.Tensor) for value in tensors.values())
+    assert weights.stat().st_size < 1_000_000
+
+
+def test_only_weights_only_policies_are_shipped() -> None:
+    assert sorted(path.stem for path in CHECKPOINTS.glob("*.pt")) == sorted(SHIPPED)
+    assert sorted(path.stem for path in CHECKPOINTS.glob("*.json")) == sorted(SHIPPED)
+
+
+@pytest.mark.parametrize("env_name", SHIPPED)
+def test_the_shipped_baselines_choose_as_before_their_conversion(env_name: str) -> None:
+    """Decisions of random games, and the actions the Stable-Baselines3 archives shipped before
+    chose for them."""
+    recorded = np.load(DATA / "shipped_decisions.npz")
+    agent = make_agent("ppo", env_name)
+    observations = recorded[f"{env_name}/observations"]
+    masks = recorded[f"{env_name}/action_masks"]
+    chosen = [agent.act(seen, mask) for seen, mask in zip(observations, masks, strict=True)]
+    assert chosen == recorded[f"{env_name}/actions"].tolist()
+
+
+def test_a_game_without_a_shipped_baseline_is_named() -> None:
+    with pytest.raises(ValueError, match=r"no baseline is shipped for .*; baselines: pedzace"):
+        make_agent("ppo", "chess_v6")
+
+
+def test_rllib_policies_are_weights_only_too(tmp_path: Path) -> None:
+    network = torch.nn.Sequential(torch.nn.Linear(71, 4), torch.nn.Tanh(), torch.nn.Linear(4, 4))
+    save_policy(tmp_path / POLICY_FILE, network.state_dict(), 71, 4, [4], "snap_v1")
+    assert json.loads((tmp_path / "policy.json").read_text())["hidden"] == [4]
+    agent = RLlibAgent.load(tmp_path, "snap_v1")
+    observation = np.ones(71, np.float32)
+    logits = network(torch.as_tensor(observation)).detach()
+    assert agent.act(observation, np.ones(4, np.int8)) == int(torch.argmax(logits))
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        save_policy(tmp_path / POLICY_FILE, network.state_dict(), 71, 4, [4], "snap_v1")
