@@ -18,6 +18,7 @@ its `policy.pt`; needs torch, not Ray).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from agents.base import Agent, PlanningAgent, RandomAgent, choose_action
@@ -44,8 +45,19 @@ ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 and game points or the lead in points as the value (one of the two)."""
 
 
-def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
-    """An agent of `kind` for environment `env_name`."""
+HOST_OPTIONS = ("reward", "illegal_action", "render_mode")
+"""Environment options that are not rules of the game (agents need not know them)."""
+
+
+def make_agent(
+    kind: str,
+    env_name: str,
+    seed: int | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Any:
+    """An agent of `kind` for environment `env_name`, whose table has these `options` (the
+    environment's options; a heuristic that reads observations by the rules is told them)."""
+    rules = {key: value for key, value in (options or {}).items() if key not in HOST_OPTIONS}
     name, _, argument = kind.partition(":")
     if name == "random":
         return RandomAgent(seed)
@@ -54,7 +66,8 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
             raise ValueError(
                 f"no heuristic agent for {env_name!r}; heuristics exist for {sorted(HEURISTICS)}"
             )
-        return HEURISTICS[env_name]()
+        heuristic = HEURISTICS[env_name]
+        return heuristic.for_rules(rules) if hasattr(heuristic, "for_rules") else heuristic()
     if name == "ismcts":
         iterations, *choices = argument.split(":") if argument else [""]
         if iterations and not iterations.isdigit():
@@ -72,9 +85,13 @@ def make_agent(kind: str, env_name: str, seed: int | None = None) -> Any:
         return ISMCTSAgent(
             iterations=int(iterations) if iterations else 200,
             seed=seed,
-            rollout=make_agent("heuristic", env_name) if "heuristic" in choices else None,
+            rollout=make_agent("heuristic", env_name, options=rules)
+            if "heuristic" in choices
+            else None,
             value=values[0] if values else "reward",
-            opponents=make_agent("heuristic", env_name) if "model" in choices else None,
+            opponents=make_agent("heuristic", env_name, options=rules)
+            if "model" in choices
+            else None,
         )
     if name == "rollout":
         if argument and not argument.isdigit():

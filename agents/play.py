@@ -29,10 +29,11 @@ def play_game(
 ) -> dict[str, float]:
     """Play one game; returns each agent's return. Prints the table when `show` (and always to
     people, before their decisions)."""
-    env = snail_envs.make(env_name, num_players=len(seats), **(options or {}))
+    table = {"num_players": len(seats), **(options or {})}
+    env = snail_envs.make(env_name, **table)
     env.reset(seed=seed)
     players = {
-        agent: make_agent(kind, env_name, seed=seed + index)
+        agent: make_agent(kind, env_name, seed=seed + index, options=table)
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
     watching = show and not any(isinstance(p, HumanAgent) for p in players.values())

@@ -20,6 +20,8 @@ import gymnasium
 import pettingzoo
 from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
+from snail_envs.core.options import check_int
+
 __version__ = "0.1.0"
 
 ENV_NAMES: tuple[str, ...] = (
@@ -95,9 +97,8 @@ def make_vec_env(name: str, num_envs: int, **kwargs: Any) -> Any:
     from snail_envs.core.vec_env import SingleAgentVecEnv
 
     _module(name)
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    return SingleAgentVecEnv([lambda: single_agent(name, **kwargs)] * num_envs)
+    check_int("num_envs", num_envs, 1)
+    return SingleAgentVecEnv([lambda: single_agent(name, **kwargs)] * int(num_envs))
 
 
 def registry_id(name: str) -> str:

@@ -19,7 +19,7 @@ mushrooms and pushing snails back. The full rules are in `snail_envs.pedzace_sli
 | action mask | the dice rolled this turn; with `snail_face_backwards`, not a snail face of a snail on leaf 0 or 1 |
 | observation space | `Dict(observation=Box(0, high, (184,), float32), action_mask=Box(0, 1, (5,), int8))` (default options; `high` is 1 except for `points`) |
 | state space | `Box(0, high, (204,), float32)` |
-| rewards | `reward="winlose"` (default): at the end +1 to every seat with the most points (ties share), −1 to the others. `reward="points"`: the game's points as they are scored (pushes, mushrooms and the finish at once; place points when a race ends) |
+| rewards | `reward="winlose"` (default): at the end +1 to every seat with the most points (ties share), −1 to the others. `reward="points"`: the game's points as they are scored (pushes, mushrooms and the finish at once; place points when a race ends). `reward="margin"`: as points are scored, the change in the seat's lead, its points less the mean of the other seats' points (the seats' rewards sum to zero at every step; a seat's return is its final lead) |
 | game length | random play: 27.6 decisions a race on average, 46 at most in 10,000 games (30.4 and 70 with `snail_face_backwards`); pushing back and forth could go on forever, so `max_turns` (1000) truncates |
 | hidden information | opponents' cards (in `state()` only; `resample_from_infostate` deals them again from the cards the seat does not hold) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
@@ -73,7 +73,7 @@ scripted tests rely on.
 | `snail_face_backwards` | `False` | `True`: a chosen snail face moves its snail 2 leaves back and is set aside; it pushes without scoring |
 | `place_points` | `[5, 2, 3]` | three non-negative integers: the points of 1st, 2nd and last place |
 | `max_turns` | 1000 | `None` or a number of turns (a die used, or dice passed on) after which an unfinished game is truncated |
-| `reward` | `"winlose"` | `"winlose"`, `"points"` |
+| `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the change in the seat's lead over the others' mean as points are scored; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
 

@@ -18,7 +18,7 @@ card of three snails and scores when they reach the podium. The full rules are i
 | action mask | the snails the current roll lets move (the two rolled snails, or the rearmost free snail) |
 | observation space | `Dict(observation=Box(0, 1, (487,), float32), action_mask=Box(0, 1, (6,), int8))` |
 | state space | `Box(0, 1, (505,), float32)` |
-| rewards | `reward="winlose"` (default): at the end +1 to every seat with the most points (ties share), −1 to the others. `reward="points"`: the race-card points (3/2/1 for places 1/2/3), paid at the end |
+| rewards | `reward="winlose"` (default): at the end +1 to every seat with the most points (ties share), −1 to the others. `reward="points"`: the race-card points (3/2/1 for places 1/2/3), paid at the end. `reward="margin"`: at the end, the seat's race-card points less the mean of the other seats' (the seats' rewards sum to zero; a seat's return is its final lead; 0 to every seat of a truncated game) |
 | game length | at most 219 rolls (every roll moves one snail at least one space forward) |
 | hidden information | opponents' race cards (in `state()` only; `resample_from_infostate` redraws them) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
@@ -66,7 +66,7 @@ rearmost-snail rule) is played by the environment without asking, and the next s
 | `race_cards` | the 12 cards `YOB PKB YPK YPG YPO YKG YKB PGO PGB KGO KOB GOB` | any cards of 1–6 letters, at least one per seat |
 | `expose_forced_moves` | `False` | `True`: forced moves are decisions with one legal action |
 | `max_turns` | `None` | `None` or a number of rolls after which an unfinished game is truncated |
-| `reward` | `"winlose"` | `"winlose"`, `"points"` |
+| `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the seat's points less the others' mean, at the end; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
 

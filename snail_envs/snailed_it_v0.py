@@ -21,7 +21,7 @@ the lowest total wins. The full rules are in `snail_envs.snailed_it.rules`.
 | action mask | play phase: the seat to play may play each card of its hand on either side (other seats: all zero); toss window: every other seat may toss each fitting card it holds (its row's colour, strictly inside the gap) or pass — a seat with no fitting card has `pass` only; the seat to play: all zero |
 | observation space | `Dict(observation=Box(0, 1, (391,), float32), action_mask=Box(0, 1, (217,), int8))` |
 | state space | `Box(0, 1, (823,), float32)` |
-| rewards | `reward="winlose"` (default): when the game ends +1 to every seat with the lowest total (ties share), −1 to the others. `reward="points"`: after each round, minus the points each seat added to its total (a dense reward; bounded by −161 over a game with the default options) |
+| rewards | `reward="winlose"` (default): when the game ends +1 to every seat with the lowest total (ties share), −1 to the others. `reward="points"`: after each round, minus the points each seat added to its total (a dense reward; bounded by −161 over a game with the default options). `reward="margin"`: after each round, the change in the seat's lead, its points (minus its total) less the mean of the other seats' points: the mean of the points the others added less the points it added. The seats' rewards sum to zero, and a seat's return is its final lead (the others' mean total less its own) |
 | game length | at most `max_rounds` rounds of at most 72 turns; a toss window lasts at most 17 ticks (at most 16 cards fit a gap); bound 123,840 decisions with the defaults, random play with 4 seats ≈ 325 decisions |
 | hidden information | other seats' hands, the order of the penalty and tossed piles (in `state()` only; `resample_from_infostate` redeals them) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
@@ -82,7 +82,7 @@ in which everybody passes. The seat to play draws one card per card tossed, afte
 | `max_rounds` | 20 | the game ends after this many rounds even if nobody reached `target` (at least 1) |
 | `card_points` | `(1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 2, 2, 2, 1, 1, 1)` | 18 non-negative integers: the points of a card of value 1 … 18 left in hand |
 | `max_turns` | `None` | `None` or a number of turns (plays) after which an unfinished game is truncated |
-| `reward` | `"winlose"` | `"winlose"`, `"points"` |
+| `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the change in the seat's lead over the others' mean each round; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
 

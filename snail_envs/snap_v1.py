@@ -24,7 +24,7 @@ accuracy (`glimpse_error`). The full rules are in `snail_envs.snap.rules`.
 | action mask | `wait` and `snap` always (calls are legal whether right or wrong: a wrong call is a move with a penalty); `snap_pool` while a pool exists; `slap` with `slapjack`; only `wait` before the seat's `reaction_delay` has passed in the window, and for the last flipper with `flipper_may_call=False` (every seat in the game acts each tick) |
 | observation space | `Dict(observation=Box(low, high, (71,), float32), action_mask=Box(0, 1, (4,), int8))` for the defaults, bounds per piece as below (all [0, 1] but `last_gain`, [−1, 1]); the size is n·(K + 12) + K + R + 5 (+ 2K + 1 with `single_pile`, + R·K with `glimpse_error`), K = 13 ranks (or `pictures`), R = `reaction_ticks` |
 | state space | `Box(low, high, (124,), float32)` for the defaults; the size is n·(K + 13) + K + R + 4 + 2nK (+ 2K + 1 with `single_pile`) |
-| rewards | `reward="winlose"` (default): a seat that goes out gets −1 then and leaves `agents`; at the end the winner gets +1 and the others −1; a draw pays +1 to every seat sharing it. `reward="points"` (alias `reward="cards"`): after every step, the change in the seat's share of the deck held in its stack and pile (shaping; pools belong to nobody). `reward="margin"`: after every step, the change in the seat's lead, its share of the deck held minus the mean of the other seats' shares; the seats paid in a step sum to zero (see the README's reward section) |
+| rewards | `reward="winlose"` (default): a seat that goes out gets −1 then and leaves `agents`; at the end the winner gets +1 and the others −1; a draw pays +1 to every seat sharing it. `reward="points"` (alias `reward="cards"`): after every step, the change in the seat's share of the deck held in its stack and pile (shaping; pools belong to nobody). `reward="margin"`: after every step, the change in the seat's lead, in shares of the deck: its share held in stack and pile less the mean share of the other seats that were in the game before the step (a seat that goes out is paid in that step, then leaves `agents`). The rewards of every step sum to zero. With no seat out before the end, a seat's return is its final lead less its lead at the deal (0 for an even deal; 18/17/17 cards with three seats is not); after a seat goes out, the others' later changes are averaged over the seats still in. In a session (`session`), win-or-lose rewards come once, at the session's end, and a new deal pays nothing |
 | game length | at most `max_ticks` ticks (10000), each one decision per seat acting (at most 120000 decisions) |
 | hidden information | the order of every stack (in `state()` only, as each stack's top card and key counts); with `glimpse_error`, also the true key of the card flipped last while it is glimpsed, and the other seats' glimpses. `resample_from_infostate` reshuffles every group of interchangeable cards (never seen; one shuffled refresh) among its places, and with `glimpse_error` first draws the flipped card by the seat's glimpses and the others' glimpses anew |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
@@ -92,7 +92,26 @@ With `glimpse_error` one more piece ends the observation, `glimpses` (R·K): the
 card flipped last show at each tick of the window so far (row t = tick t), all 0 once sight is
 exact; `pile_tops` (`centre_top`) then shows your latest glimpse of that card. `window_full` is
 then always 1. No piece depends on the order of any stack, nor on the true key of a glimpsed
-card. The state shows the true table and leaves the glimpses out.
+card. The state shows the true table and leaves the glimpses out. With
+`glimpse_error=(0.6, 0.3, 0.0)`:
+
+| piece | indices | range | meaning |
+|---|---|---|---|
+| `glimpses` | 71–109 | [0, 1] | with glimpse_error: the key you saw the card flipped last show at tick t of this window: index 13·t + key (all 0 once sight is exact: after a resolution, in a reopened window) |
+
+Sessions (`session` other than `"single"`): one episode is a whole session of games. Every
+seat stays among the agents until the session ends: a seat out of one game acts with `wait`
+alone until the next begins. Win-or-lose rewards are paid once, at the session's end (+1 to
+its winners); `points` and `margin` pay per step as in one game, and a new deal pays nothing.
+`max_flips` and `max_ticks` count per game. Three pieces join the observation and the state
+after `pool_sizes` (after the central pile's pieces with `single_pile`), shown here for
+`session="best_of_3"`:
+
+| piece | indices | range | meaning |
+|---|---|---|---|
+| `session_wins` | 63–64 | [0, 1] | games seat i has won in this session / 2 |
+| `game_number` | 65–65 | [0, 1] | the game's number in the session / 6 |
+| `sudden_death` | 66–66 | [0, 1] | 1 in a sudden-death game (the tied seats play) |
 
 ## State (everything, for centralised critics; seat i = seat number)
 
@@ -139,6 +158,8 @@ card. The state shows the true table and leaves the glimpses out.
 | `max_ticks` | 10000 | `None` or a number of ticks after which an unfinished game is truncated |
 | `same_tick` | `"tie"` | `"tie"` (two or more correct calls of one kind in a tick tie, as the rulebook says), `"random"` (one of them, drawn at random, is the correct call; the others lapse) |
 | `refresh` | `"turn_over"` | `"turn_over"` (an empty stack is renewed by turning the pile over, unshuffled), `"shuffle"` (the pile is shuffled as it is turned over) |
+| `session` | `"single"` | `"single"` (one game), `"best_of_3"`, `"best_of_5"`, `"first_to_3"`: one episode is a session of games, the winner of each dealing the next; a draw or a truncated game counts for nobody; a tie for the most wins after the session's games (N for `best_of_N`, 2n + 1 for `first_to_3`) goes to a sudden death among the tied seats |
+| `max_sudden_deaths` | 3 | 0 or more: sudden deaths played at most (drawn or truncated ones are replayed), after which the tied seats share the win |
 | `glimpse_error` | `()` | perfect sight, or a non-increasing sequence of at most `reaction_ticks` error probabilities in [0, 1], one a tick of the window (later ticks: 0), e.g. `(0.6, 0.3, 0.0)`; YAML lists are accepted; not with `speed` |
 | `reward` | `"winlose"` | `"winlose"`, `"points"` or its alias `"cards"` (the change in the seat's share of the cards each step), `"margin"` (the change in the seat's share minus the mean of the others' shares) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
@@ -148,8 +169,8 @@ Silent Snap and Animal Snap change the call, not the rules; they are presets (`s
 `animal.yaml`) in `configs/snap/`, beside `classic`, `snap_pot`, `speed`, `double`,
 `single_pile`, `slapjack`, `picture`, `tournament` (`flipper_may_call=False`),
 `uneven_reflexes` (`reaction_delay`), `big_table` (eight players, two packs),
-`equal_reflexes` (`same_tick="random"`, `refresh="shuffle"`: games between equal players end)
-and `noisy_sight` (those two and `glimpse_error`):
+`equal_reflexes` (`same_tick="random"`, `refresh="shuffle"`: games between equal players end),
+`noisy_sight` (those two and `glimpse_error`) and `best_of_3` (a session, with equal reflexes):
 
     import yaml, snail_envs
     env = snail_envs.make("snap_v1", **yaml.safe_load(open("configs/snap/snap_pot.yaml")))
@@ -186,7 +207,9 @@ refresh never shuffles.
     all-zero mask); every seat in the game acts each tick.
   - New options `same_tick`, `refresh` and `glimpse_error` (defaults keep the rulebook), the
     `glimpses` piece with `glimpse_error`, and `reward="margin"`.
-  - Presets `equal_reflexes` and `noisy_sight`.
+  - Sessions (`session`, `max_sudden_deaths`): best-of-3, best-of-5 and first-to-3 as one
+    episode, with the `session_wins`, `game_number` and `sudden_death` pieces.
+  - Presets `equal_reflexes`, `noisy_sight` and `best_of_3`.
 - v0: first release (retired: `snail_envs.make("snap_v0")`, `import snail_envs.snap_v0` and the
   id `snail_envs/snap-v0` raise an error naming `snap_v1`).
 """

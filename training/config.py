@@ -18,21 +18,31 @@ from typing import Any
 import yaml
 
 import snail_envs
+from training.imitation import ImitationConfig, make_teacher
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 OPPONENT_KINDS = ("random", "heuristic", "self")
+STAGES = ("imitation", "ppo")
+"""The training stages, in the order a run goes through those it names."""
 
 
 @dataclass
 class TrainConfig:
-    """MaskablePPO against a mix of opponents, one learner seat rotating over episodes."""
+    """Training stages: imitation of a teacher, then MaskablePPO against a mix of opponents, one
+    learner seat rotating over episodes."""
 
     env: str = "snail_sprint_v0"
     """The game (one of `snail_envs.ENV_NAMES`)."""
     env_options: dict[str, Any] = field(default_factory=dict)
     """Rule options of the game (as for `snail_envs.make`)."""
+    stages: list[str] = field(default_factory=lambda: ["ppo"])
+    """The stages to go through, in this order: `imitation` (clone a teacher into the network,
+    `imitation.*`; see `training.imitation`), then `ppo` (MaskablePPO, from the cloned weights
+    when imitation came first)."""
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
+    """The imitation stage's settings (`imitation.<name>=value`)."""
     total_timesteps: int = 200_000
-    """Learner decisions to train for."""
+    """Learner decisions to train for in the ppo stage."""
     n_envs: int = 8
     """Games played side by side (one vectorised batch)."""
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
@@ -53,6 +63,15 @@ class TrainConfig:
     ent_coef: float = 0.01
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     """Hidden layer sizes of the policy and value networks."""
+    anchor_coef: float = 0.0
+    """Weight of KL(cloned policy ‖ policy), the mean over each update's states, added to the
+    PPO loss: it keeps the fine-tuned policy near the clone of the imitation stage (which must
+    come before ppo when this is above 0)."""
+    anchor_decay_steps: int = 0
+    """Timesteps over which the anchor's weight falls linearly to 0 (0: it keeps its weight)."""
+    keep_best: bool = False
+    """Make the run's model the ppo stage's policy that scored best at the learning curve's
+    points (against the heuristic where the game has one, else random), not the last one."""
     eval_every: int = 25_000
     """Timesteps between two points of the learning curve."""
     eval_games: int = 100
@@ -109,6 +128,28 @@ class TrainConfig:
         if not 0 < self.learning_rate < 1 or not 0 < self.gamma <= 1:
             raise ValueError("learning_rate must be in (0, 1) and gamma in (0, 1]")
         snail_envs.make(self.env, **self.env_options)  # bad rule options fail here
+        self._check_stages()
+
+    def _check_stages(self) -> None:
+        unknown = [stage for stage in self.stages if stage not in STAGES]
+        if unknown or not self.stages:
+            raise ValueError(
+                f"stages must name one or more of {', '.join(STAGES)}; got {self.stages} "
+                f"(unknown: {', '.join(map(str, unknown)) or 'none'})"
+            )
+        if self.stages != [stage for stage in STAGES if stage in self.stages]:
+            raise ValueError(
+                f"stages go in the order {', '.join(STAGES)}, each once; got {self.stages}"
+            )
+        if self.anchor_coef < 0 or self.anchor_decay_steps < 0:
+            raise ValueError("anchor_coef and anchor_decay_steps must be at least 0")
+        if self.anchor_coef > 0 and self.stages == ["ppo"]:
+            raise ValueError(
+                "anchor_coef anchors the ppo stage to the clone of the imitation stage: "
+                f"it needs stages [imitation, ppo]; got {self.stages}"
+            )
+        if "imitation" in self.stages:
+            make_teacher(self.imitation.teacher, self.env, self.env_options)
 
     @property
     def run_dir(self) -> Path:
@@ -135,23 +176,42 @@ def load_config(env: str, path: str | Path | None = None, overrides: list[str] =
         value = yaml.safe_load(text)
         if "." in name:
             group, _, key = name.partition(".")
-            if group not in ("env_options", "opponents"):
-                raise ValueError(f"only env_options.<name> and opponents.<kind> nest; got {name!r}")
+            if group not in NESTED:
+                raise ValueError(
+                    f"only {', '.join(f'{g}.<name>' for g in NESTED)} nest; got {name!r}"
+                )
             values.setdefault(group, {})[key] = value
         else:
             values[name] = value
     return build_config(values, str(source))
 
 
+NESTED = ("env_options", "opponents", "imitation")
+"""The fields whose entries an override names as `field.entry=value`."""
+
+
 def build_config(values: dict[str, Any], origin: str = "config") -> TrainConfig:
-    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
-    unknown = sorted(set(values) - set(fields))
+    return _build(TrainConfig, values, origin)
+
+
+def _build(cls: type, values: dict[str, Any], origin: str, prefix: str = "") -> Any:
+    """`cls(**values)` after checking every name and type; a dataclass field is built from a
+    mapping of its own fields."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(f"{prefix}{name}" for name in set(values) - set(fields))
     if unknown:
-        raise ValueError(f"{origin}: unknown field(s) {unknown}; fields: {', '.join(fields)}")
-    hints = typing.get_type_hints(TrainConfig)
+        known = ", ".join(f"{prefix}{name}" for name in fields)
+        raise ValueError(f"{origin}: unknown field(s) {unknown}; fields: {known}")
+    hints = typing.get_type_hints(cls)
+    built = {}
     for name, value in values.items():
-        _check_type(name, value, hints[name])
-    return TrainConfig(**values)
+        if dataclasses.is_dataclass(hints[name]):
+            _check_type(f"{prefix}{name}", value, dict)
+            built[name] = _build(hints[name], value, origin, f"{prefix}{name}.")
+        else:
+            _check_type(f"{prefix}{name}", value, hints[name])
+            built[name] = value
+    return cls(**built)
 
 
 def _check_type(name: str, value: Any, expected: Any) -> None:

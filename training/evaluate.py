@@ -51,12 +51,13 @@ class Lineup:
         self._named = dict(players or {})
         self._players: dict[tuple[str, int], Any] = {}
 
-    def player(self, spec: str, seat: int, seed: int) -> Any:
+    def player(self, spec: str, seat: int, seed: int, options: dict[str, Any] | None = None) -> Any:
+        """The agent `spec` in `seat`, for a table of these environment `options`."""
         if spec in self._named:
             return self._named[spec]
         key = (spec, seat)
         if key not in self._players:
-            self._players[key] = make_agent(spec, self.env_name, seed=seed)
+            self._players[key] = make_agent(spec, self.env_name, seed=seed, options=options)
         player = self._players[key]
         if hasattr(player, "reset"):
             player.reset(seed)
@@ -67,10 +68,11 @@ def play_game(
     env_name: str, seats: Sequence[str], seed: int, lineup: Lineup, options: dict[str, Any]
 ) -> GameRecord:
     """Play one game with agent `seats[i]` in seat i."""
-    env = snail_envs.make(env_name, num_players=len(seats), **options)
+    table = {"num_players": len(seats), **options}
+    env = snail_envs.make(env_name, **table)
     env.reset(seed=seed)
     players = {
-        agent: lineup.player(spec, index, seed * 101 + index)
+        agent: lineup.player(spec, index, seed * 101 + index, table)
         for index, (agent, spec) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
     returns = dict.fromkeys(env.possible_agents, 0.0)

@@ -1,13 +1,18 @@
-"""Train a baseline agent on one game with MaskablePPO, then evaluate it.
+"""Train an agent on one game through the configured stages, then evaluate it.
 
     python -m training.train --env snail_sprint_v0
     python -m training.train --env pedzace_slimaki_v0 total_timesteps=300000 \
         env_options.num_players=3
     python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
     python -m training.train --env snail_sprint_v0 batched=false
+    python -m training.train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
-`training.config.TrainConfig` for every field); `name=value` arguments override them. The learner
+`training.config.TrainConfig` for every field); `name=value` arguments override them. A run goes
+through the stages its config names: `imitation` clones a teacher (the game's heuristic by
+default) into the network on states of the batched engine (`training.imitation`), `ppo` trains
+it with MaskablePPO, from the cloned weights and anchored to them (`training.finetune`). The
+learner
 holds one seat of the game, drawn anew each episode; the other seats are played by opponents
 drawn from the configured mix of random players, the game's heuristic, and frozen snapshots of the
 learner itself (self-play). The games run in the batched engine (`snail_envs.batched`, its
@@ -15,7 +20,8 @@ learner vector env: random and heuristic opponents are played inside its kernels
 answer for all the games waiting on them at once); with `batched=false`, each game is a
 `snail_envs.single_agent` view of the Python environment instead. A run writes, under
 `<output_dir>/<env>-<seed>/`: TensorBoard logs, checkpoints, the final model, a learning curve
-(score rate against random and heuristic players as training goes on) and `summary.json`.
+(score rate against random and heuristic players after every imitation round and as PPO goes
+on) and `summary.json`.
 """
 
 from __future__ import annotations
@@ -32,10 +38,11 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents import HEURISTICS, RandomAgent
+from agents import HEURISTICS, RandomAgent, make_agent
 from agents.ppo import PPOAgent
 from training.config import TrainConfig, load_config
 from training.evaluate import score_against
+from training.finetune import Anchor, AnchoredPolicy, AnchorSchedule, KeepBest
 
 
 class SelfPlayPool:
@@ -104,7 +111,7 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
     """A fresh set of opponent callables (one per kind with weight > 0) and their weights."""
     makers = {
         "random": lambda: RandomAgent(config.seed),
-        "heuristic": lambda: HEURISTICS[config.env](),
+        "heuristic": lambda: make_agent("heuristic", config.env, options=config.env_options),
         "self": lambda: pool,
     }
     if config.opponents.get("heuristic", 0) > 0 and config.env not in HEURISTICS:
@@ -158,7 +165,11 @@ def evaluation_opponents(config: TrainConfig) -> list[str]:
     return ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
 
 
-def build_callbacks(config: TrainConfig, pool: SelfPlayPool, curve: list[dict[str, Any]]) -> Any:
+def build_callbacks(
+    config: TrainConfig, pool: SelfPlayPool, curve: list[dict[str, Any]], extra: list[Any]
+) -> Any:
+    """Self-play snapshots, the learning curve, `extra` callbacks (which see each new point of
+    the curve), then checkpoints."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
     class Snapshots(BaseCallback):
@@ -183,19 +194,10 @@ def build_callbacks(config: TrainConfig, pool: SelfPlayPool, curve: list[dict[st
         def _on_step(self) -> bool:
             if self.num_timesteps >= self._next and config.eval_games > 0:
                 self._next += config.eval_every
-                point: dict[str, Any] = {"timesteps": self.num_timesteps}
-                learner = PPOAgent(self.model)
+                point = {"stage": "ppo", "timesteps": self.num_timesteps}
+                point |= curve_point(config, self.model)
                 for opponent in evaluation_opponents(config):
-                    rate, low, high = score_against(
-                        config.env,
-                        learner,
-                        opponent,
-                        config.eval_games,
-                        seed=10_000_000,
-                        options=config.env_options,
-                    )
-                    point[opponent] = (rate, low, high)
-                    self.logger.record(f"eval/score_vs_{opponent}", rate)
+                    self.logger.record(f"eval/score_vs_{opponent}", point[opponent][0])
                 curve.append(point)
             return True
 
@@ -204,7 +206,27 @@ def build_callbacks(config: TrainConfig, pool: SelfPlayPool, curve: list[dict[st
         save_path=str(config.run_dir / "checkpoints"),
         name_prefix="ppo",
     )
-    return CallbackList([Snapshots(), LearningCurve(), checkpoints])
+    return CallbackList([Snapshots(), LearningCurve(), *extra, checkpoints])
+
+
+def curve_point(config: TrainConfig, model: Any) -> dict[str, Any]:
+    """The model's score rate (and 95% interval) against each evaluation opponent."""
+    learner = PPOAgent(model)
+    return {
+        opponent: score_against(
+            config.env,
+            learner,
+            opponent,
+            config.eval_games,
+            seed=10_000_000,
+            options=config.env_options,
+        )
+        for opponent in evaluation_opponents(config)
+    }
+
+
+CURVE_KEYS = ("stage", "timesteps", "labelled_states")
+"""The keys of a learning curve's point that are not opponents."""
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
@@ -214,13 +236,23 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 4))
-    steps = [point["timesteps"] for point in curve]
-    for opponent in [key for key in curve[0] if key != "timesteps"] if curve else []:
+    cloned = max((p["labelled_states"] for p in curve if p["stage"] == "imitation"), default=0)
+    steps = [
+        point["labelled_states"] if point["stage"] == "imitation" else cloned + point["timesteps"]
+        for point in curve
+    ]
+    opponents = [key for key in curve[0] if key not in CURVE_KEYS] if curve else []
+    for opponent in opponents:
         rates = np.array([point[opponent] for point in curve])
         axes.plot(steps, rates[:, 0], marker="o", label=f"vs {opponent}")
         axes.fill_between(steps, rates[:, 1], rates[:, 2], alpha=0.2)
     axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
-    axes.set_xlabel("learner timesteps")
+    if cloned:
+        axes.axvline(cloned, color="black", linewidth=0.8)
+        axes.text(cloned, 0.97, " imitation | ppo ", ha="center", va="top", fontsize=8)
+        axes.set_xlabel("labelled states (imitation), then learner timesteps (ppo)")
+    else:
+        axes.set_xlabel("learner timesteps")
     axes.set_ylabel("score rate (win 1, shared ½), 95% CI")
     axes.set_ylim(0, 1)
     axes.set_title(title)
@@ -241,7 +273,7 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
     pool = SelfPlayPool(config.self_play_pool)
     venv = make_vec_env(config, pool)
     model = MaskablePPO(
-        "MlpPolicy",
+        AnchoredPolicy if config.anchor_coef > 0 else "MlpPolicy",
         venv,
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,
@@ -259,11 +291,17 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
     )
     curve: list[dict[str, Any]] = []
     started = time.perf_counter()
-    model.learn(
-        config.total_timesteps,
-        callback=build_callbacks(config, pool, curve),
-        progress_bar=progress_bar,
-    )
+    stage_seconds: dict[str, float] = {}
+    imitation: list[dict[str, Any]] = []
+    best: dict[str, Any] | None = None
+    for number, stage in enumerate(config.stages, start=1):
+        print(f"=== stage {number}/{len(config.stages)}: {describe_stage(config, stage)} ===")
+        begun = time.perf_counter()
+        if stage == "imitation":
+            imitation = run_imitation(config, model, curve, progress_bar)
+        else:
+            best = run_ppo(config, model, pool, curve, progress_bar)
+        stage_seconds[stage] = round(time.perf_counter() - begun, 1)
     train_seconds = time.perf_counter() - started
     model_path = run_dir / "model.zip"
     model.save(model_path)
@@ -287,11 +325,16 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
         else {}
     )
     curve_path = run_dir / "learning_curve.png"
-    plot_curve(curve, curve_path, f"{config.env}: MaskablePPO", 1 / num_players)
+    plot_curve(curve, curve_path, f"{config.env}: {' then '.join(config.stages)}", 1 / num_players)
     summary = {
         "config": asdict(config),
         "train_seconds": round(train_seconds, 1),
-        "timesteps_per_second": round(config.total_timesteps / train_seconds),
+        "stage_seconds": stage_seconds,
+        "timesteps_per_second": (
+            round(config.total_timesteps / stage_seconds["ppo"]) if "ppo" in stage_seconds else None
+        ),
+        "imitation": imitation,
+        "best": best,
         "final_evaluation": {
             opponent: {"score_rate": rate, "ci95": [low, high], "games": config.final_eval_games}
             for opponent, (rate, low, high) in final.items()
@@ -307,13 +350,102 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
     return summary
 
 
+def describe_stage(config: TrainConfig, stage: str) -> str:
+    if stage == "imitation":
+        settings = config.imitation
+        return (
+            f"imitation of {settings.teacher} ({settings.states:,} states, then "
+            f"{settings.dagger_rounds} DAgger rounds of {settings.dagger_states:,})"
+        )
+    anchor = f", anchored to the clone ({config.anchor_coef:g})" if config.anchor_coef else ""
+    return f"MaskablePPO, {config.total_timesteps:,} timesteps{anchor}"
+
+
+def run_imitation(
+    config: TrainConfig, model: Any, curve: list[dict[str, Any]], progress_bar: bool
+) -> list[dict[str, Any]]:
+    """Clone the teacher into the model's policy; a point of the curve after every round."""
+    from training.imitation import ImitationRound, imitate
+
+    def after_round(report: ImitationRound) -> None:
+        point = {"stage": "imitation", "labelled_states": report.labelled_states}
+        if config.eval_games > 0:
+            point |= curve_point(config, model)
+        curve.append(point)
+        agreement = ", ".join(
+            f"{kind} {share:.1%} ({count:,})" for kind, (share, count) in report.agreement.items()
+        )
+        scores = ", ".join(
+            f"vs {opponent} {point[opponent][0]:.1%}"
+            for opponent in evaluation_opponents(config)
+            if opponent in point
+        )
+        print(
+            f"round {report.round}: {report.labelled_states:,} labelled states, loss "
+            f"{report.loss:.3f}; held-out agreement: {agreement}; {scores}"
+        )
+
+    reports = imitate(
+        model.policy,
+        config.env,
+        config.env_options,
+        config.imitation,
+        gamma=config.gamma,
+        seed=config.seed,
+        progress=progress_bar,
+        after_round=after_round,
+    )
+    return [asdict(report) for report in reports]
+
+
+def run_ppo(
+    config: TrainConfig,
+    model: Any,
+    pool: SelfPlayPool,
+    curve: list[dict[str, Any]],
+    progress_bar: bool,
+) -> dict[str, Any] | None:
+    """MaskablePPO, anchored to the clone when `anchor_coef` > 0; with `keep_best`, the model
+    ends as the best policy of the curve's points, which this returns (timesteps, score)."""
+    extra: list[Any] = []
+    if config.anchor_coef > 0:
+        model.policy.anchor = Anchor(model.policy, config.anchor_coef)
+        extra.append(
+            AnchorSchedule(model.policy.anchor, config.anchor_coef, config.anchor_decay_steps)
+        )
+    keep = None
+    if config.keep_best:
+        opponent = evaluation_opponents(config)[-1]
+        keep = KeepBest(curve, opponent, config.run_dir / "best_model.zip")
+        extra.append(keep)
+    model.learn(
+        config.total_timesteps,
+        callback=build_callbacks(config, pool, curve, extra),
+        progress_bar=progress_bar,
+    )
+    if config.anchor_coef > 0:
+        model.policy.anchor = None
+    if keep is None or keep.best is None:
+        return None
+    model.set_parameters(str(keep.path))
+    return {"timesteps": keep.best_timesteps, "opponent": keep.opponent, "score_rate": keep.best[0]}
+
+
 def print_summary(summary: dict[str, Any]) -> None:
     config = summary["config"]
-    print(
-        f"\n=== {config['env']} {config['env_options'] or ''}: MaskablePPO, "
-        f"{config['total_timesteps']:,} timesteps in {summary['train_seconds']:.0f} s "
-        f"({summary['timesteps_per_second']:,}/s) ==="
+    stages = ", ".join(
+        f"{stage} {seconds:.0f} s" for stage, seconds in summary["stage_seconds"].items()
     )
+    timesteps = (
+        f" ({config['total_timesteps']:,} PPO timesteps)" if "ppo" in config["stages"] else ""
+    )
+    print(f"\n=== {config['env']} {config['env_options'] or ''}: {stages}{timesteps} ===")
+    if summary["best"]:
+        best = summary["best"]
+        print(
+            f"kept the policy of timestep {best['timesteps']:,} "
+            f"({best['score_rate']:.1%} vs {best['opponent']} at that point of the curve)"
+        )
     print(
         f"learner in one seat, opponents in the others; chance score rate "
         f"{summary['chance_score_rate']:.0%}"

@@ -11,9 +11,11 @@ Shapes, for N games of P seats, K acting slots, A actions and observations of D 
   slot sees and may do, exactly as the reference observer gives it for the same situation.
 - `seats` int8 (N, K): the seat acting in each slot, −1 for an empty slot. A turn-based game has
   K = 1 (one seat to play); a game with simultaneous windows has K = P, slot k for seat k.
-- `rewards` float32 (N, P): every seat's reward for the transition just played (`reward=
-  "winlose"`: +1 to every winner and −1 to the others when a game ends, 0 otherwise; `"points"`:
-  the change in the game's own points).
+- `rewards` float32 (N, P): every seat's reward for the transition just played, as the reference
+  environments pay it (`snail_envs.core.host`): `reward="winlose"`, +1 to every winner and −1 to
+  the others when a game ends, 0 otherwise; `"points"`, the change in the game's own points;
+  `"margin"`, the change in each seat's points minus the mean change of the other seats that were
+  in the game before the transition (`pay_margin`), so that every game's rewards sum to zero.
 - `terminated`, `truncated` bool (N): the game in that slot ended in this step (won, or stopped
   by `max_turns`). It was replaced at once by a new game (auto-reset): the observations are
   already the new game's, and `final_observations` (P, D per game, when asked for) every seat's
@@ -21,7 +23,8 @@ Shapes, for N games of P seats, K acting slots, A actions and observations of D 
 
 The arrays belong to the engine and are rewritten in place by every `reset` and `step`: copy what
 you keep. A game that would end before its first decision (possible only with extreme options) is
-dealt again, so every game in a batch always has a seat to act.
+dealt again, so every game in a batch always has a seat to act; when `MAX_DEALS` deals in a row
+end so, the kernels report `NO_DECISION` and the call raises a `ValueError` naming the options.
 """
 
 from __future__ import annotations
@@ -43,33 +46,50 @@ from snail_envs.batched.chance import (
 )
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
-from snail_envs.core.options import check_bool, check_choice, check_int, parse_options
+from snail_envs.core.options import (
+    MAX_DEALS,
+    check_bool,
+    check_choice,
+    check_int,
+    no_decision_error,
+    parse_options,
+)
 
-REWARD_MODES = ("winlose", "points")
+REWARD_MODES = ("winlose", "points", "margin")
+WINLOSE, POINTS, MARGIN = range(len(REWARD_MODES))
+"""The reward modes as the kernels read them (`rules.reward`: the index in `REWARD_MODES`)."""
+NO_DECISION = -2
+"""What a kernel returns when a game of the batch met `MAX_DEALS` deals in a row that all ended
+before the first decision they wait for (the learner's, in the learner kernels): the options
+leave none. The kernel stops there, so the batch is left part-played: build one with other
+options."""
 
 
 class Kernels(NamedTuple):
     """The compiled loops of a game module, over all N games (`rules` is the array of one
     record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`)."""
 
-    start: Callable[..., None]
-    """(games, rules, observations, masks, seats): deal every game, write the acting views."""
+    start: Callable[..., int]
+    """(games, rules, observations, masks, seats): deal every game, write the acting views;
+    returns −1, or `NO_DECISION`."""
     step: Callable[..., int]
     """(games, rules, actions, observations, masks, seats, rewards, terminated, truncated,
     finals): play one action of every acting seat, deal again where a game ended; returns the
-    first game whose action is illegal (nothing played then), else −1."""
+    first game whose action is illegal (nothing played then), `NO_DECISION`, or else −1."""
     observe: Callable[..., None]
     """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
     state: Callable[..., None]
     """(games, rules, out): write each game's full state."""
-    learner_reset: Callable[..., None]
+    learner_reset: Callable[..., int]
     """(games, rules, fixed_seat, tickets, seating, *LEARNER_VIEWS): seat the players of every
-    game, deal, and play to the learner's first decision or to a policy seat's."""
+    game, deal, and play to the learner's first decision or to a policy seat's; returns −1, or
+    `NO_DECISION`."""
     learner_step: Callable[..., int]
     """(games, rules, actions, asked_actions, resume, fixed_seat, tickets, seating,
     *LEARNER_VIEWS): play the learner's `actions` (`resume=False`) or, in the paused games, the
     policy seats' `asked_actions` (`resume=True`), and play on as `learner_reset` does; returns
-    the first game whose learner action is illegal (nothing played then), else −1."""
+    the first game whose learner action is illegal (nothing played then), `NO_DECISION`, or
+    else −1."""
     random: Callable[..., None] | None = None
     """(games, rules, seats, out): a uniformly random legal action for every acting slot, where
     a game draws one faster than from its masks (`random_legal_actions`, the default)."""
@@ -136,7 +156,7 @@ class BatchedGame:
         self.env_name = info.env_name
         self.options = parse_options(self.spec.options_class, options, info.env_name)
         self.reward_mode = reward
-        self.num_envs = num_envs
+        self.num_envs = int(num_envs)
         self.num_players = self.options.num_players
         self.num_actions = info.num_actions
         self.max_acting = self.num_players if info.simultaneous else 1
@@ -183,7 +203,11 @@ class BatchedGame:
     def reset(self, seed: int | None = None) -> BatchStep:
         """A new game in every slot (see `seed`)."""
         self.seed(seed)
-        self.kernels.start(self.games, self.rules, self.observations, self.action_masks, self.seats)
+        status = self.kernels.start(
+            self.games, self.rules, self.observations, self.action_masks, self.seats
+        )
+        if status == NO_DECISION:
+            raise self._no_decision()
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -215,6 +239,8 @@ class BatchedGame:
             self.truncated,
             self.final_observations,
         )
+        if illegal == NO_DECISION:
+            raise self._no_decision()
         if illegal >= 0:
             self._raise_illegal(illegal, chosen[illegal])
         return self.last()
@@ -241,10 +267,22 @@ class BatchedGame:
         return actions
 
     def observe(self, seat: int | np.ndarray) -> np.ndarray:
-        """Every game seen by `seat` (one seat for all games, or one per game): float32 (N, D)."""
-        seats = np.broadcast_to(np.asarray(seat, dtype=np.int64), (self.num_envs,))
-        if seats.min() < 0 or seats.max() >= self.num_players:
-            raise ValueError(f"seats are 0 to {self.num_players - 1}; got {seat!r}")
+        """Every game seen by `seat` (one integer seat for all games, or an integer array of one
+        seat per game): float32 (N, D)."""
+        given = np.asarray(seat)
+        if given.dtype.kind not in "iu" or given.shape not in ((), (self.num_envs,)):
+            raise ValueError(
+                f"{self.env_name} (batched): seat must be an integer or an integer array of shape "
+                f"({self.num_envs},); got {seat!r}"
+            )
+        seats = np.broadcast_to(given.astype(np.int64), (self.num_envs,))
+        outside = np.flatnonzero((seats < 0) | (seats >= self.num_players))
+        if outside.size:
+            raise ValueError(
+                f"{self.env_name} (batched): seats are 0 to {self.num_players - 1}; got "
+                f"{seats[outside[0]]} in game{'s' if outside.size > 1 else ''} "
+                f"{games_text(outside)}"
+            )
         out = np.zeros((self.num_envs, self.observation_layout.size), np.float32)
         self.kernels.observe(self.games, self.rules, np.ascontiguousarray(seats), out)
         return out
@@ -285,6 +323,9 @@ class BatchedGame:
 
     # ----------------------------------------------------------------- checks
 
+    def _no_decision(self) -> ValueError:
+        return no_decision_error(f"{self.env_name} (batched)", "a first decision", self.options)
+
     def _raise_illegal(self, index: int, actions: np.ndarray) -> None:
         for slot, seat in enumerate(self.seats[index]):
             if seat < 0:
@@ -297,6 +338,12 @@ class BatchedGame:
                     f"illegal now; legal actions: {', '.join(map(str, legal))}"
                 )
         raise AssertionError("the kernel reported an illegal action that is legal")
+
+
+def games_text(games: np.ndarray, shown: int = 10) -> str:
+    """Game indices in words: the first `shown` of them, and how many more."""
+    text = ", ".join(map(str, games[:shown].tolist()))
+    return f"{text} and {games.size - shown} more" if games.size > shown else text
 
 
 class TurnBasedGame(BatchedGame):
@@ -361,7 +408,8 @@ def seating_record(max_players: int) -> np.dtype:
     - `asks[seat]`: the policy seats whose actions the game waits for (those acting now);
     - `paused`: the game waits for them and the learner does not act now;
     - `fresh`: the episode has not yet come to the learner's first decision;
-    - `began`: an episode began here since the vector env last cleared the flag.
+    - `began`: an episode began here since the vector env last cleared the flag;
+    - `deals`: the deals in a row so far that have not come to the learner's first decision.
 
     (Flags are 0 or 1.)
     """
@@ -373,6 +421,7 @@ def seating_record(max_players: int) -> np.dtype:
             ("paused", np.uint8),
             ("fresh", np.uint8),
             ("began", np.uint8),
+            ("deals", np.int64),
         ]
     )
 
@@ -394,12 +443,18 @@ def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarr
 
 
 @njit(cache=True)
-def seat_episode(g, rules, s, fixed_seat: int, tickets: np.ndarray) -> None:
+def seat_episode(g, rules, s, fixed_seat: int, tickets: np.ndarray) -> bool:
     """A new episode in the seating record `s` of game `g` (before its deal): the learner's seat
-    and every seat's player drawn (`seat_players`); the episode is fresh, and announced."""
+    and every seat's player drawn (`seat_players`); the episode is fresh, and announced. False,
+    and nothing drawn, when `MAX_DEALS` deals in a row have ended before the learner's first
+    decision (the options leave it none)."""
+    s.deals = s.deals + 1 if s.fresh else 1
+    if s.deals > MAX_DEALS:
+        return False
     s.learner = seat_players(g, rules, fixed_seat, tickets, s.kinds)
     s.fresh = 1
     s.began = 1
+    return True
 
 
 @njit(cache=True)
@@ -415,6 +470,33 @@ def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> N
         best = max(best, points[seat])
     for seat in range(num_players):
         rewards[seat] = 1.0 if points[seat] == best else -1.0
+
+
+@njit(cache=True)
+def pay_margin(changes: np.ndarray, paid: int, num_players: int, rewards: np.ndarray) -> None:
+    """`reward="margin"`: to each seat paid (bit s of `paid` for seat s: the seats in the game
+    before the transition), its change in points `changes[s]` minus the mean change of the other
+    seats paid; 0 to the others, and to a seat paid alone. `changes` may be `rewards` itself
+    (changes in whole points are exact in float32). The same float operations as the reference
+    environments' `snail_envs.core.host.margin_rewards`: (m·change − total) / (m − 1) for m seats
+    paid, the total summed in seat order, in float64."""
+    total = 0.0
+    count = 0
+    for seat in range(num_players):
+        if paid >> seat & 1:
+            total += changes[seat]
+            count += 1
+    for seat in range(num_players):
+        margin = 0.0
+        if paid >> seat & 1 and count > 1:
+            margin = (count * changes[seat] - total) / (count - 1)
+        rewards[seat] = margin
+
+
+@njit(cache=True, inline="always")
+def every_seat(num_players: int) -> int:
+    """`pay_margin`'s `paid` in a game whose seats never go out."""
+    return (1 << num_players) - 1
 
 
 def record(dtype: np.dtype, **values: Any) -> np.ndarray:

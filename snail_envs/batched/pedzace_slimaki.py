@@ -15,10 +15,16 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
+    MARGIN,
+    NO_DECISION,
+    REWARD_MODES,
+    WINLOSE,
     Kernels,
     TurnBasedGame,
     clear,
+    every_seat,
     is_illegal,
+    pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
@@ -26,6 +32,7 @@ from snail_envs.batched.core import (
     seating_record,
 )
 from snail_envs.core.layout import Layout
+from snail_envs.core.options import MAX_DEALS
 from snail_envs.pedzace_slimaki.env import SPEC
 from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
 from snail_envs.pedzace_slimaki.rules import (
@@ -115,7 +122,7 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("backwards", np.uint8),
             ("place_points", np.int64, 3),  # 1st, 2nd, last
             ("max_turns", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
             # the heuristic player's view of each card a seat may hold (see `heuristic_tables`)
@@ -301,11 +308,14 @@ def start_game(g, rules) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> None:
-    """A new game that has a decision (a game over before its first decision is dealt again)."""
-    start_game(g, rules)
-    while is_over(g) or is_truncated(g, rules):
+def deal(g, rules) -> bool:
+    """A new game that has a decision (a game over before its first decision is dealt again);
+    False when `MAX_DEALS` deals in a row had none."""
+    for _ in range(MAX_DEALS):
         start_game(g, rules)
+        if not (is_over(g) or is_truncated(g, rules)):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -317,10 +327,13 @@ def play(g, rules, die: int) -> None:
 @njit(cache=True)
 def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the transition just played, given each seat's points `before` it: the
-    change in points (`reward="points"`), or win/lose when the game just ended."""
-    if rules.points_reward:
+    change in points (`reward="points"`), that change less the others' mean (`"margin"`), or
+    win/lose when the game just ended."""
+    if rules.reward != WINLOSE:
         for seat in range(rules.num_players):
             rewards[seat] = g.scores[seat] - before[seat]
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
     elif is_over(g):
         pay_win_lose(g.scores, rules.num_players, rewards)
     else:
@@ -561,13 +574,15 @@ def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bo
 
 
 @njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> None:
+def start_all(games, rules_array, observations, masks, seats) -> int:
     rules = rules_array[0]
     for i in range(games.shape[0]):
         g = games[i]
-        deal(g, rules)
+        if not deal(g, rules):
+            return NO_DECISION
         seats[i, 0] = g.turn
         write_turn(g, rules, observations[i, 0], masks[i, 0], True)
+    return -1
 
 
 @njit(cache=True)
@@ -591,7 +606,8 @@ def step_all(
             if finals.shape[0]:
                 for seat in range(rules.num_players):
                     write_observation(g, rules, seat, finals[i, seat])
-            deal(g, rules)
+            if not deal(g, rules):
+                return NO_DECISION
         seats[i, 0] = g.turn
         write_turn(g, rules, observations[i, 0], masks[i, 0], ended)
     return -1
@@ -626,18 +642,18 @@ def play_opponents(g, rules, s) -> None:
 
 
 @njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
-    """Seat the players and deal."""
-    seat_episode(g, rules, s, fixed_seat, tickets)
-    deal(g, rules)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    return seat_episode(g, rules, s, fixed_seat, tickets) and deal(g, rules)
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> None:
+def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> bool:
     """Play on until the learner is to play, or a policy seat is (the game then waits for its
     action), paying the learner its rewards since each seat's points were `before`. An episode
     that ends leaves the learner's last view in `finals`, and the next one begins; a game that
-    ends before the learner's first decision is dealt again."""
+    ends before the learner's first decision is dealt again. False when the options leave the
+    learner no decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -651,32 +667,36 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> 
                 terminated[i] = is_over(g)
                 truncated[i] = not terminated[i]
                 write_observation(g, rules, s.learner, finals[i])
-            begin_episode(g, rules, s, fixed_seat, tickets)
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
             before[:] = g.scores
         elif g.turn == s.learner:
             s.fresh = 0
             s.paused = 0
             write_observation(g, rules, s.learner, observations[i])
             write_mask(g, masks[i])
-            return
+            return True
         else:
             s.paused = 1
             s.asks[g.turn] = 1
             write_observation(g, rules, g.turn, asked_observations[i, g.turn])
             write_mask(g, asked_masks[i, g.turn])
-            return
+            return True
 
 
 @njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        s = seating[i]
-        s.asks[:] = 0
-        begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
+        ):
+            return NO_DECISION
+    return -1
 
 
 @njit(cache=True)
@@ -704,7 +724,8 @@ def learner_step(
             play(g, rules, asked_actions[i, g.turn])
         else:
             play(g, rules, actions[i])
-        settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
+        if not settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views):
+            return NO_DECISION
     return -1
 
 
@@ -742,7 +763,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             backwards=options.snail_face_backwards,
             place_points=options.place_points,
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
             weights=weights,

@@ -14,10 +14,16 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
+    MARGIN,
+    NO_DECISION,
+    REWARD_MODES,
+    WINLOSE,
     Kernels,
     TurnBasedGame,
     clear,
+    every_seat,
     is_illegal,
+    pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
@@ -26,6 +32,7 @@ from snail_envs.batched.core import (
 )
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.layout import Layout
+from snail_envs.core.options import MAX_DEALS
 from snail_envs.snail_sprint.boards import TIN_SPACES
 from snail_envs.snail_sprint.env import SPEC
 from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL
@@ -92,7 +99,7 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("cards", np.uint8, num_cards),  # the race cards to deal from, as snail bits
             ("expose_forced_moves", np.uint8),
             ("max_turns", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
         ]
@@ -251,11 +258,14 @@ def start_game(g, rules) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> None:
-    """A new game that has a decision (a game over before its first decision is dealt again)."""
-    start_game(g, rules)
-    while is_over(g) or is_truncated(g, rules):
+def deal(g, rules) -> bool:
+    """A new game that has a decision (a game over before its first decision is dealt again);
+    False when `MAX_DEALS` deals in a row had none."""
+    for _ in range(MAX_DEALS):
         start_game(g, rules)
+        if not (is_over(g) or is_truncated(g, rules)):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -269,15 +279,18 @@ def card_points(g, seat: int) -> int:
 
 @njit(cache=True)
 def pay(g, rules, rewards: np.ndarray) -> None:
-    """The rewards of a game that just ended: win/lose, or the race-card points."""
+    """The rewards of a game that just ended: win/lose, the race-card points, or those less the
+    others' mean (`reward="margin"`; the points are 0 until the end)."""
     points = np.zeros(rules.num_players, np.int64)
     for seat in range(rules.num_players):
         points[seat] = card_points(g, seat)
-    if rules.points_reward:
+    if rules.reward == WINLOSE:
+        pay_win_lose(points, rules.num_players, rewards)
+    else:
         for seat in range(rules.num_players):
             rewards[seat] = points[seat]
-    else:
-        pay_win_lose(points, rules.num_players, rewards)
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
 
 
 # --------------------------------------------------------------------------- players
@@ -412,13 +425,15 @@ def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bo
 
 
 @njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> None:
+def start_all(games, rules_array, observations, masks, seats) -> int:
     rules = rules_array[0]
     for i in range(games.shape[0]):
         g = games[i]
-        deal(g, rules)
+        if not deal(g, rules):
+            return NO_DECISION
         seats[i, 0] = g.turn
         write_turn(g, rules, observations[i, 0], masks[i, 0], True)
+    return -1
 
 
 @njit(cache=True)
@@ -443,7 +458,8 @@ def step_all(
             if finals.shape[0]:
                 for seat in range(rules.num_players):
                     write_observation(g, rules, seat, finals[i, seat])
-            deal(g, rules)
+            if not deal(g, rules):
+                return NO_DECISION
         seats[i, 0] = g.turn
         write_turn(g, rules, observations[i, 0], masks[i, 0], True)
     return -1
@@ -485,17 +501,17 @@ def play_opponents(g, rules, s) -> None:
 
 
 @njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
-    """Seat the players and deal."""
-    seat_episode(g, rules, s, fixed_seat, tickets)
-    deal(g, rules)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    return seat_episode(g, rules, s, fixed_seat, tickets) and deal(g, rules)
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, points, views) -> None:
+def settle(g, rules, s, i, fixed_seat, tickets, points, views) -> bool:
     """Play on until the learner is to play, or a policy seat is (the game then waits for its
     action). An episode that ends pays the learner, leaves its last view in `finals`, and the
-    next one begins; a game that ends before the learner's first decision is dealt again."""
+    next one begins; a game that ends before the learner's first decision is dealt again.
+    False when the options leave the learner no decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -509,30 +525,34 @@ def settle(g, rules, s, i, fixed_seat, tickets, points, views) -> None:
                     pay(g, rules, points)
                     rewards[i] += points[s.learner]
                 write_observation(g, rules, s.learner, finals[i])
-            begin_episode(g, rules, s, fixed_seat, tickets)
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
         elif g.turn == s.learner:
             s.fresh = 0
             s.paused = 0
             write_observation(g, rules, s.learner, observations[i])
             write_mask(g, masks[i])
-            return
+            return True
         else:
             s.paused = 1
             s.asks[g.turn] = 1
             write_observation(g, rules, g.turn, asked_observations[i, g.turn])
             write_mask(g, asked_masks[i, g.turn])
-            return
+            return True
 
 
 @njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     points = np.zeros(MAX_PLAYERS, np.float32)
     for i in range(games.shape[0]):
-        s = seating[i]
-        s.asks[:] = 0
-        begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, points, views)
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, points, views)
+        ):
+            return NO_DECISION
+    return -1
 
 
 @njit(cache=True)
@@ -559,7 +579,8 @@ def learner_step(
         else:
             move(g, rules, actions[i])
         roll_until_decision(g, rules)
-        settle(g, rules, s, i, fixed_seat, tickets, points, views)
+        if not settle(g, rules, s, i, fixed_seat, tickets, points, views):
+            return NO_DECISION
     return -1
 
 
@@ -597,7 +618,7 @@ class SnailSprintBatch(TurnBasedGame):
             cards=[_bits(card) for card in options.cards],
             expose_forced_moves=options.expose_forced_moves,
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout, "own_race_card"),
             state=_pieces(self.state_layout, "race_cards"),
         )

@@ -25,8 +25,14 @@ from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
 from snail_envs.batched.core import (
+    MARGIN,
+    NO_DECISION,
+    REWARD_MODES,
+    WINLOSE,
     BatchedGame,
     Kernels,
+    every_seat,
+    pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
@@ -130,7 +136,7 @@ def rules_dtype() -> np.dtype:
             ("max_rounds", np.int64),
             ("card_points", np.int64, NUM_CARDS),  # the points of each number card in hand
             ("max_turns", np.int64),  # −1: no limit
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
         ]
@@ -340,19 +346,21 @@ def start_game(g, rules) -> None:
 
 @njit(cache=True)
 def deal(g, rules) -> None:
-    """A new game that has a decision (only `max_turns` could stop one before its first)."""
+    """A new game. It always has a decision: only `max_turns` could stop a game before its first,
+    and it is at least 1, while no turn is played before the first decision."""
     start_game(g, rules)
-    while is_truncated(g, rules):
-        start_game(g, rules)
 
 
 @njit(cache=True)
 def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played, given each seat's total `before` it: minus the points
-    added (`reward="points"`), or win/lose (the lowest total wins) when the game just ended."""
-    if rules.points_reward:
+    added (`reward="points"`), that less the others' mean (`"margin"`), or win/lose (the lowest
+    total wins) when the game just ended."""
+    if rules.reward != WINLOSE:
         for seat in range(rules.num_players):
             rewards[seat] = before[seat] - g.totals[seat]
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
     elif is_over(g):
         pay_win_lose(-g.totals, rules.num_players, rewards)
     else:
@@ -609,11 +617,12 @@ def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> None:
+def start_all(games, rules_array, observations, masks, seats) -> int:
     rules = rules_array[0]
     for i in range(games.shape[0]):
         deal(games[i], rules)
         write_acting(games[i], rules, observations[i], masks[i], seats[i])
+    return -1
 
 
 @njit(cache=True)
@@ -700,10 +709,12 @@ def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndar
 
 
 @njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
-    """Seat the players and deal."""
-    seat_episode(g, rules, s, fixed_seat, tickets)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    if not seat_episode(g, rules, s, fixed_seat, tickets):
+        return False
     deal(g, rules)
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -717,11 +728,12 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> None:
+def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> bool:
     """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
     waits for its action), paying the learner its rewards since each seat's totals were
     `before`. An episode that ends leaves the learner's last view in `finals`, and the next one
-    begins; a game that ends before the learner's first decision is dealt again."""
+    begins; a game that ends before the learner's first decision is dealt again. False when the
+    options leave the learner no decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -741,7 +753,8 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
                 terminated[i] = is_over(g)
                 truncated[i] = not terminated[i]
                 write_observation(g, rules, s.learner, finals[i])
-            begin_episode(g, rules, s, fixed_seat, tickets)
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
             before[:] = g.totals
             continue
         ask_policy(g, rules, s, i, asked_observations, asked_masks)
@@ -750,20 +763,23 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
             s.fresh = 0
             write_observation(g, rules, s.learner, observations[i])
             write_mask(g, rules, s.learner, masks[i])
-        return
+        return True
 
 
 @njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        s = seating[i]
-        s.asks[:] = 0
-        begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        ):
+            return NO_DECISION
+    return -1
 
 
 @njit(cache=True)
@@ -790,7 +806,8 @@ def learner_step(
         g = games[i]
         before[:] = g.totals
         play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        if not settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views):
+            return NO_DECISION
     return -1
 
 
@@ -907,7 +924,7 @@ class SnailedItBatch(BatchedGame):
             max_rounds=options.max_rounds,
             card_points=[options.card_points[VALUE[card] - 1] for card in range(NUM_CARDS)],
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout, "own_hand"),
             state=_pieces(self.state_layout, "hands"),
         )

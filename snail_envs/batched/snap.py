@@ -46,8 +46,13 @@ from snail_envs.batched.chance import (
     pick,
 )
 from snail_envs.batched.core import (
+    MARGIN,
+    NO_DECISION,
+    POINTS,
+    REWARD_MODES,
     BatchedGame,
     Kernels,
+    pay_margin,
     pieces_dtype,
     record,
     seat_episode,
@@ -85,8 +90,6 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
-EVERY_SEAT = np.ones(MAX_PLAYERS, np.uint8)
-"""`pay`'s `live` for the learner's rewards: its episode ends with the step its seat goes out."""
 SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
 """How many of its latest chance outcomes a game keeps: all that one step may draw. A step that
 ends a game plays a tick (a random order of the callers of each kind, shuffled refreshes of at
@@ -189,7 +192,7 @@ def rules_dtype() -> np.dtype:
             ("refresh_shuffle", np.uint8),
             ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
             ("glimpse_thresholds", np.int64, MAX_REACTION_TICKS),  # of `occurs`; 0: exact sight
-            ("points_reward", np.uint8),
+            ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
         ]
@@ -784,13 +787,23 @@ def deal(g, rules) -> None:
 def pay(g, rules, live: np.ndarray, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played to the seats `live` before it (the others get 0),
     given each seat's cards `before` it: the change in its share of the deck
-    (`reward="points"`), or +1 to the winners and −1 to the others when the game ends, −1 to a
-    seat that goes out while it goes on."""
+    (`reward="points"`), that change less the mean change of the other seats live (`"margin"`),
+    or +1 to the winners and −1 to the others when the game ends, −1 to a seat that goes out
+    while it goes on."""
     size = rules.deck_size
+    if rules.reward == MARGIN:
+        changes = np.empty(rules.num_players)  # shares of the deck: float64, as the reference's
+        paid = 0
+        for seat in range(rules.num_players):
+            changes[seat] = held(g, seat) / size - before[seat] / size
+            if live[seat]:
+                paid |= 1 << seat
+        pay_margin(changes, paid, rules.num_players, rewards)
+        return
     for seat in range(rules.num_players):
         reward = 0.0
         if live[seat]:
-            if rules.points_reward:
+            if rules.reward == POINTS:
                 reward = held(g, seat) / size - before[seat] / size
             elif g.finished:
                 reward = 1.0 if g.winners >> seat & 1 else -1.0
@@ -1031,11 +1044,12 @@ def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> None:
+def start_all(games, rules_array, observations, masks, seats) -> int:
     rules = rules_array[0]
     for i in range(games.shape[0]):
         deal(games[i], rules)
         write_acting(games[i], rules, observations[i], masks[i], seats[i])
+    return -1
 
 
 @njit(cache=True)
@@ -1131,10 +1145,12 @@ def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndar
 
 
 @njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> None:
-    """Seat the players and deal."""
-    seat_episode(g, rules, s, fixed_seat, tickets)
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    if not seat_episode(g, rules, s, fixed_seat, tickets):
+        return False
     deal(g, rules)
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -1148,12 +1164,30 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
 
 
 @njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> None:
+def take_stock(g, rules, live: np.ndarray, before: np.ndarray) -> None:
+    """Note the seats in the game and the cards each holds: `pay` pays from here."""
+    for seat in range(rules.num_players):
+        live[seat] = g.in_game[seat]
+        before[seat] = held(g, seat)
+
+
+@njit(cache=True, inline="always")
+def pay_learner(g, rules, s, live, before, seat_rewards) -> float:
+    """The learner's reward since `take_stock`, which is taken again."""
+    pay(g, rules, live, before, seat_rewards)
+    take_stock(g, rules, live, before)
+    return seat_rewards[s.learner]
+
+
+@njit(cache=True, inline="always")
+def settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views) -> bool:
     """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
-    waits for its action), paying the learner its rewards since each seat held `before` cards.
-    The learner's episode ends with the game or when its seat goes out (−1 then with
-    `reward="winlose"`): its last view is left in `finals`, and the next episode begins; a game
-    that ends before the learner's first decision is dealt again."""
+    waits for its action), paying the learner its rewards since `take_stock` (tick by tick with
+    `reward="margin"`, whose mean runs over the seats in the game in each tick). The learner's
+    episode ends with the game or when its seat goes out (−1 then with `reward="winlose"`): its
+    last view is left in `finals`, and the next episode begins; a game that ends before the
+    learner's first decision is dealt again. False when the options leave the learner no
+    decision (`begin_episode`)."""
     observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
         views
     )
@@ -1163,17 +1197,19 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
             and not g.acts[s.learner]
             and not policy_acts(g, rules, s)
         ):
+            if rules.reward == MARGIN and not s.fresh:
+                rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
             play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
         if not s.fresh:
-            pay(g, rules, EVERY_SEAT, before, seat_rewards)
-            rewards[i] += seat_rewards[s.learner]
+            rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
         if learner_is_done(g, s.learner):
             if not s.fresh:
                 terminated[i] = g.finished == 1 or g.in_game[s.learner] == 0
                 truncated[i] = g.truncated
                 write_observation(g, rules, s.learner, finals[i])
-            begin_episode(g, rules, s, fixed_seat, tickets)
-            before[s.learner] = held(g, s.learner)
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
+            take_stock(g, rules, live, before)
             continue
         ask_policy(g, rules, s, i, asked_observations, asked_masks)
         s.paused = 0 if g.acts[s.learner] else 1
@@ -1181,20 +1217,24 @@ def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, view
             s.fresh = 0
             write_observation(g, rules, s.learner, observations[i])
             write_mask(g, rules, s.learner, masks[i])
-        return
+        return True
 
 
 @njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> None:
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
+    live = np.zeros(MAX_PLAYERS, np.uint8)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        s = seating[i]
-        s.asks[:] = 0
-        begin_episode(games[i], rules, s, fixed_seat, tickets)
-        settle(games[i], rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views)
+        ):
+            return NO_DECISION
+    return -1
 
 
 @njit(cache=True)
@@ -1212,6 +1252,7 @@ def learner_step(
             action = actions[i]
             if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
                 return i
+    live = np.zeros(MAX_PLAYERS, np.uint8)
     before = np.zeros(MAX_PLAYERS, np.int64)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
@@ -1219,9 +1260,10 @@ def learner_step(
         if (s.paused == 1) != resume:
             continue
         g = games[i]
-        before[s.learner] = held(g, s.learner)
+        take_stock(g, rules, live, before)
         play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
+        if not settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views):
+            return NO_DECISION
     return -1
 
 
@@ -1284,7 +1326,7 @@ class SnapBatch(BatchedGame):
             refresh_shuffle=options.refresh == "shuffle",
             noisy=bool(options.glimpse_error),
             glimpse_thresholds=thresholds,
-            points_reward=self.reward_mode == "points",
+            reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
         )

@@ -15,11 +15,16 @@ It follows `snail_envs.single_agent` (the Gymnasium view of one game), for N gam
   for self-play. The games wait for the policy's seats: every step asks it for the actions of all
   the games waiting, in one call, until every game has come back to its learner.
 - Observations and rewards are the learner's own: the reward of a step is the sum of its seat's
-  rewards since its previous action, so an episode's return is its seat's result in the game.
+  rewards since its previous action, so an episode's return is its seat's result in the game from
+  its first decision on (with `reward="margin"`, the change of its lead since then).
 - A finished episode is replaced at once: its last observation is in
   `infos[i]["terminal_observation"]`, and `infos[i]["TimeLimit.truncated"]` says whether the
   game was stopped by `max_turns` rather than won.
 - `action_masks()` gives the learner's legal actions (sb3-contrib's MaskablePPO reads it).
+- The actions of a step are one integer array of shape (N,): another dtype or shape, or an
+  action the learner may not play, raises a `ValueError` naming the games, and no game moves.
+- Options under which the learner never reaches a decision (`MAX_DEALS` deals in a row end
+  before it) raise a `ValueError` naming them.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 import snail_envs.batched
+from snail_envs.batched.core import NO_DECISION, games_text
+from snail_envs.core.options import check_seat, no_decision_error
 
 TICKETS = 1 << 20
 """The resolution of the opponent weights: kind k is drawn with probability tickets[k] / sum."""
@@ -78,14 +85,9 @@ class BatchedVecEnv(VecEnv):
                 f"weight; got opponents={opponents!r} and policy={policy!r}"
             )
         self.policy = policy
-        if seat is not None and not (
-            isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < engine.num_players
-        ):
-            raise ValueError(
-                f"seat must be None (drawn each episode) or 0 to {engine.num_players - 1}"
-            )
+        seat = check_seat(seat, engine.num_players)
         self.fixed_seat = -1 if seat is None else seat
-        n, p, size = num_envs, engine.num_players, engine.observation_layout.size
+        n, p, size = engine.num_envs, engine.num_players, engine.observation_layout.size
         self.seating = np.zeros(n, engine.seating_dtype)
         self.observations = np.zeros((n, size), np.float32)
         self.masks = np.zeros((n, engine.num_actions), np.int8)
@@ -109,7 +111,7 @@ class BatchedVecEnv(VecEnv):
         )
         self._actions: np.ndarray | None = None
         self.render_mode = None
-        super().__init__(num_envs, engine.observation_space, engine.action_space)
+        super().__init__(engine.num_envs, engine.observation_space, engine.action_space)
 
     @property
     def learners(self) -> np.ndarray:
@@ -123,15 +125,25 @@ class BatchedVecEnv(VecEnv):
         engine = self.engine
         engine.seed(self._seeds[0])
         self._reset_seeds()
-        engine.kernels.learner_reset(
+        self.seating[:] = 0
+        status = engine.kernels.learner_reset(
             engine.games, engine.rules, self.fixed_seat, self.tickets, self.seating, *self._views
         )
+        self._check_decision(status)
         self._play_paused_games()
         self._actions = None
         return self.observations.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.ascontiguousarray(np.asarray(actions).reshape(self.num_envs), np.int64)
+        """Take the learner's `actions` for the next `step_wait`: an integer array of shape (N,)."""
+        chosen = np.asarray(actions)
+        if chosen.dtype.kind not in "iu" or chosen.shape != (self.num_envs,):
+            raise ValueError(
+                f"{self.engine.env_name} (batched): actions must be an integer array of shape "
+                f"({self.num_envs},), one action per game; got an array of {chosen.dtype} of "
+                f"shape {chosen.shape}"
+            )
+        self._actions = np.ascontiguousarray(chosen, np.int64)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._actions is None:
@@ -155,11 +167,8 @@ class BatchedVecEnv(VecEnv):
             *self._views,
         )
         if illegal >= 0:
-            legal = np.flatnonzero(self.masks[illegal]).tolist()
-            raise ValueError(
-                f"{engine.env_name} (batched): game {illegal}: action {actions[illegal]} is "
-                f"illegal now; legal actions: {', '.join(map(str, legal))}"
-            )
+            self._raise_illegal(actions)
+        self._check_decision(illegal)
         self._play_paused_games()
         dones = self.terminated | self.truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
@@ -176,9 +185,11 @@ class BatchedVecEnv(VecEnv):
         if self.policy is None:
             return
         engine, paused = self.engine, self.seating["paused"]
+        # each round plays a move in every paused game: it ends as the games go on to their
+        # learners or end (a new episode then stops at its learner, or `NO_DECISION` raises)
         while paused.any():
             self._ask_policy(np.flatnonzero(paused))
-            engine.kernels.learner_step(
+            status = engine.kernels.learner_step(
                 engine.games,
                 engine.rules,
                 self._no_actions,
@@ -188,6 +199,34 @@ class BatchedVecEnv(VecEnv):
                 self.tickets,
                 self.seating,
                 *self._views,
+            )
+            self._check_decision(status)
+
+    def _raise_illegal(self, actions: np.ndarray) -> None:
+        """Name the games whose learner may not play its action in `actions` (none was played),
+        and the legal actions of the first."""
+        masks = self.masks
+        in_range = (actions >= 0) & (actions < masks.shape[1])
+        legal = in_range.copy()
+        legal[in_range] = masks[np.flatnonzero(in_range), actions[in_range]] == 1
+        illegal = np.flatnonzero(~legal)
+        first = int(illegal[0])
+        raise ValueError(
+            f"{self.engine.env_name} (batched): illegal actions in game"
+            f"{'s' if illegal.size > 1 else ''} {games_text(illegal)} (no game played); game "
+            f"{first}: action {actions[first]} is illegal now; legal actions: "
+            f"{', '.join(map(str, np.flatnonzero(masks[first]).tolist()))}"
+        )
+
+    def _check_decision(self, status: int) -> None:
+        """Raise if the kernels found that the options leave the learner no decision."""
+        if status == NO_DECISION:
+            fixed = {} if self.fixed_seat < 0 else {"seat": self.fixed_seat}
+            raise no_decision_error(
+                f"{self.engine.env_name} (batched)",
+                "the learner's first decision",
+                self.engine.options,
+                **fixed,
             )
 
     def _ask_policy(self, games: np.ndarray) -> None:

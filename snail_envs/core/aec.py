@@ -41,6 +41,11 @@ class SnailAECEnv(GameHost, AECEnv):
         else:
             self._begin_tick()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """As PettingZoo's `last()`; before `reset()`, a RuntimeError saying to call it."""
+        self._require_game()
+        return super().last(observe)
+
     def step(self, action: Any) -> None:
         if not self.agents:
             raise RuntimeError(

@@ -59,7 +59,8 @@ class Game(Protocol):
         ...
 
     def points(self) -> Sequence[float]:
-        """Each seat's points so far, in the game's own scoring (the `reward="points"` signal)."""
+        """Each seat's points so far, in the game's own scoring (what `reward="points"` and
+        `reward="margin"` pay from)."""
         ...
 
     def describe_action(self, seat: int, action: int) -> str:

@@ -7,17 +7,28 @@ this library follows:
 - Rewards: `reward="winlose"` (default) pays every winner +1 and every other seat -1 when the game
   ends (tied winners all +1); a seat eliminated before the end gets its -1 when it goes out.
   `reward="points"` pays the change in the game's own points after every transition.
+  `reward="margin"` pays, after every transition, the change in each seat's lead: its points
+  minus the mean of the other seats' points. The seats paid, P, are those in the game before the
+  transition, a seat that goes out in it included: seat i gets Δpoints_i − the mean of Δpoints_j
+  over the other seats j of P (0 when it is alone; `margin_rewards`), so the rewards of every
+  transition sum to zero. With no seat out before the end, a seat's return is its final margin
+  minus its margin at the deal (0 after an even deal). A seat that goes out is paid nothing more,
+  and the others' later changes are averaged over the seats still in: a seat's return is the sum,
+  over the stretches of the game between eliminations, of the change of its margin over the
+  seats in the game in that stretch.
 - Illegal actions (masked out or out of range): `illegal_action="raise"` (default) raises a
   `ValueError` naming the legal actions; `illegal_action="penalize"` ends the game, the offender
-  gets -1 and every other seat 0. An action that is not an integer always raises.
-- Bad options raise `ValueError` at construction, naming the allowed values.
+  gets -1 and every other seat 0. An action that is not an integer (an `int`, a NumPy integer
+  or an integer array of one element; never a bool or a float) always raises.
+- Bad options raise `ValueError` at construction, naming the allowed values; an agent name that
+  is not one of `possible_agents` raises `ValueError` naming them.
 """
 
 from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,11 +36,12 @@ from gymnasium import spaces
 
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.game import Game, GameSpec
-from snail_envs.core.options import check_choice, parse_options
+from snail_envs.core.options import check_choice, is_int, parse_options
 
-REWARD_MODES = ("winlose", "points")
+REWARD_MODES = ("winlose", "points", "margin")
 ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 RENDER_MODES = ("ansi", "rgb_array", "human")
+RENDER_FPS = 2
 
 WIN, LOSS, ILLEGAL = 1.0, -1.0, -1.0
 
@@ -50,7 +62,7 @@ class GameHost:
                 # turn or a window of some seats does not do: the parallel API is the native
                 # `parallel_env()` of each game, never a conversion of the AEC env.
                 "is_parallelizable": False,
-                "render_fps": 2,
+                "render_fps": RENDER_FPS,
             }
 
     def __init__(
@@ -95,15 +107,15 @@ class GameHost:
     # ----------------------------------------------------------------- spaces and observations
 
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._seat(agent)]]
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._seat(agent)]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """`agent`'s view of the table and its legal actions now."""
         game = self._require_game()
-        seat = self._seat_of[agent]
+        seat = self._seat(agent)
         mask = np.zeros(self._num_actions, dtype=np.int8)
         if not self._penalized and game.outcome is None and not game.truncated:
             # single writes: cheaper than one fancy-indexed write for the few legal actions
@@ -117,7 +129,7 @@ class GameHost:
         game = self._require_game()
         if self._penalized or game.outcome is not None or game.truncated:
             return []
-        return sorted(game.legal_actions(self._seat_of[agent]))
+        return sorted(game.legal_actions(self._seat(agent)))
 
     def state(self) -> np.ndarray:
         """The full situation, hidden information included (for centralised critics)."""
@@ -125,15 +137,25 @@ class GameHost:
 
     def private_text(self, agent: str) -> str:
         """What only `agent` knows (its hand, its card), in words; for people playing a seat."""
-        return self._require_game().private_text(self._seat_of[agent])
+        return self._require_game().private_text(self._seat(agent))
 
     def action_to_string(self, agent: str, action: int) -> str:
-        """A short description of `action` for `agent`."""
+        """A short description of `action` for `agent`: any action in range, legal now or not,
+        given as `step` takes one."""
         game = self._require_game()
+        seat = self._seat(agent)
+        chosen = self._action_int(seat, action)
         num_actions = self.spec.info.num_actions
-        if not 0 <= int(action) < num_actions:
-            raise ValueError(f"action {action} is out of range; actions are 0 to {num_actions - 1}")
-        return game.describe_action(self._seat_of[agent], int(action))
+        if not 0 <= chosen < num_actions:
+            raise ValueError(f"action {chosen} is out of range; actions are 0 to {num_actions - 1}")
+        return game.describe_action(seat, chosen)
+
+    def check_action(self, agent: str, action: Any) -> None:
+        """Raise the `ValueError` that stepping `action` for `agent` now would raise (an action
+        that is not an integer, or one that is illegal with `illegal_action="raise"`), without
+        playing it."""
+        self._require_game()
+        self._checked_action(self._seat(agent), action)
 
     # ----------------------------------------------------------------- rendering
 
@@ -178,6 +200,16 @@ class GameHost:
         self._points = list(self.game.points())
         return self.game
 
+    def _seat(self, agent: str) -> int:
+        """The seat of `agent`, one of `possible_agents`."""
+        try:
+            return self._seat_of[agent]
+        except (KeyError, TypeError):  # TypeError: not even hashable
+            raise ValueError(
+                f"{self.spec.info.env_name}: unknown agent {agent!r}; agents: "
+                f"{', '.join(self.possible_agents)}"
+            ) from None
+
     def _require_game(self) -> Game:
         if self.game is None:
             raise RuntimeError(
@@ -190,7 +222,7 @@ class GameHost:
 
         The redraw is consistent with what `agent` has seen, so `agent`'s observation is unchanged;
         the copy's future chance events come from `seed`, not from this environment's generator.
-        `reward` ("winlose" or "points") sets how the copy pays from now on; by default, as this
+        `reward` (one of `REWARD_MODES`) sets how the copy pays from now on; by default, as this
         environment does.
         """
         self._require_game()
@@ -200,8 +232,8 @@ class GameHost:
         twin._chance = SeededChance(_as_seed(seed))
         assert twin.game is not None
         twin.game.chance = twin._chance
-        twin.game.redraw_hidden(self._seat_of[agent], twin._chance)
-        twin._redraw_hidden_tick(self._seat_of[agent])
+        twin.game.redraw_hidden(self._seat(agent), twin._chance)
+        twin._redraw_hidden_tick(self._seat(agent))
         twin._observer.reset(twin.game)
         if reward is not None:
             twin.reward_mode = reward
@@ -229,17 +261,7 @@ class GameHost:
         game = self.game
         assert game is not None
         legal = game.legal_actions(seat)
-        if type(action) is int:
-            chosen = action
-        elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            chosen = int(action)
-        elif isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-            chosen = int(action.item())
-        else:
-            raise ValueError(
-                f"{self.possible_agents[seat]}: an action must be an integer, got "
-                f"{action!r} ({type(action).__name__}); legal actions: {self._legal_text(seat)}"
-            )
+        chosen = self._action_int(seat, action)
         if chosen in legal:
             return chosen
         if self.illegal_action == "penalize":
@@ -247,6 +269,19 @@ class GameHost:
         raise ValueError(
             f"{self.possible_agents[seat]}: action {chosen} is illegal now; "
             f"legal actions: {self._legal_text(seat)}"
+        )
+
+    def _action_int(self, seat: int, action: Any) -> int:
+        """`action` as an int: an int, a NumPy integer or an integer array of one element."""
+        if type(action) is int:
+            return action
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+            return int(action.item())
+        raise ValueError(
+            f"{self.possible_agents[seat]}: an action must be an integer, got "
+            f"{action!r} ({type(action).__name__}); legal actions: {self._legal_text(seat)}"
         )
 
     def _legal_text(self, seat: int) -> str:
@@ -265,10 +300,12 @@ class GameHost:
         game = self.game
         assert game is not None
         rewards = dict.fromkeys(live_seats, 0.0)
-        if self.reward_mode == "points":
+        if self.reward_mode != "winlose":
             points = list(game.points())
-            for seat in live_seats:
-                rewards[seat] = float(points[seat] - self._points[seat])
+            changes = [float(points[seat] - self._points[seat]) for seat in live_seats]
+            if self.reward_mode == "margin":
+                changes = margin_rewards(changes)
+            rewards = dict(zip(live_seats, changes, strict=True))
             self._points = points
         outcome = game.outcome
         if outcome is not None:
@@ -283,7 +320,22 @@ class GameHost:
         return rewards, ended
 
 
+def margin_rewards(changes: Sequence[float]) -> list[float]:
+    """`reward="margin"` for one transition: each paid seat's change in points minus the mean
+    change of the other paid seats (`changes` holds the paid seats' changes; 0 to a seat paid
+    alone). The rewards sum to zero. Computed as (m·change − total) / (m − 1) for m seats, the
+    total summed in seat order: `snail_envs.batched.core.pay_margin` does the same operations, so
+    that the batched engines pay the same floats."""
+    count = len(changes)
+    if count < 2:
+        return [0.0] * count
+    total = 0.0
+    for change in changes:
+        total += change
+    return [(count * change - total) / (count - 1) for change in changes]
+
+
 def _as_seed(seed: Any) -> int:
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+    if is_int(seed):
         return int(seed)
     raise ValueError(f"seed must be an integer or None, got {seed!r}")

@@ -43,6 +43,12 @@ class SnailParallelEnv(GameHost, ParallelEnv):
         game = self._require_game()
         if not self.agents:
             raise RuntimeError(f"{self.spec.info.env_name}: the game is over; call reset()")
+        if not isinstance(actions, Mapping):
+            raise ValueError(
+                f"{self.spec.info.env_name}: actions must be a dict from agent to action; got "
+                f"{actions!r}; agents acting now: "
+                f"{', '.join(self.possible_agents[seat] for seat in game.acting_seats())}"
+            )
         if not self._live.issuperset(actions):
             raise ValueError(
                 f"actions given for {sorted(set(actions) - self._live)}, which are not in the "

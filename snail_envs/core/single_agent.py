@@ -9,7 +9,9 @@ Any single-agent library (Stable-Baselines3, CleanRL, Tianshou) can train on the
 - The learner holds one seat, drawn anew each episode (or fixed with `seat=`).
 - Every observation the learner receives is its own, and every reward is its own: the sum of its
   seat's rewards over all steps since its previous action (the other seats' moves included), so an
-  episode's return is exactly its seat's result in the game.
+  episode's return is exactly its seat's result in the game from its first decision on. (With
+  `reward="margin"` that is the change of its lead from its first decision to the end: a change
+  that comes before it, from the other seats' first moves, is not paid to it.)
 - Opponents are callables `(observation, action_mask) -> action`, each given only its own seat's
   view (by default: uniformly random legal actions). Each episode, each other seat draws one of
   `opponents` (weighted by `opponent_weights`); an opponent with a `reset(seed)` method is reseeded
@@ -19,8 +21,14 @@ Any single-agent library (Stable-Baselines3, CleanRL, Tianshou) can train on the
   an observation; building none spares most of an opponent's move (`RandomOpponent` does this).
 - Simultaneous windows work as in the AEC API: the learner acts in its ticks, opponents in theirs,
   none seeing the others' choices of the same tick.
-- `action_masks()` gives the learner's legal actions, as sb3-contrib's `MaskablePPO` expects
-  (not in `info`, which Stable-Baselines3 deep-copies at every step).
+- `action_masks()` gives the learner's legal actions, as sb3-contrib's `MaskablePPO` expects;
+  `info["action_mask"]` holds them too (int8 0/1, as in the multi-agent observations).
+- A game that ends before the learner's first decision is dealt again; when `MAX_DEALS` deals in
+  a row do (options under which the learner never acts, such as `seat=1, max_turns=1` in a
+  game seat 0 opens), `reset` raises a `ValueError` naming the options.
+- Generic checkers that sample actions without looking at the mask (Gymnasium's `check_env`,
+  SB3's `check_env`) need `illegal_action="penalize"`: an illegal action then ends the episode
+  with −1 instead of raising.
 
 Each game is registered with Gymnasium under its PettingZoo id, as this single-agent view:
 `gymnasium.make("snail_envs/snail_sprint-v0", num_players=3)`.
@@ -30,10 +38,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
+
+from snail_envs.core.host import RENDER_FPS, RENDER_MODES
+from snail_envs.core.options import MAX_DEALS, check_seat, no_decision_error
 
 Opponent = Callable[[np.ndarray, np.ndarray], int]
 
@@ -64,6 +75,11 @@ class SingleAgentEnv(gymnasium.Env):
     `env_name` names the game (its options follow as keywords), or is an AEC environment of the
     library already built."""
 
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "render_fps": RENDER_FPS,
+    }
+
     def __init__(
         self,
         env_name: str | Any,
@@ -83,7 +99,6 @@ class SingleAgentEnv(gymnasium.Env):
             self.game = env_name
         self.env_name = self.game.metadata["name"]
         self.render_mode = render_mode
-        self.metadata = {"render_modes": self.game.metadata["render_modes"]}
         if opponents is None:
             opponents = [RandomOpponent()]
         elif callable(opponents):
@@ -101,10 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
                 f"({len(self.opponents)}), not all zero; got {opponent_weights!r}"
             )
         self.opponent_weights = opponent_weights
-        num_players = len(self.game.possible_agents)
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < num_players):
-            raise ValueError(f"seat must be None (drawn each episode) or 0 to {num_players - 1}")
-        self.fixed_seat = seat
+        self.fixed_seat = check_seat(seat, len(self.game.possible_agents))
         first = self.game.possible_agents[0]
         self.observation_space = self.game.observation_space(first)["observation"]
         self.action_space = self.game.action_space(first)
@@ -119,13 +131,17 @@ class SingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
-        while True:
+        for _ in range(MAX_DEALS):
             self.game.reset(seed=self._rng.getrandbits(31))
             self._seat_players()
             _, terminated, truncated = self._play_opponents()
             if not (terminated or truncated):
                 return self._learner_view()
             # the game ended before the learner's first decision: deal again
+        fixed = {} if self.fixed_seat is None else {"seat": self.fixed_seat}
+        raise no_decision_error(
+            self.env_name, "the learner's first decision", self.game.unwrapped.options, **fixed
+        )
 
     def _seat_players(self) -> None:
         agents = self.game.possible_agents
@@ -149,6 +165,10 @@ class SingleAgentEnv(gymnasium.Env):
             return pick_legal(self.game.legal_actions(agent))
         view = self.game.observe(agent)
         return opponent(view["observation"], view["action_mask"])
+
+    def check_action(self, action: Any) -> None:
+        """Raise the `ValueError` that `step(action)` would raise now, without playing it."""
+        self.game.unwrapped.check_action(self.learner, action)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.learner not in self.game.agents or self.game.agent_selection != self.learner:
@@ -180,7 +200,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _learner_view(self) -> tuple[np.ndarray, dict[str, Any]]:
         view = self.game.observe(self.learner)
         self._last_mask = view["action_mask"]
-        return view["observation"], {"seat": self.learner}
+        return view["observation"], {"seat": self.learner, "action_mask": self._last_mask.copy()}
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as booleans."""

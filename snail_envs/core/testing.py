@@ -146,7 +146,116 @@ def _reward_bounds(env: Any) -> tuple[float, float]:
     host = env.unwrapped
     if host.reward_mode == "points":
         return host.spec.info.points_range
+    if host.reward_mode == "margin":  # no declared range: `check_margin_rewards` checks margins
+        return -np.inf, np.inf
     return -1.0, 1.0
+
+
+# --------------------------------------------------------------------------- margin rewards
+
+
+@dataclass
+class MarginReport:
+    """What `check_margin_rewards` saw."""
+
+    games: int = 0
+    steps: int = 0
+    paying_steps: int = 0
+    """Steps that paid some seat a nonzero reward."""
+    eliminations: int = 0
+    """Seats that went out of a game that went on."""
+
+
+def check_margin_rewards(
+    make_env: EnvFactory, games: int, seed: int = 0, tolerance: float = 1e-9
+) -> MarginReport:
+    """Play `games` seeded random games of `make_env()`, an AEC or a parallel environment built
+    with `reward="margin"`, and check the margin rule (`snail_envs.core.host`):
+
+    - after every step the rewards paid sum to zero;
+    - each seat's return is the sum, over the stretches of the game between eliminations, of the
+      change of its margin over the seats in the game in that stretch (a seat's margin: its points
+      minus the mean of the others' points; a seat that goes out counts to its last step). With
+      no seat out before the end, that is its final margin minus its margin at the deal.
+
+    (Within `tolerance`, for the rounding of floats.)
+    """
+    rng = random.Random(seed)
+    env = make_env()
+    host = env.unwrapped
+    assert host.reward_mode == "margin", "check_margin_rewards needs reward='margin'"
+    parallel = not hasattr(env, "agent_iter")
+    report = MarginReport()
+    for game_index in range(games):
+        game_seed = seed * 1_000_003 + game_index
+        if parallel:
+            observations, _ = env.reset(seed=game_seed)
+        else:
+            env.reset(seed=game_seed)
+        ledger = _MarginLedger(host.game, report, tolerance, f"game {game_index}")
+        if parallel:
+            while env.agents:
+                actions = {
+                    agent: random_legal_action(observations[agent]["action_mask"], rng)
+                    for agent in env.agents
+                    if observations[agent]["action_mask"].any()
+                }
+                observations, rewards, _, _, _ = env.step(actions)
+                ledger.pay(rewards)
+        else:
+            for _ in play_steps(env, rng):
+                ledger.pay(env.rewards)
+        ledger.check_returns(host.possible_agents)
+        report.games += 1
+    return report
+
+
+class _MarginLedger:
+    """One game's rewards, and the returns its margins give, for `check_margin_rewards`."""
+
+    def __init__(self, game: Any, report: MarginReport, tolerance: float, name: str) -> None:
+        self.game, self.report, self.tolerance, self.name = game, report, tolerance, name
+        self.seats = [seat for seat in range(game.num_players) if game.is_in_game(seat)]
+        """The seats in the game in this stretch (between eliminations)."""
+        self.start = list(game.points())
+        """The points when the stretch began."""
+        self.expected = [0.0] * game.num_players
+        """Each seat's margin changes over the stretches closed so far."""
+        self.returns: Counter = Counter()
+
+    def pay(self, rewards: dict[str, float]) -> None:
+        """The rewards of one step: they sum to zero; a stretch closes where a seat went out."""
+        total = sum(rewards.values())
+        assert abs(total) <= self.tolerance, f"{self.name}: the rewards sum to {total}"
+        self.returns.update(rewards)
+        self.report.steps += 1
+        self.report.paying_steps += any(rewards.values())
+        game = self.game
+        staying = [seat for seat in self.seats if game.is_in_game(seat)]
+        if len(staying) < len(self.seats):
+            if game.outcome is None and not game.truncated:
+                self.report.eliminations += len(self.seats) - len(staying)
+            self._close_stretch()
+            self.seats = staying
+
+    def check_returns(self, agents: list[str]) -> None:
+        self._close_stretch()
+        for seat, agent in enumerate(agents):
+            returned, expected = self.returns[agent], self.expected[seat]
+            assert abs(returned - expected) <= self.tolerance, (
+                f"{self.name}: {agent} returned {returned}; its margins say {expected}"
+            )
+
+    def _close_stretch(self) -> None:
+        """Add each seat's change of margin over the stretch's seats since the stretch began."""
+        points, seats = list(self.game.points()), self.seats
+        if len(seats) > 1:
+            for seat in seats:
+                others = [other for other in seats if other != seat]
+                lead_before = self.start[seat] - sum(self.start[o] for o in others) / len(others)
+                lead_after = points[seat] - sum(points[o] for o in others) / len(others)
+                self.expected[seat] += lead_after - lead_before
+        self.start = points
 
 
 # --------------------------------------------------------------------------- no leaks

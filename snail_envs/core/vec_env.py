@@ -17,6 +17,10 @@ A finished episode is replaced at once, as in every SB3 `VecEnv`: its last obser
 `infos[i]["terminal_observation"]`, and `infos[i]["TimeLimit.truncated"]` says whether the game was
 stopped by a length limit rather than played out.
 
+A step checks every action before it plays any: one action per environment, each one that its
+environment's `step` takes (an integer, legal unless `illegal_action="penalize"`); otherwise a
+`ValueError` naming the environment, and no game has moved.
+
 This module needs Stable-Baselines3 (the `train` extra); `import snail_envs` does not import it.
 """
 
@@ -32,8 +36,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 
 class SingleAgentVecEnv(DummyVecEnv):
-    """The environments that `env_fns` build, each with an `action_masks()` method, as one
-    `VecEnv` (see the module docstring)."""
+    """The environments that `env_fns` build, each with `action_masks()` and `check_action(action)`
+    methods (as `snail_envs.single_agent` views have), as one `VecEnv` (see the module
+    docstring)."""
 
     def __init__(self, env_fns: Sequence[Callable[[], gymnasium.Env]]) -> None:
         super().__init__(list(env_fns))
@@ -41,10 +46,18 @@ class SingleAgentVecEnv(DummyVecEnv):
             raise ValueError(
                 f"SingleAgentVecEnv needs Box observations; got {self.observation_space}"
             )
-        if not all(callable(getattr(env, "action_masks", None)) for env in self.envs):
-            raise ValueError("SingleAgentVecEnv needs environments with an action_masks() method")
+        if not all(
+            callable(getattr(env, method, None))
+            for env in self.envs
+            for method in ("action_masks", "check_action")
+        ):
+            raise ValueError(
+                "SingleAgentVecEnv needs environments with action_masks() and check_action() "
+                "methods (snail_envs.single_agent views)"
+            )
         self.observations = self.buf_obs[None]
         self.masks = np.zeros((self.num_envs, self.action_space.n), dtype=bool)
+        self._rows = np.arange(self.num_envs)
 
     def reset(self) -> np.ndarray:
         super().reset()
@@ -53,6 +66,7 @@ class SingleAgentVecEnv(DummyVecEnv):
         return self.observations.copy()
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        self._check_actions()
         observations, rewards, dones, masks = (
             self.observations,
             self.buf_rews,
@@ -76,6 +90,32 @@ class SingleAgentVecEnv(DummyVecEnv):
             masks[index] = env.action_masks()
             infos.append(info)
         return observations.copy(), rewards.copy(), dones.copy(), infos
+
+    def _check_actions(self) -> None:
+        """Raise before any environment steps unless each has an action its `step` takes."""
+        actions = self.actions
+        if (
+            isinstance(actions, np.ndarray)
+            and actions.shape == (self.num_envs,)
+            and actions.dtype.kind in "iu"
+        ):
+            in_range = (actions >= 0) & (actions < self.masks.shape[1])
+            if in_range.all() and self.masks[self._rows, actions].all():
+                return  # the usual step: every action legal, known from the masks alone
+        try:
+            count = len(actions)
+        except TypeError:
+            count = None
+        if count != self.num_envs:
+            raise ValueError(
+                f"actions must give one action for each of the {self.num_envs} environments; "
+                f"got {actions!r}"
+            )
+        for index, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
+            try:
+                env.check_action(action)
+            except ValueError as problem:
+                raise ValueError(f"environment {index} (none stepped): {problem}") from None
 
     def env_method(
         self,

@@ -80,7 +80,13 @@ from enum import IntEnum
 from snail_envs.core.chance import Chance
 from snail_envs.core.dice import Die
 from snail_envs.core.game import Outcome
-from snail_envs.core.options import check_bool, check_choice, check_int, check_optional_int
+from snail_envs.core.options import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_optional_int,
+    is_int,
+)
 
 
 class Colour(IntEnum):
@@ -163,7 +169,7 @@ class PedzaceSlimakiOptions:
         if (
             isinstance(mushrooms, str)
             or not isinstance(mushrooms, Sequence)
-            or not all(isinstance(m, int) and not isinstance(m, bool) for m in mushrooms)
+            or not all(is_int(m) for m in mushrooms)
             or not all(START < m < last for m in mushrooms)
             or len(set(mushrooms)) != len(mushrooms)
         ):
@@ -171,7 +177,7 @@ class PedzaceSlimakiOptions:
                 f"mushrooms must be a list of distinct leaves from 1 to {last - 1} "
                 f"(between the start and the last leaf); got {mushrooms!r}"
             )
-        object.__setattr__(self, "mushrooms", tuple(sorted(mushrooms)))
+        object.__setattr__(self, "mushrooms", tuple(sorted(int(m) for m in mushrooms)))
         cards = self.cards
         if isinstance(cards, str) or not isinstance(cards, Sequence):
             raise ValueError(f"cards must be a list of pairs of colour names; got {cards!r}")
@@ -189,13 +195,13 @@ class PedzaceSlimakiOptions:
             isinstance(points, str)
             or not isinstance(points, Sequence)
             or len(points) != 3
-            or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in points)
+            or not all(is_int(p) and p >= 0 for p in points)
         ):
             raise ValueError(
                 "place_points must be three non-negative integers (1st, 2nd, last place); "
                 f"got {points!r}"
             )
-        object.__setattr__(self, "place_points", tuple(points))
+        object.__setattr__(self, "place_points", tuple(int(p) for p in points))
         check_optional_int("max_turns", self.max_turns, 1)
         object.__setattr__(
             self, "is_mushroom", tuple(leaf in self.mushrooms for leaf in range(last + 1))

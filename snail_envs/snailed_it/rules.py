@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
 from snail_envs.core.game import Outcome
-from snail_envs.core.options import check_int, check_optional_int
+from snail_envs.core.options import check_int, check_optional_int, is_int
 
 COLOURS = ("orange", "yellow", "blue", "pink")
 NUM_COLOURS = len(COLOURS)
@@ -152,13 +152,13 @@ class SnailedItOptions:
             isinstance(points, (str, bytes, Mapping))
             or not isinstance(points, Sequence)
             or len(points) != NUM_VALUES
-            or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in points)
+            or not all(is_int(p) and p >= 0 for p in points)
         ):
             raise ValueError(
                 "card_points must be 18 non-negative integers, the points of values 1 to 18; "
                 f"got {points!r}"
             )
-        object.__setattr__(self, "card_points", tuple(points))
+        object.__setattr__(self, "card_points", tuple(int(p) for p in points))
 
 
 class SnailedIt:

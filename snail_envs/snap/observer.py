@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from snail_envs.core.layout import Layout, Piece
-from snail_envs.snap.rules import CALLS, RANKS, Snap, SnapOptions
+from snail_envs.snap.rules import CALLS, RANKS, WINS_NEEDED, Snap, SnapOptions
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,18 @@ def _parts(options: SnapOptions) -> list[_Part]:
             _Part("centre_top", k, False, "the central pile's top card shows key k"),
             _Part("centre_below", k, False, "the card below it shows key k"),
             _Part("centre_size", 1, False, "cards in the central pile / deck size"),
+        ]
+    if options.session != "single":
+        games = options.session_games + options.max_sudden_deaths
+        parts += [
+            _Part(
+                "session_wins",
+                1,
+                True,
+                f"games seat i has won in this session / {WINS_NEEDED[options.session]}",
+            ),
+            _Part("game_number", 1, False, f"the game's number in the session / {games}"),
+            _Part("sudden_death", 1, False, "1 in a sudden-death game (the tied seats play)"),
         ]
     return [
         *parts,
@@ -233,6 +245,13 @@ class SnapObserver:
                 vector[at["next_flippers"] + game.next_flipper()] = 1.0
         for pool in game.pools:
             vector[at["pool_sizes"] + key[pool[-1]]] = len(pool) / size
+        if options.session != "single":
+            needed = WINS_NEEDED[options.session]
+            for seat, wins in enumerate(game.session_wins):
+                vector[at["session_wins"] + seat] = wins / needed
+            games = options.session_games + options.max_sudden_deaths
+            vector[at["game_number"]] = min(game.games_played + 1, games) / games
+            vector[at["sudden_death"]] = 1.0 if game.sudden_deaths else 0.0
         if options.single_pile:
             centre = game.piles[-1]
             if centre:

@@ -66,6 +66,13 @@ def render_ansi(game: Snap) -> str:
     pools = [f"{game.label(pool[-1])} ×{len(pool)}" for pool in game.pools]
     lines.append(f"{_pool_name(game)}s: {', '.join(pools) if pools else 'none'}")
     lines.append(f"last calls: {last_calls_text(game)}")
+    if options.session != "single":
+        wins = ", ".join(f"player_{seat} {won}" for seat, won in enumerate(game.session_wins))
+        stage = " (a sudden death)" if game.sudden_deaths else ""
+        lines.append(
+            f"session {options.session}: game {game.games_played + (game.outcome is None)}"
+            f"{stage}; wins: {wins}"
+        )
     if game.outcome is not None:
         winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
         lines.append(f"game over ({game.outcome.reason}): won by {winners}")
@@ -73,11 +80,17 @@ def render_ansi(game: Snap) -> str:
         lines.append(f"stopped after {game.flips} flips and {game.ticks} ticks (limit)")
     else:
         kind = "reopened window" if game.reopened else "window"
-        claim = "something claimable" if game.window_length > 1 else "nothing claimable"
+        claim = "something claimable" if game.claimable() else "nothing claimable"
         lines.append(
             f"{kind}: tick {game.window_tick + 1} of {game.window_length} ({claim}); "
             f"acting: {', '.join(f'player_{s}' for s in game.acting_seats())}"
         )
+        if any(game.glimpses):
+            seen = ", ".join(
+                f"player_{seat} {game.key_label(glimpses[-1])}"
+                for seat, glimpses in enumerate(game.glimpses)
+            )
+            lines.append(f"glimpses of the card flipped last: {seen}")
     return "\n".join(lines)
 
 

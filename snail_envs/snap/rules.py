@@ -128,6 +128,9 @@ NUM_ACTIONS = 4
 CALLS = (SNAP, SNAP_POOL, SLAP)
 RULESETS = ("classic", "snap_pot")
 SAME_TICK = ("tie", "random")
+SESSIONS = ("single", "best_of_3", "best_of_5", "first_to_3")
+WINS_NEEDED = {"single": 1, "best_of_3": 2, "best_of_5": 3, "first_to_3": 3}
+"""The wins that decide a session at once."""
 REFRESH = ("turn_over", "shuffle")
 MATCH_KEYS = ("rank", "picture")
 DECKS = ("auto", 1, 2)
@@ -166,6 +169,8 @@ class SnapOptions:
     same_tick: str = "tie"
     refresh: str = "turn_over"
     glimpse_error: Sequence[float] = ()
+    session: str = "single"
+    max_sudden_deaths: int = 3
     num_keys: int = field(init=False, repr=False, compare=False)
     """How many keys (ranks or pictures) the deck has."""
     copies_per_key: int = field(init=False, repr=False, compare=False)
@@ -187,6 +192,8 @@ class SnapOptions:
         check_optional_int("max_ticks", self.max_ticks, 1)
         check_choice("same_tick", self.same_tick, SAME_TICK)
         check_choice("refresh", self.refresh, REFRESH)
+        check_choice("session", self.session, SESSIONS)
+        check_int("max_sudden_deaths", self.max_sudden_deaths, 0)
         self._check_deck()
         self._check_delays()
         self._check_glimpse_error()
@@ -264,6 +271,15 @@ class SnapOptions:
             raise ValueError(f"glimpse_error must be {allowed}; got {self.glimpse_error!r}")
         object.__setattr__(self, "glimpse_error", tuple(float(error) for error in errors))
 
+    @property
+    def session_games(self) -> int:
+        """The most games a session plays before a sudden death: N for `best_of_N`; for
+        `first_to_3`, (3 − 1) · n + 1, when every seat could have two wins and one more game
+        decides (draws and truncations aside, a session ends sooner)."""
+        if self.session == "first_to_3":
+            return 2 * self.num_players + 1
+        return {"single": 1, "best_of_3": 3, "best_of_5": 5}[self.session]
+
     def error_at(self, tick: int) -> float:
         """The chance of a false glimpse at `tick` of a window (0 past `glimpse_error`'s end)."""
         errors = self.glimpse_error
@@ -303,9 +319,23 @@ class Snap:
     """
 
     def __init__(self, options: SnapOptions, chance: Chance) -> None:
-        deck = chance.arrange(range(options.deck_size))
-        hands, _ = deal_round_robin(deck, options.num_players)
-        self._set_up(options, chance, [deque(reversed(hand)) for hand in hands])
+        self._set_up(options, chance)
+        self._deal(tuple(range(options.num_players)), dealer=options.num_players - 1)
+
+    def _deal(self, seats: tuple[int, ...], dealer: int) -> None:
+        """Shuffle and deal the whole deck, one card at a time clockwise, to `seats` from the
+        dealer's left; the seat left of the dealer flips first."""
+        n = self.num_players
+        deck = self.chance.arrange(range(self.options.deck_size))
+        order = sorted(seats, key=lambda seat: (seat - dealer - 1) % n)
+        hands, _ = deal_round_robin(deck, len(order))
+        stacks: list[deque[int]] = [deque() for _ in range(n)]
+        for seat, hand in zip(order, hands, strict=True):
+            stacks[seat] = deque(reversed(hand))
+        self._new_table(stacks)
+        self.in_game = [seat in seats for seat in range(n)]
+        self.dealer = dealer
+        self.turn = dealer
         self._flip()
 
     @classmethod
@@ -335,7 +365,8 @@ class Snap:
                 f"got {len(stacks)} and {len(piles)}"
             )
         game = cls.__new__(cls)
-        game._set_up(options, Chance(), [deque(stack) for stack in stacks])
+        game._set_up(options, Chance())
+        game._new_table([deque(stack) for stack in stacks])
         game.piles = [list(pile) for pile in piles]
         game.pools = [list(pool) for pool in pools]
         for cards in (*game.piles, *game.pools):
@@ -353,15 +384,32 @@ class Snap:
         game.window_tick = window_tick
         return game
 
-    def _set_up(self, options: SnapOptions, chance: Chance, stacks: list[deque[int]]) -> None:
-        """The table before the first flip: these stacks, no piles, no pools."""
+    def _set_up(self, options: SnapOptions, chance: Chance) -> None:
+        """What lasts the whole session: the rules, chance, the session's score."""
         self.options = options
         self.num_players = n = options.num_players
         self.key = options.card_keys
         self.classic = options.ruleset == "classic"
         self.chance = chance
-        """The shuffle before the deal, and in play: `same_tick="random"` orders, shuffled
+        """The shuffle before every deal, and in play: `same_tick="random"` orders, shuffled
         refreshes, glimpses."""
+        self.session_wins = [0] * n
+        self.games_played = 0
+        self.sudden_deaths = 0
+        """Sudden-death games begun so far."""
+        self.dealer = n - 1
+        """Who dealt the game on the table (the seat to its left flipped first)."""
+        self._tied = [False] * n
+        """The seats tied for the most wins, who play the sudden deaths."""
+        self._point_offsets = [0.0] * n
+        """Added to every seat's points so that a new deal pays nothing."""
+        self.outcome: Outcome | None = None
+        self.version = 0
+        """Counts the changes of the table (observers cache by it)."""
+
+    def _new_table(self, stacks: list[deque[int]]) -> None:
+        """The table of a new game before its first flip: these stacks, no piles, no pools."""
+        options, n = self.options, self.num_players
         self.stacks: list[deque[int]] = stacks
         self.piles: list[list[int]] = [[] for _ in range(n + options.single_pile)]
         self.pools: list[list[int]] = []
@@ -396,9 +444,8 @@ class Snap:
         """The change in every seat's cards at the last resolution."""
         self.gone_out: list[int] = []
         """The seats that went out last, together."""
-        self.outcome: Outcome | None = None
-        self.version = 0
-        """Counts the changes of the table (observers cache by it)."""
+        self.game_outcome: Outcome | None = None
+        """How the game now on the table ended (in a session, the session goes on)."""
         self._truncated = False
         self._acting: tuple[int, ...] = ()
         self._acts = [False] * n
@@ -438,11 +485,17 @@ class Snap:
             elif self.glimpses[0]:
                 self._glimpse()
         limit = self.options.max_ticks
-        if self.outcome is None and limit is not None and self.ticks >= limit:
+        if self.game_outcome is None and limit is not None and self.ticks >= limit:
             self._stop()
+        if self.game_outcome is not None or self._truncated:
+            self._end_of_game()
 
     def is_in_game(self, seat: int) -> bool:
-        return self.in_game[seat]
+        """In one game, until the seat goes out; in a session, until the session ends (a seat
+        out of one game waits until the next begins)."""
+        if self.options.session == "single":
+            return self.in_game[seat]
+        return self.outcome is None
 
     def may_call(self, seat: int) -> bool:
         """Whether `seat` acts in this tick and may call (its reaction delay has passed, and it
@@ -454,9 +507,13 @@ class Snap:
         )
 
     def points(self) -> list[float]:
-        """Each seat's share of the deck in its stack and pile (the `reward="points"` signal)."""
+        """Each seat's share of the deck in its stack and pile (the `reward="points"` signal).
+        In a session a new deal pays nothing: the points carry over, changed only by play."""
         size = self.options.deck_size
-        return [self.held(seat) / size for seat in range(self.num_players)]
+        return [
+            self.held(seat) / size + offset
+            for seat, offset in zip(range(self.num_players), self._point_offsets, strict=True)
+        ]
 
     def describe_action(self, seat: int, action: int) -> str:
         if action == SNAP_POOL:
@@ -535,6 +592,10 @@ class Snap:
         if self.options.match_key == "picture":
             return f"P{self.key[card] + 1}"
         return RANKS[self.key[card]] + SUITS[card % len(SUITS)]
+
+    def key_label(self, key: int) -> str:
+        """A key as players name it: a rank ("7") or a picture ("P7")."""
+        return f"P{key + 1}" if self.options.match_key == "picture" else RANKS[key]
 
     def held(self, seat: int) -> int:
         """The cards a seat holds: its stack and its pile (pools are held by nobody)."""
@@ -628,14 +689,14 @@ class Snap:
         if self.options.speed:
             if not self.classic:
                 self._go_out([s for s in range(self.num_players) if self._out_at_turn(s)])
-                if self.outcome is not None:
+                if self.game_outcome is not None:
                     return
             flippers = tuple(s for s in range(self.num_players) if self.in_game[s])
         else:
             seat = self.next_flipper()
             while self._out_at_turn(seat):
                 self._go_out([seat])
-                if self.outcome is not None:
+                if self.game_outcome is not None:
                     return
                 seat = self.next_flipper(seat)
             flippers = (seat,)
@@ -690,10 +751,11 @@ class Snap:
         noisy = bool(options.glimpse_error)
         full = noisy or self.claimable()
         self.window_length = options.reaction_ticks if full else 1
-        self._acting = tuple(s for s in range(self.num_players) if self.in_game[s])
+        session = options.session != "single"
+        self._acting = tuple(s for s in range(self.num_players) if session or self.in_game[s])
         self._acts = [s in self._acting for s in range(self.num_players)]
         kept = () if options.flipper_may_call else self.flippers
-        self._waits_only = [s in kept for s in range(self.num_players)]
+        self._waits_only = [s in kept or not self.in_game[s] for s in range(self.num_players)]
         self.glimpses = [[] for _ in range(self.num_players)]
         if noisy and glimpse and not reopened:
             self._glimpse()
@@ -731,7 +793,7 @@ class Snap:
             )
         elif resolved:
             self._check_end()
-        if self.outcome is not None:
+        if self.game_outcome is not None:
             return
         if resolved and self._moved and self.matched_keys():
             self._open_window(reopened=True)
@@ -896,6 +958,67 @@ class Snap:
             self._finish(left, "no seat in the game holds a card: a draw")
 
     def _finish(self, winners: list[int], reason: str) -> None:
-        self.outcome = Outcome(winners=frozenset(winners), reason=reason)
+        self.game_outcome = Outcome(winners=frozenset(winners), reason=reason)
         self._acting = ()
         self._acts = [False] * self.num_players
+
+    # ----------------------------------------------------------------- sessions
+
+    def _end_of_game(self) -> None:
+        """A game is over (won, drawn or truncated). One game is the whole episode with
+        `session="single"`; in a session the game counts, and the session ends or the next game
+        is dealt by the winner (after a game won by nobody, by the same dealer)."""
+        if self.options.session == "single":
+            self.outcome = self.game_outcome
+            return
+        result = self.game_outcome
+        won = result is not None and len(result.winners) == 1 and "draw" not in result.reason
+        winner = min(result.winners) if won and result is not None else None
+        self.games_played += 1
+        if winner is not None:
+            self.session_wins[winner] += 1
+        decided = self._session_decided(winner)
+        if decided is not None:
+            winners, reason = decided
+            self.outcome = Outcome(winners=frozenset(winners), reason=reason)
+            self._truncated = False
+            return
+        points = self.points()
+        playing = tuple(s for s in range(self.num_players) if self._plays_next(s))
+        self._deal(playing, dealer=self.dealer if winner is None else winner)
+        self._point_offsets = [
+            before - held / self.options.deck_size
+            for before, held in zip(points, map(self.held, range(self.num_players)), strict=True)
+        ]
+
+    def _session_decided(self, winner: int | None) -> tuple[list[int], str] | None:
+        """The session's winners and why, once it is decided; None while it goes on (then
+        `sudden_deaths` tells whether the next game is a sudden death among the tied seats)."""
+        options = self.options
+        wins = self.session_wins
+        if self.sudden_deaths:
+            if winner is not None:
+                return [winner], f"player_{winner} won the sudden death"
+            if self.sudden_deaths < options.max_sudden_deaths:
+                self.sudden_deaths += 1
+                return None
+            tied = [s for s in range(self.num_players) if self._tied[s]]
+            return tied, f"{self.sudden_deaths} sudden deaths won by nobody: a shared win"
+        if max(wins) >= WINS_NEEDED[options.session]:
+            best = wins.index(max(wins))
+            return [best], f"player_{best} won {wins[best]} games of the {options.session} session"
+        if self.games_played < options.session_games:
+            return None
+        tied = [s for s in range(self.num_players) if wins[s] == max(wins)]
+        if len(tied) == 1:
+            return tied, f"player_{tied[0]} won the most games of the session"
+        if not options.max_sudden_deaths:
+            return tied, "the session ended in a tie: a shared win"
+        self._tied = [s in tied for s in range(self.num_players)]
+        self.sudden_deaths = 1
+        return None
+
+    def _plays_next(self, seat: int) -> bool:
+        """Every seat plays every game of a session but a sudden death, which only the seats
+        tied for the most wins play."""
+        return not self.sudden_deaths or self._tied[seat]

@@ -13,7 +13,7 @@ from snail_envs.core.chance import SeededChance
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
-from tests.snap.helpers import table
+from tests.snap.helpers import PICTURES, NoWindowOnAnUnchangedTable, glimpse_game, table, tick
 
 
 def view(game: Snap, seat: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -127,8 +127,8 @@ def test_snaps_to_save_a_big_pile_rather_than_take_a_small_pool() -> None:
 
 def test_delay_waits_that_many_ticks_of_the_window() -> None:
     bot = SnapHeuristic(delay=2)
-    for tick, expected in [(0, WAIT), (1, WAIT), (2, SNAP)]:
-        game = table([["9♠"], ["9♦"]], flipped=[1], window_tick=tick)
+    for at, expected in [(0, WAIT), (1, WAIT), (2, SNAP)]:
+        game = table([["9♠"], ["9♦"]], flipped=[1], window_tick=at)
         assert bot.act(*view(game)) == expected
 
 
@@ -243,3 +243,91 @@ def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> Non
                 calls += action != WAIT
             env.step(action)
     assert calls > 0
+
+
+# --------------------------------------------------------------------------- noisy sight
+
+NOISY = {**PICTURES, "num_players": 2, "glimpse_error": (0.6, 0.3, 0.0)}
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        # tick 0 (error 0.6) glimpses picture 0: belief 0.4 / (0.4 + 3 · 0.2) = 0.4 < 0.5
+        ([False, False], [WAIT]),
+        # then tick 1 (error 0.3) again picture 0: 0.28 / (0.28 + 3 · 0.02) = 0.82
+        ([False, False, False, False], [WAIT, SNAP]),
+        # tick 1 shows picture 2 instead: 0.04 / (0.04 + 0.14 + 2 · 0.02) = 0.18
+        ([False, False, True, 2, False], [WAIT, WAIT]),
+    ],
+    ids=["one-glimpse", "two-glimpses-agree", "two-glimpses-disagree"],
+)
+def test_under_noisy_sight_it_calls_once_its_bayes_belief_reaches_the_threshold(
+    script: list[object], expected: list[int]
+) -> None:
+    """With glimpse_error the heuristic weighs the flipped card's key by Bayes' rule from its
+    glimpses and the error schedule, and snaps once the belief in a match reaches its threshold
+    (here 0.5)."""
+    game = glimpse_game(stack_top=0, script=script, glimpse_error=(0.6, 0.3, 0.0))
+    bot = SnapHeuristic(belief_threshold=0.5, **NOISY)
+    observer = SnapObserver(game.options)
+    for index, action in enumerate(expected):
+        if index:
+            tick(game)
+        observation = observer.observe(game, 0)
+        mask = np.zeros(4, np.int8)
+        mask[list(game.legal_actions(0))] = 1
+        assert bot.act(observation, mask) == action
+
+
+@pytest.mark.parametrize("stack_top", [0, 2])
+def test_by_default_it_calls_on_the_first_glimpse_that_shows_a_claim(stack_top: int) -> None:
+    """The default threshold, 0.1: a glimpse showing picture 0 beside seat 0's picture 0 is a
+    match with belief 0.4 at an error of 0.6, called at once whatever the card truly is (card 2
+    is picture 1)."""
+    script = [False, False] if stack_top == 0 else [True, 0, False]
+    game = glimpse_game(stack_top=stack_top, script=script, glimpse_error=(0.6, 0.3, 0.0))
+    observation = SnapObserver(game.options).observe(game, 0)
+    bot = SnapHeuristic.for_rules(NOISY)
+    assert bot.act(observation, np.array([1, 1, 0, 0], np.int8)) == SNAP
+
+
+def test_under_noisy_sight_it_never_calls_on_an_exact_table_without_a_claim() -> None:
+    """Once sight is exact (a tick of error 0), the heuristic calls only on a real claim."""
+    game = glimpse_game(
+        stack_top=2, script=[True, 0, False, True, 0, False], glimpse_error=(0.6, 0.3, 0.0)
+    )
+    bot = SnapHeuristic.for_rules(NOISY)
+    tick(game)
+    tick(game)  # tick 2: error 0, seat 0 sees picture 1, no match
+    observation = SnapObserver(game.options).observe(game, 0)
+    assert bot.act(observation, np.array([1, 1, 0, 0], np.int8)) == WAIT
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 4, "ruleset": "snap_pot", "max_flips": 400},
+        {"num_players": 2, "max_flips": 400},
+        {"num_players": 3, "same_tick": "random", "glimpse_error": (0.6, 0.3, 0.0)},
+    ],
+    ids=str,
+)
+def test_heuristic_play_never_runs_a_window_on_an_unchanged_table(options: dict) -> None:
+    """The no-move rule (snap_v1) holds for heuristic play too: in snap_v0, four heuristics
+    under snap_pot called the same tied snap_pool on the same table until max_ticks."""
+    env = snail_envs.make_parallel("snap_v1", **options)
+    bot = SnapHeuristic.for_rules(options)
+    for seed in range(4):
+        check = NoWindowOnAnUnchangedTable()
+        observations, _ = env.reset(seed=seed)
+        while env.agents:
+            actions = {
+                agent: bot.act(
+                    observations[agent]["observation"], observations[agent]["action_mask"]
+                )
+                for agent in env.agents
+            }
+            observations, *_ = env.step(actions)
+            check(env.unwrapped.game)
+        assert env.unwrapped.game.ticks < 4 * env.unwrapped.game.flips + 4

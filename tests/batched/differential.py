@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 
 import snail_envs.batched
+from snail_envs.core.host import margin_rewards
 
 
 @dataclass
@@ -39,14 +41,16 @@ def follow(batch: Any, index: int) -> Reference:
 
 
 def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
-    """The reference environment's rewards for the transition just played (`core/host.py`): to
-    the seats that were in the game, a seat that goes out getting −1 (`reward="winlose"`)."""
+    """The reference environment's rewards for the transition just played (`core/host.py`), as
+    the floats it pays: to the seats that were in the game, a seat that goes out getting −1
+    (`reward="winlose"`) or its last margin change (`"margin"`)."""
     game = reference.game
-    rewards = np.zeros(batch.num_players, np.float32)
+    rewards = np.zeros(batch.num_players)
     live = reference.live
-    if batch.reward_mode == "points":
+    if batch.reward_mode != "winlose":
         points = list(game.points())
-        rewards[live] = [points[seat] - reference.points[seat] for seat in live]
+        changes = [points[seat] - reference.points[seat] for seat in live]
+        rewards[live] = margin_rewards(changes) if batch.reward_mode == "margin" else changes
         reference.points = points
     elif game.outcome is not None:
         rewards[live] = [1.0 if seat in game.outcome.winners else -1.0 for seat in live]
@@ -87,7 +91,7 @@ def check_ending(batch: Any, index: int, reference: Reference) -> bool:
     game = reference.game
     assert batch.terminated[index] == (game.outcome is not None), f"game {index}: terminated"
     assert batch.truncated[index] == game.truncated, f"game {index}: truncated"
-    rewards = expected_rewards(batch, reference)
+    rewards = expected_rewards(batch, reference).astype(np.float32)
     assert batch.rewards[index].tobytes() == rewards.tobytes(), f"game {index}: rewards"
     ended = game.outcome is not None or game.truncated
     if ended:
@@ -152,11 +156,15 @@ def learner_is_done(reference: Reference, learner: int) -> bool:
     return game.outcome is not None or game.truncated or not game.is_in_game(learner)
 
 
-def others_play(reference: Reference, learner: int, players: Sequence[Any]) -> None:
-    """The `players` play every seat but `learner` until `learner` acts or is done."""
+def others_play(batch: Any, reference: Reference, learner: int, players: Sequence[Any]) -> float:
+    """The `players` play every seat but `learner` until `learner` acts or is done; returns the
+    learner's rewards meanwhile."""
     game = reference.game
+    earned = 0.0
     while not learner_is_done(reference, learner) and learner not in game.acting_seats():
         game.apply(others_ticks(reference, learner, players))
+        earned += expected_rewards(batch, reference)[learner]
+    return earned
 
 
 class HeuristicPolicy:
@@ -189,11 +197,12 @@ def run_learner_replay(
     """The learner's vector env against heuristics, each episode replayed in the reference rules
     with the Python heuristic (built by `make_heuristic(rule_options)`) in the other seats,
     acting in the learner's ticks too: the learner's observations, masks, rewards and ends must
-    be the kernel's. The `opponents` are the in-kernel heuristic port, or the Python heuristic
-    as the vector env's policy ("policy"), in any mix: the games are the same. In-kernel
-    "random" seats are followed by `replay_random(record)`, a player that draws from a copy of
-    the game's record (an array of one) as the kernel's random player does, the copy taken
-    before each step and as each episode begins."""
+    be the kernel's (the rewards summed in float32, to within its rounding). The `opponents`
+    are the in-kernel heuristic port, or the Python heuristic as the vector env's policy
+    ("policy"), in any mix: the games are the same. In-kernel "random" seats are followed by
+    `replay_random(record)`, a player that draws from a copy of the game's record (an array of
+    one) as the kernel's random player does, the copy taken before each step and as each
+    episode begins."""
     policy = HeuristicPolicy()
     venv = snail_envs.batched.make_vec_env(
         env_name,
@@ -219,7 +228,7 @@ def run_learner_replay(
     observations = venv.reset()
     references = [follow(engine, index) for index in range(venv.num_envs)]
     for index, reference in enumerate(references):
-        others_play(reference, int(venv.learners[index]), players(index))
+        others_play(engine, reference, int(venv.learners[index]), players(index))
     rng = np.random.default_rng(0)
     finished = 0
     while finished < episodes:
@@ -239,19 +248,16 @@ def run_learner_replay(
             tick = others_ticks(reference, learner, playing[index])
             tick[learner] = int(actions[index])
             game.apply(tick)
-            others_play(reference, learner, playing[index])
+            earned = expected_rewards(engine, reference)[learner]
+            earned += others_play(engine, reference, learner, playing[index])
+            assert rewards[index] == pytest.approx(earned, rel=1e-6, abs=1e-6), f"game {index}"
             ended = learner_is_done(reference, learner)
             assert dones[index] == ended
             if not ended:
-                assert rewards[index] == 0
                 continue
             finished += 1
-            if game.outcome is not None:
-                assert rewards[index] == (1.0 if learner in game.outcome.winners else -1.0)
-            elif not game.is_in_game(learner):
-                assert rewards[index] == -1.0
             final = reference.observer.observe(game, learner)
             assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
             references[index] = follow(engine, index)
-            others_play(references[index], int(venv.learners[index]), players(index))
+            others_play(engine, references[index], int(venv.learners[index]), players(index))
     assert (policy.asked > 0) == ("policy" in opponents)

@@ -12,6 +12,7 @@ import pytest
 
 import snail_envs
 import snail_envs.batched
+from tests.hangs import error_without_hanging
 
 ENGINES = sorted(snail_envs.batched.ENGINES)
 ELIMINATIONS = {"snap_v1"}
@@ -131,6 +132,10 @@ def test_bad_options_get_clear_errors(env_name: str) -> None:
         snail_envs.batched.make(env_name, 4, colour="red")
     with pytest.raises(ValueError, match="illegal_action is not an option of the batched"):
         snail_envs.batched.make(env_name, 4, illegal_action="penalize")
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin'; got 'score'"
+    ):
+        snail_envs.batched.make(env_name, 4, reward="score")
     with pytest.raises(ValueError, match="num_envs must be an integer at least 1"):
         snail_envs.batched.make(env_name, 0)
     with pytest.raises(RuntimeError, match="call reset"):
@@ -200,6 +205,79 @@ def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
     venv = snail_envs.batched.make_vec_env("snail_sprint_v0", 8, seat=1, num_players=3)
     venv.reset()
     assert (venv.learners == 1).all()
+
+
+@pytest.mark.parametrize(
+    ("env_name", "players"),
+    [
+        ("snail_sprint_v0", ""),
+        ("pedzace_slimaki_v0", ""),
+        ("snail_sprint_v0", ", opponents='policy', policy=lambda o, m, g: m.argmax(axis=1)"),
+    ],
+)
+def test_options_that_leave_the_learner_no_decision_are_named_after_bounded_deals(
+    env_name: str, players: str
+) -> None:
+    """Seat 0 opens, so with one turn the learner in seat 1 never acts: every deal ends before
+    its first decision, whoever plays seat 0 (an in-kernel player, or the policy between kernel
+    calls). The kernels stop at `MAX_DEALS` deals and report it; the options are named."""
+    code = (
+        "import snail_envs.batched; snail_envs.batched.make_vec_env("
+        f"{env_name!r}, num_envs=4, seat=1, max_turns=1{players}).reset()"
+    )
+    assert error_without_hanging(code) == (
+        f"ValueError: {env_name} (batched): 1000 deals in a row ended before the learner's first "
+        "decision: under these options (seat=1, max_turns=1) it may never come; choose options "
+        "under which the game lasts until it does"
+    )
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_the_learner_vec_env_takes_integer_actions_of_its_shape_only(env_name: str) -> None:
+    """Floats are not truncated, NaN is not an integer, and every game with an illegal action is
+    named; no game moves."""
+    venv = snail_envs.batched.make_vec_env(env_name, 4)
+    venv.seed(0)
+    venv.reset()
+    legal = venv.action_masks().argmax(axis=1)
+    before = venv.engine.games.copy()
+    for actions in (legal + 0.7, np.full(4, np.nan), legal[:3], legal[:, None], legal.tolist()[:3]):
+        with pytest.raises(ValueError, match=r"actions must be an integer array of shape \(4,\)"):
+            venv.step(actions)
+    illegal = legal.copy()
+    illegal[[1, 3]] = venv.engine.num_actions
+    with pytest.raises(
+        ValueError, match=r"illegal actions in games 1, 3 \(no game played\); game 1"
+    ):
+        venv.step(illegal)
+    assert all((venv.engine.games[name] == before[name]).all() for name in before.dtype.names)
+    venv.step(legal.tolist())
+
+
+def test_seats_to_observe_are_integers_in_range() -> None:
+    batch = snail_envs.batched.make("snail_sprint_v0", 4, num_players=3)
+    batch.reset(seed=0)
+    assert np.array_equal(batch.observe(np.int64(1)), batch.observe(1))
+    assert np.array_equal(batch.observe(np.array([0, 1, 2, 1]))[1], batch.observe(1)[1])
+    for seat in (1.7, True, np.array([0, 1]), np.array([0.0, 1.0, 2.0, 1.0])):
+        with pytest.raises(
+            ValueError, match=r"seat must be an integer or an integer array of shape"
+        ):
+            batch.observe(seat)
+    with pytest.raises(ValueError, match=r"seats are 0 to 2; got 3 in games 1, 2, 3$"):
+        batch.observe(np.array([0, 3, 3, -1]))
+
+
+def test_counts_and_seats_may_be_numpy_integers() -> None:
+    venv = snail_envs.batched.make_vec_env(
+        "snail_sprint_v0", np.int64(4), seat=np.int64(1), num_players=np.int64(3)
+    )
+    venv.reset()
+    assert venv.num_envs == 4 and (venv.learners == 1).all() and venv.engine.num_players == 3
+    with pytest.raises(ValueError, match="seat must be None"):
+        snail_envs.batched.make_vec_env("snail_sprint_v0", 4, seat=True)
+    with pytest.raises(ValueError, match="num_envs must be an integer at least 1; got True"):
+        snail_envs.batched.make("snail_sprint_v0", True)
 
 
 class RandomPolicy:

@@ -17,24 +17,31 @@ OPTION_SETS = [
     {"num_players": 5, "snail_face_backwards": True, "reward": "points"},
     {"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40},
     {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
+    {"num_players": 4, "rounds": 3, "reward": "margin"},
 ]
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
 def test_random_games_replay_exactly_through_the_reference_rules(options: dict) -> None:
-    # 5 × 2,000 = 10,000 games; every step compares seat, mask, observation, state, rewards, ends
+    # 6 × 2,000 = 12,000 games; every step compares seat, mask, observation, state, rewards, ends
     run_differential("pedzace_slimaki_v0", options, games=2_000, num_envs=200, seed=len(options))
 
 
-@pytest.mark.parametrize("reward", ["winlose", "points"])
+@pytest.mark.parametrize("reward", ["winlose", "points", "margin"])
 def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> None:
     venv = snail_envs.batched.make_vec_env(
         "pedzace_slimaki_v0", 128, num_players=4, rounds=3, reward=reward
     )
     layout = venv.engine.observation_layout
     turn, dice, points = layout["turn"], layout["dice_rolled"], layout["points"]
+
+    def lead(view: np.ndarray) -> float:
+        scores = view[points][:4].astype(np.float64) * 10
+        return scores[0] - scores[1:].mean()
+
     venv.seed(3)
     observations = venv.reset()
+    first_leads = [lead(view) for view in observations]
     returns = np.zeros(venv.num_envs)
     rng = np.random.default_rng(0)
     episodes = 0
@@ -48,7 +55,10 @@ def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> 
         returns += rewards
         for index in np.flatnonzero(dones):
             final = infos[index]["terminal_observation"]
-            if infos[index]["TimeLimit.truncated"]:
+            if reward == "margin":  # the change of its lead from its first decision on
+                expected = lead(final) - first_leads[index]
+                assert returns[index] == pytest.approx(expected, abs=1e-4)
+            elif infos[index]["TimeLimit.truncated"]:
                 assert reward == "points" or returns[index] == 0
             elif reward == "points":
                 assert returns[index] == round(float(final[points][0]) * 10)
@@ -56,6 +66,7 @@ def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> 
                 best = final[points].max()
                 assert returns[index] == (1.0 if final[points][0] == best else -1.0)
             returns[index] = 0
+            first_leads[index] = lead(observations[index])
             episodes += 1
         if reward == "winlose":
             assert not rewards[~dones].any()
@@ -90,11 +101,21 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic(options: dict) -> No
         batch.step(batch.random_actions())
 
 
-@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}])
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
+@pytest.mark.parametrize(
+    ("opponents", "reward"),
+    [
+        ("heuristic", "winlose"),
+        ({"heuristic": 1, "policy": 1}, "winlose"),
+        ({"heuristic": 1, "policy": 1}, "margin"),
+    ],
+    ids=str,
+)
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(
+    opponents, reward: str
+) -> None:
     run_learner_replay(
         "pedzace_slimaki_v0",
-        {"num_players": 3},
+        {"num_players": 4, "reward": reward} if reward == "margin" else {"num_players": 3},
         told_the_options,
         episodes=150,
         opponents=opponents,

@@ -16,12 +16,13 @@ OPTION_SETS = [
     {"num_players": 4, "tin_order": "shuffled", "tin_top_stacking": False},
     {"num_players": 3, "expose_forced_moves": True, "reward": "points"},
     {"num_players": 2, "tin_order": "reversed", "board": "B", "max_turns": 20},
+    {"num_players": 4, "board": "B", "reward": "margin"},
 ]
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
 def test_random_games_replay_exactly_through_the_reference_rules(options: dict) -> None:
-    # 5 × 2,000 = 10,000 games; every step compares seat, mask, observation, state, rewards, ends
+    # 6 × 2,000 = 12,000 games; every step compares seat, mask, observation, state, rewards, ends
     run_differential("snail_sprint_v0", options, games=2_000, num_envs=200, seed=len(options))
 
 
@@ -40,11 +41,22 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic() -> None:
     assert compared == 150 * 256
 
 
-@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}, "policy"])
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
+@pytest.mark.parametrize(
+    ("opponents", "reward"),
+    [
+        ("heuristic", "winlose"),
+        ({"heuristic": 1, "policy": 1}, "winlose"),
+        ("policy", "winlose"),
+        ({"heuristic": 1, "policy": 1}, "margin"),
+    ],
+    ids=str,
+)
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(
+    opponents, reward: str
+) -> None:
     run_learner_replay(
         "snail_sprint_v0",
-        {"num_players": 3},
+        {"num_players": 3, "reward": reward},
         lambda options: SnailSprintHeuristic(),
         episodes=300,
         opponents=opponents,

@@ -26,7 +26,7 @@ from snail_envs.snailed_it.rules import (
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.snailed_it.scripted import card, deal
 
-# (options, games): 10,000 games in all. A default game is ~160 ticks of up to 5 acting seats,
+# (options, games): 11,500 games in all. A default game is ~160 ticks of up to 5 acting seats,
 # each compared with the reference observer; smaller hands, lower targets and fewer rounds make
 # most of the games short, to keep this affordable.
 OPTION_SETS = [
@@ -40,6 +40,7 @@ OPTION_SETS = [
         {"num_players": 3, "hand_size": 6, "max_rounds": 1, "card_points": [3] * 18},
         1_500,
     ),
+    ({"num_players": 4, "hand_size": 3, "target": 6, "reward": "margin"}, 1_500),
 ]
 
 
@@ -80,18 +81,33 @@ def test_the_port_rounds_gains_as_python_does() -> None:
     assert [round_9(x) for x in values.tolist()] == [round(x, 9) for x in values.tolist()]
 
 
-@pytest.mark.parametrize("opponents", ["heuristic", {"heuristic": 1, "policy": 1}])
-def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(opponents) -> None:
+@pytest.mark.parametrize(
+    ("opponents", "reward"),
+    [
+        ("heuristic", "winlose"),
+        ({"heuristic": 1, "policy": 1}, "winlose"),
+        ({"heuristic": 1, "policy": 1}, "margin"),
+    ],
+    ids=str,
+)
+def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(
+    opponents, reward: str
+) -> None:
     run_learner_replay(
         "snailed_it_v0",
-        {"num_players": 3, "hand_size": 5, "target": 8},
+        {
+            "num_players": 4 if reward == "margin" else 3,
+            "hand_size": 5,
+            "target": 8,
+            "reward": reward,
+        },
         lambda options: SnailedItHeuristic(card_points=options.card_points),
         episodes=100,
         opponents=opponents,
     )
 
 
-@pytest.mark.parametrize("reward", ["winlose", "points"])
+@pytest.mark.parametrize("reward", ["winlose", "points", "margin"])
 def test_the_learner_plays_and_tosses_from_its_own_seat(reward: str) -> None:
     venv = snail_envs.batched.make_vec_env(
         "snailed_it_v0", 64, num_players=4, target=200, max_rounds=2, reward=reward
@@ -118,6 +134,9 @@ def test_the_learner_plays_and_tosses_from_its_own_seat(reward: str) -> None:
             own_total = round(float(final[totals][0]) * 200)
             if reward == "points":
                 assert returns[index] == -own_total
+            elif reward == "margin":  # totals grow only as rounds end: all start level
+                others = np.round(final[totals][1:4].astype(np.float64) * 200)
+                assert returns[index] == pytest.approx(others.mean() - own_total, abs=1e-4)
             else:
                 lowest = final[totals][:4].min()
                 assert returns[index] == (1.0 if final[totals][0] == lowest else -1.0)

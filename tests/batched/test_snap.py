@@ -17,7 +17,7 @@ from snail_envs.batched.core import random_legal_actions
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
 
-# (options, games, patience): 15,600 games in all. Random seats call at once nearly always;
+# (options, games, patience): 16,600 games in all. Random seats call at once nearly always;
 # patient ones (waiting with probability `patience`) let windows run their ticks and matches
 # stand unclaimed, so that delays, several matched ranks and pool claims all come into play.
 # The default options meet the no-move rule (a tied snap_pool beside a pile match, a wrong call
@@ -72,6 +72,9 @@ OPTION_SETS = [
         200,
         0.0,
     ),
+    # margins: seats go out, and the mean of the others runs over the seats still in
+    ({"num_players": 4, "ruleset": "snap_pot", "max_flips": 300, "reward": "margin"}, 500, 0.3),
+    ({"num_players": 3, "flipper_may_call": False, "double": True, "reward": "margin"}, 500, 0.5),
     ({"same_tick": "random", "refresh": "shuffle"}, 1_000, 0.0),
     (
         {
@@ -414,4 +417,15 @@ def test_the_learner_vec_env_follows_the_reference_game(options: dict, opponents
     # does not play with glimpse_error)
     run_learner_replay(
         "snap_v1", options, heuristic_for, 100, opponents=opponents, replay_random=KernelRandom
+    )
+
+
+def test_the_learner_vec_env_pays_margins_tick_by_tick_as_seats_go_out() -> None:
+    """Seats go out, the last flipper waiting among them: each tick's margin is over the seats
+    in the game in that tick."""
+    run_learner_replay(
+        "snap_v1",
+        {"num_players": 4, "flipper_may_call": False, "max_flips": 150, "reward": "margin"},
+        heuristic_for,
+        300,
     )

@@ -112,6 +112,10 @@ def test_order_is_enforced() -> None:
         env.step(0)
     with pytest.raises(RuntimeError, match="reset"):
         env.observe("player_0")
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before using the environment"):
+        env.last()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before using the environment"):
+        ToyParallel().observe("player_0")
     env.reset(seed=0)
     for _ in testing.play_steps(env, __import__("random").Random(0)):
         pass
@@ -124,12 +128,39 @@ def test_bad_options_are_rejected_with_the_allowed_values() -> None:
         ToyAEC(num_players=9)
     with pytest.raises(ValueError, match="unknown option 'colour'; allowed options: num_players"):
         ToyAEC(colour="red")
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin'; got 'score'"
+    ):
         ToyAEC(reward="score")
     with pytest.raises(ValueError, match="illegal_action must be one of"):
         ToyAEC(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode must be one of"):
         ToyAEC(render_mode="window")
+
+
+def test_numpy_integers_are_integers_and_bools_are_not() -> None:
+    env = ToyAEC(num_players=np.int64(4), target=np.int32(9))
+    assert env.possible_agents == [f"player_{seat}" for seat in range(4)]
+    assert type(env.options.num_players) is int
+    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4; got True"):
+        ToyAEC(num_players=True)
+    pedzace = snail_envs.make("pedzace_slimaki_v0", place_points=np.array([5, 2, 3]).tolist())
+    assert pedzace.options.place_points == (5, 2, 3)
+    numpy_points = tuple(np.int64(points) for points in range(18))
+    snailed_it = snail_envs.make("snailed_it_v0", card_points=numpy_points)
+    assert all(type(points) is int for points in snailed_it.options.card_points)
+    with pytest.raises(ValueError, match="card_points must be 18 non-negative integers"):
+        snail_envs.make("snailed_it_v0", card_points=(True,) * 18)
+
+
+def test_a_choice_is_one_of_the_values_not_an_array_holding_it() -> None:
+    with pytest.raises(
+        ValueError, match=r"reward must be one of 'winlose', 'points', 'margin'; got array"
+    ):
+        ToyAEC(reward=np.array(["points"]))
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        ToyAEC(illegal_action=["raise"])
+    assert ToyAEC(reward=np.str_("points")).reward_mode == "points"
 
 
 def test_truncation_marks_every_live_agent() -> None:
@@ -208,6 +239,37 @@ def test_the_aec_env_refuses_pettingzoos_generic_parallel_conversion() -> None:
     assert ToyParallel.metadata["name"] == "toy_v0"
 
 
+def test_parallel_actions_are_a_dict() -> None:
+    env = ToyParallel(num_players=3)
+    env.reset(seed=0)
+    for actions in (None, [ADD_ONE, PASS, PASS], ADD_ONE):
+        with pytest.raises(
+            ValueError,
+            match=r"actions must be a dict from agent to action; .* acting now: player_0$",
+        ):
+            env.step(actions)
+    env.step({"player_0": ADD_ONE})
+
+
+def test_an_unknown_agent_is_named_with_the_agents() -> None:
+    calls = [
+        ("observe", "player_2"),
+        ("legal_actions", "bob"),
+        ("private_text", 0),
+        ("action_to_string", "player_9", PASS),
+        ("observation_space", "bob"),
+        ("action_space", ["player_0"]),
+        ("resample_from_infostate", "bob", 1),
+    ]
+    for env in (ToyAEC(num_players=2), ToyParallel(num_players=2)):
+        env.reset(seed=0)
+        for method, *arguments in calls:
+            with pytest.raises(
+                ValueError, match=r"toy_v0: unknown agent .*; agents: player_0, player_1$"
+            ):
+                getattr(env, method)(*arguments)
+
+
 def test_parallel_penalize_ends_the_game() -> None:
     env = ToyParallel(num_players=3, illegal_action="penalize")
     env.reset(seed=0)
@@ -231,8 +293,12 @@ def test_state_and_action_to_string() -> None:
     env.reset(seed=0)
     assert env.state().shape == env.state_space.shape
     assert env.action_to_string("player_0", CLAIM) == "claim"
+    assert env.action_to_string("player_0", np.int64(CLAIM)) == "claim"
     with pytest.raises(ValueError, match="out of range"):
         env.action_to_string("player_0", 4)
+    for action in (2.9, True, "claim", np.array([1.0])):  # what step() refuses, this refuses
+        with pytest.raises(ValueError, match="an action must be an integer"):
+            env.action_to_string("player_0", action)
 
 
 def test_reset_with_a_seed_repeats_and_without_one_continues() -> None:
@@ -269,5 +335,7 @@ def test_a_resampled_copy_may_pay_in_points() -> None:
     ]
     assert any(gained.values())
     assert env.reward_mode == "winlose"
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points'; got 'cards'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin'; got 'cards'"
+    ):
         env.resample_from_infostate("player_0", 7, reward="cards")

@@ -13,7 +13,7 @@ from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import ScriptedChance, SeededChance
 from snail_envs.core.dice import Die, roll_all
 from snail_envs.core.layout import Layout, Piece
-from snail_envs.core.options import check_choice, check_int, parse_options
+from snail_envs.core.options import check_choice, check_int, check_seat, parse_options
 
 
 def test_seeded_chance_repeats_for_a_seed_and_differs_between_seeds() -> None:
@@ -96,6 +96,26 @@ def test_option_checks_name_the_allowed_values() -> None:
         Options(size=True)
     with pytest.raises(ValueError, match="colour must be one of 'red', 'blue'; got 'green'"):
         Options(colour="green")
+
+
+def test_an_integer_is_an_int_or_a_numpy_integer_never_a_bool() -> None:
+    check_int("size", np.int64(3), 1, 5)
+    check_int("size", np.uint8(3), 1, 5)
+    for bad in (True, np.bool_(True), 3.0, np.float64(3), "3", np.array([3])):
+        with pytest.raises(ValueError, match="size must be an integer from 1 to 5"):
+            check_int("size", bad, 1, 5)
+    assert check_seat(np.int64(1), 3) == 1 and type(check_seat(np.int64(1), 3)) is int
+    assert check_seat(None, 3) is None
+    for bad in (True, 1.0, 3, -1):
+        with pytest.raises(ValueError, match=r"seat must be None \(drawn each episode\) or an"):
+            check_seat(bad, 3)
+
+
+def test_a_choice_is_one_of_the_allowed_values_itself() -> None:
+    check_choice("rounds", np.int64(3), (1, 3))
+    for bad in (np.array(["red"]), ["red"], True, np.bool_(True)):
+        with pytest.raises(ValueError, match="colour must be one of 'red', 1"):
+            check_choice("colour", bad, ("red", 1))
 
 
 def test_a_layout_gives_each_piece_its_range_and_a_box() -> None:

@@ -287,7 +287,7 @@ def test_rgb_array_is_an_image() -> None:
         ({"place_points": [5, 2]}, "place_points must be three non-negative integers"),
         ({"place_points": [5, -2, 3]}, "place_points"),
         ({"max_turns": 0}, "max_turns must be None"),
-        ({"reward": "score"}, "reward must be one of 'winlose', 'points'"),
+        ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'margin'; got 'score'"),
         ({"illegal_action": "ignore"}, "illegal_action must be one of"),
         ({"render_mode": "rgb"}, "render_mode must be one of"),
     ],

@@ -306,7 +306,7 @@ def test_points_reward_pays_minus_each_rounds_points() -> None:
         ({"card_points": [-1] * 18}, "card_points must be 18 non-negative integers"),
         ({"card_points": "1" * 18}, "card_points must be 18 non-negative integers"),
         ({"colour": "grey"}, "unknown option 'colour'; allowed options: num_players, hand_size"),
-        ({"reward": "score"}, "reward must be one of 'winlose', 'points'"),
+        ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'margin'; got 'score'"),
         ({"illegal_action": "ignore"}, "illegal_action must be one of 'raise', 'penalize'"),
         ({"render_mode": "window"}, "render_mode must be one of"),
     ],

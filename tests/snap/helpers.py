@@ -121,3 +121,64 @@ def invariant(game: Snap) -> None:
         assert not any(game.piles[: game.num_players])
     for pile in game.piles:
         assert not any(game.hidden_group[card] for card in pile), "a face-up card is marked hidden"
+
+
+class NoWindowOnAnUnchangedTable:
+    """An invariant over a game's steps: a window that reopens (no flip) never shows the table
+    of the window before it. Call it after every step, as `invariant` is."""
+
+    def __init__(self) -> None:
+        self._ticks = -1
+        self._table: tuple | None = None
+
+    def __call__(self, game: Snap) -> None:
+        invariant(game)
+        if game.ticks == self._ticks or game.window_tick or game.outcome or game.truncated:
+            return
+        self._ticks = game.ticks
+        table = (
+            tuple(map(tuple, game.stacks)),
+            tuple(map(tuple, game.piles)),
+            tuple(map(tuple, game.pools)),
+        )
+        if game.reopened:
+            assert table != self._table, "a window reopened on an unchanged table"
+        self._table = table
+
+
+PICTURES = {"match_key": "picture", "pictures": 4, "copies": 2}
+"""Eight cards: card c shows picture c // 2 (key 0–3)."""
+
+
+def picture_table(
+    stacks: list[list[int]],
+    piles: list[list[int]],
+    flipped: list[tuple[int, int]],
+    script: list[object],
+    **options: object,
+) -> Snap:
+    """A picture-deck game at this table (card ids, bottom first), whose chance in play is
+    `script`."""
+    rules = SnapOptions(**PICTURES, **options)  # type: ignore[arg-type]
+    game = Snap.at_table(rules, stacks, piles, flipped=flipped)
+    game.chance = ScriptedChance(script)
+    return game
+
+
+def glimpse_game(
+    stack_top: int, script: list[object], glimpse_error: tuple[float, ...] = (0.5, 0.25, 0.0)
+) -> Snap:
+    """Seat 0 shows picture 0 (card 1); seat 1 flips `stack_top` next, under `glimpse_error`,
+    with the glimpses' chance scripted."""
+    rest = [card for card in (2, 3, 4, 5, 6, 7, 0) if card != stack_top]
+    game = picture_table(
+        stacks=[rest[:3], [*rest[3:], stack_top]],
+        piles=[[1], []],
+        flipped=[(0, 1)],
+        script=script,
+        glimpse_error=glimpse_error,
+        num_players=2,
+    )
+    while not game.flips:  # the window of seat 0's flip, glimpses aside (nothing claimable)
+        tick(game)
+    return game

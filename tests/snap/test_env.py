@@ -15,8 +15,9 @@ import snail_envs
 from snail_envs import snap_v1
 from snail_envs.core import host, testing
 from snail_envs.core.chance import ScriptedChance
+from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
-from tests.snap.helpers import deck_order, invariant
+from tests.snap.helpers import NoWindowOnAnUnchangedTable, deck_order, invariant
 
 GOLDEN = Path(__file__).parent / "golden"
 SMALL_DECK = {"match_key": "picture", "pictures": 4, "copies": 2}
@@ -32,6 +33,13 @@ VARIANTS = [
     {"num_players": 4, "flipper_may_call": False},
     {"num_players": 3, "reaction_delay": [0, 1, 2], "ruleset": "snap_pot"},
     {"num_players": 8, "reward": "points", "reaction_ticks": 2},
+    {"same_tick": "random", "refresh": "shuffle"},
+    {"num_players": 3, "ruleset": "snap_pot", "same_tick": "random", "reward": "margin"},
+    {"num_players": 3, "glimpse_error": [0.6, 0.3, 0.0], "refresh": "shuffle"},
+    {"num_players": 3, "single_pile": True, "glimpse_error": (0.5,), "same_tick": "random"},
+    {"num_players": 4, "flipper_may_call": False, "glimpse_error": (0.4, 0.1)},
+    {"session": "best_of_3"},
+    {"num_players": 3, "session": "best_of_3", "ruleset": "snap_pot", "reward": "margin"},
 ]
 
 
@@ -42,6 +50,21 @@ def test_pettingzoo_conformance(options: dict) -> None:
 
 def test_docstring_is_the_spec_table() -> None:
     testing.check_docstring(snap_v1)
+
+
+def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
+    """The spec table's extra rows: the session pieces (for best_of_3) and the glimpses."""
+    for options, pieces in (
+        ({"session": "best_of_3"}, ("session_wins", "game_number", "sudden_death")),
+        ({"glimpse_error": (0.6, 0.3, 0.0)}, ("glimpses",)),
+    ):
+        layout = SnapObserver(SnapOptions(**options)).observation_layout  # type: ignore[arg-type]
+        for piece in pieces:
+            row = next(
+                line for line in layout.table().split("\n") if line.startswith(f"| `{piece}`")
+            )
+            meaning = row.split(" | ")[-1]
+            assert meaning in (snap_v1.__doc__ or ""), f"{piece} is not documented"
 
 
 RANDOM_PLAY = [
@@ -63,6 +86,18 @@ RANDOM_PLAY = [
     ),
     ({**SMALL_DECK, "num_players": 3, "single_pile": True, "reward": "points"}, 1000),
     ({**SMALL_DECK, "speed": True, "ruleset": "snap_pot"}, 700),
+    ({"same_tick": "random", "refresh": "shuffle"}, 300),
+    ({"num_players": 4, "ruleset": "snap_pot", "same_tick": "random", "refresh": "shuffle"}, 40),
+    ({"num_players": 3, "glimpse_error": (0.6, 0.3, 0.0), "double": True}, 200),
+    (
+        {**SMALL_DECK, "num_players": 3, "glimpse_error": (0.5,), "refresh": "shuffle"}
+        | {"single_pile": True, "same_tick": "random"},
+        500,
+    ),
+    ({**SMALL_DECK, "flipper_may_call": False, "glimpse_error": (0.3, 0.2)}, 500),
+    ({"session": "best_of_3"}, 150),
+    ({"num_players": 3, "session": "best_of_3", "same_tick": "random"}, 100),
+    ({**SMALL_DECK, "num_players": 3, "session": "first_to_3", "max_sudden_deaths": 1}, 300),
 ]
 
 
@@ -72,7 +107,10 @@ def test_random_play_conserves_every_card(options: dict, games: int) -> None:
     """Over 10,000 random games in all: every card of the deck is in exactly one stack, pile or
     pool after every step; masks equal the rules; games end within the declared length."""
     report = testing.check_random_play(
-        lambda: snap_v1.env(**options), games=games, seed=games, invariant=invariant
+        lambda: snap_v1.env(**options),
+        games=games,
+        seed=games,
+        invariant=NoWindowOnAnUnchangedTable(),
     )
     assert report.games == games
     if options.get("max_flips", 2000) < 2000:
@@ -92,6 +130,8 @@ def test_random_play_totals_at_least_ten_thousand_games() -> None:
         {"num_players": 3, "ruleset": "snap_pot", **SMALL_DECK},
         {"num_players": 3, "speed": True, "slapjack": True},
         {"num_players": 4, "flipper_may_call": False, "reaction_delay": [0, 1, 0, 2]},
+        {"num_players": 3, "same_tick": "random", "glimpse_error": (0.5, 0.2)},
+        {"num_players": 3, "session": "best_of_3"},
     ],
     ids=str,
 )
@@ -107,8 +147,7 @@ def test_parallel_random_play(options: dict) -> None:
         while env.agents:
             game = env.unwrapped.game
             acting = {f"player_{seat}" for seat in game.acting_seats()}
-            if options.get("flipper_may_call", True):
-                assert acting == set(env.agents)
+            assert acting == set(env.agents)
             actions = {}
             for agent in env.agents:
                 mask = observations[agent]["action_mask"]
@@ -131,6 +170,11 @@ def test_parallel_random_play(options: dict) -> None:
         ({"num_players": 3, "speed": True}, 1),
         ({"num_players": 3, "single_pile": True, **SMALL_DECK}, 3),
         ({"num_players": 3, "double": True, "slapjack": True}, 1),
+        ({"num_players": 3, "double": True, "refresh": "shuffle", **SMALL_DECK}, 3),
+        ({"num_players": 3, "glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random"}, 1),
+        ({"num_players": 3, "glimpse_error": (0.7,), "single_pile": True, **SMALL_DECK}, 2),
+        ({"glimpse_error": (0.6, 0.3), "refresh": "shuffle", **SMALL_DECK}, 3),
+        ({"num_players": 3, "session": "best_of_3", **SMALL_DECK}, 2),
     ],
     ids=str,
 )
@@ -153,6 +197,9 @@ def test_resampling_mid_tick_hides_the_choices_already_made() -> None:
 def test_determinism_across_processes_and_different_seeds_differ() -> None:
     testing.check_determinism("snap_v1", {}, [0, 1, 2])
     testing.check_determinism("snap_v1", {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
+    noisy = {"same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.6, 0.3)}
+    testing.check_determinism("snap_v1", noisy, [5, 6])
+    testing.check_determinism("snap_v1", {"num_players": 3, "session": "best_of_3"}, [7])
 
 
 def test_different_seeds_deal_different_games() -> None:
@@ -164,7 +211,16 @@ def test_different_seeds_deal_different_games() -> None:
     assert len(deals) == 20
 
 
-@pytest.mark.parametrize("options", [{}, {"num_players": 3, "ruleset": "snap_pot"}], ids=str)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"num_players": 3, "ruleset": "snap_pot"},
+        {"num_players": 3, "same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.5,)},
+        {"num_players": 3, "session": "best_of_3"},
+    ],
+    ids=str,
+)
 def test_copies_continue_like_the_original(options: dict) -> None:
     testing.check_copy_continuation(lambda: snap_v1.env(**options), seed=5, steps_before_copy=40)
 
@@ -377,7 +433,18 @@ def test_action_to_string() -> None:
         ),
         ({"max_flips": 0}, "max_flips must be None .* at least 1; got 0"),
         ({"max_ticks": -1}, "max_ticks must be None .* at least 1; got -1"),
-        ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'cards'; got 'score'"),
+        ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'margin', 'cards'"),
+        ({"same_tick": "first"}, "same_tick must be one of 'tie', 'random'; got 'first'"),
+        ({"refresh": "riffle"}, "refresh must be one of 'turn_over', 'shuffle'; got 'riffle'"),
+        ({"glimpse_error": 0.5}, r"glimpse_error must be a sequence of at most reaction_ticks"),
+        ({"glimpse_error": "0.5"}, "glimpse_error must be a sequence"),
+        ({"glimpse_error": (1.5,)}, r"error probabilities from 0 to 1.*got \(1.5,\)"),
+        ({"glimpse_error": (-0.1,)}, "from 0 to 1, not increasing"),
+        ({"glimpse_error": (0.1, 0.3)}, r"not increasing.*got \(0.1, 0.3\)"),
+        ({"glimpse_error": (0.5, 0.4, 0.3, 0.2)}, "at most reaction_ticks = 3"),
+        ({"glimpse_error": ("a",)}, "glimpse_error must be a sequence"),
+        ({"glimpse_error": (True,)}, "glimpse_error must be a sequence"),
+        ({"glimpse_error": (0.5,), "speed": True}, "glimpse_error cannot be combined with speed"),
     ],
 )
 def test_bad_options_name_the_allowed_values(options: dict, message: str) -> None:
@@ -420,6 +487,7 @@ def test_every_variant_has_a_preset() -> None:
     names = {path.stem for path in PRESETS}
     assert {"classic", "snap_pot", "speed", "double", "single_pile", "slapjack", "picture"} <= names
     assert {"silent", "animal", "tournament", "uneven_reflexes"} <= names
+    assert {"equal_reflexes", "noisy_sight", "best_of_3"} <= names
 
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda path: path.stem)
@@ -437,6 +505,16 @@ def test_every_preset_constructs_and_plays_a_game(path: Path) -> None:
 
 GOLDENS = [
     ({"num_players": 3}, 7),
+    (
+        {
+            "num_players": 3,
+            "same_tick": "random",
+            "refresh": "shuffle",
+            "glimpse_error": (0.6, 0.3, 0.0),
+            "max_flips": 40,
+        },
+        2,
+    ),
     (
         {
             "ruleset": "snap_pot",
@@ -471,5 +549,36 @@ def test_reward_cards_is_the_card_share_shaping() -> None:
         rewards.append(totals)
     assert rewards[0] == rewards[1] and any(rewards[0].values())
     assert env.unwrapped.reward_mode == "points"
-    with pytest.raises(ValueError, match="reward must be one of 'winlose', 'points', 'cards'"):
+    with pytest.raises(
+        ValueError, match="reward must be one of 'winlose', 'points', 'margin', 'cards'"
+    ):
         snap_v1.env(reward="coins")
+
+
+# --------------------------------------------------------------------------- versions
+
+
+def test_snap_v0_is_retired_with_an_error_naming_snap_v1() -> None:
+    """A rule change bumps the version; the old name raises an error naming the new one, through
+    `make`, the module import and the registry ids (API.md)."""
+    import importlib
+    import sys
+
+    import gymnasium
+    import pettingzoo
+    from pettingzoo.utils.deprecated_module import DeprecatedEnv
+
+    message = "snap_v0 is now deprecated, use snap_v1 instead"
+    with pytest.raises(ValueError, match=message):
+        snail_envs.make("snap_v0")
+    with pytest.raises(ValueError, match=message):
+        snail_envs.make_parallel("snap_v0", num_players=3)
+    sys.modules.pop("snail_envs.snap_v0", None)
+    with pytest.raises(DeprecatedEnv, match=message):
+        importlib.import_module("snail_envs.snap_v0")
+    for kind in ("aec", "parallel"):
+        with pytest.raises(DeprecatedEnv, match=message):
+            pettingzoo.make(kind, "snail_envs/snap-v0")
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match="snail_envs/snap-v1"):
+        gymnasium.make("snail_envs/snap-v0")
+    assert "snap_v0" not in snail_envs.ENV_NAMES and "snap_v1" in snail_envs.ENV_NAMES

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import warnings
 
 import gymnasium
 import numpy as np
@@ -14,6 +15,7 @@ from gymnasium.utils.env_checker import check_env
 import snail_envs
 from snail_envs.core.single_agent import RandomOpponent, SingleAgentEnv
 from tests.core.toy_game import CLAIM, PASS, ToyAEC
+from tests.hangs import error_without_hanging
 
 
 class Spy:
@@ -62,6 +64,38 @@ def test_points_rewards_add_up_to_the_learners_points() -> None:
         total, _ = run_episode(env, seed)
         seat = env.game.unwrapped._seat_of[env.learner]
         assert total == env.game.unwrapped.game.points()[seat]
+
+
+def lead(points: list[float], seat: int) -> float:
+    """A seat's points less the mean of the other seats' points."""
+    return points[seat] - (sum(points) - points[seat]) / (len(points) - 1)
+
+
+@pytest.mark.parametrize("env_name", ["pedzace_slimaki_v0", "snailed_it_v0", "snail_sprint_v0"])
+def test_margin_rewards_add_up_to_the_change_of_the_learners_lead(env_name: str) -> None:
+    """No seat goes out in these games: the return is the learner's lead at the end less its
+    lead at its first decision (what the others scored before it is not paid to it)."""
+    env = snail_envs.single_agent(env_name, num_players=4, reward="margin")
+    host = env.game.unwrapped
+    first_leads, changes = set(), set()
+    for seed in range(30):
+        env.reset(seed=seed)
+        seat = host._seat_of[env.learner]
+        first = lead(host.game.points(), seat)
+        rng = np.random.default_rng(seed)
+        total, done = 0.0, False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, reward, terminated, truncated, _ = env.step(action)
+            total += reward
+            done = terminated or truncated
+        change = lead(host.game.points(), seat) - first
+        assert total == pytest.approx(change, abs=1e-9)
+        first_leads.add(first)
+        changes.add(change)
+    assert len(changes) > 1
+    if env_name == "pedzace_slimaki_v0":
+        assert len(first_leads) > 1, "the others never scored before the learner's first turn"
 
 
 def test_opponents_see_only_their_own_seat() -> None:
@@ -193,6 +227,71 @@ def test_bad_arguments_are_rejected() -> None:
     env = snail_envs.single_agent("snail_sprint_v0")
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
+
+
+@pytest.mark.parametrize("env_name", ["snail_sprint_v0", "pedzace_slimaki_v0"])
+def test_options_that_leave_the_learner_no_decision_are_named_after_bounded_deals(
+    env_name: str,
+) -> None:
+    """Seat 0 opens, so with one turn the learner in seat 1 never acts: every deal ends before
+    its first decision. The deals stop at `MAX_DEALS`, and the options are named."""
+    code = (
+        "import snail_envs; "
+        f"snail_envs.single_agent({env_name!r}, seat=1, max_turns=1).reset(seed=0)"
+    )
+    assert error_without_hanging(code) == (
+        f"ValueError: {env_name}: 1000 deals in a row ended before the learner's first decision: "
+        "under these options (seat=1, max_turns=1) it may never come; choose options under "
+        "which the game lasts until it does"
+    )
+
+
+def test_a_decision_that_comes_in_some_deals_only_is_waited_for() -> None:
+    """With two turns, the learner in seat 1 acts only where its first roll gives it a choice
+    (a roll with one possible move is played at once): in most deals, not in all."""
+    env = snail_envs.single_agent("snail_sprint_v0", seat=1, max_turns=2)
+    for seed in range(20):
+        env.reset(seed=seed)
+        assert env.learner == "player_1" and env.action_masks().any()
+
+
+def test_seats_are_integers_of_any_kind_but_never_bools() -> None:
+    env = snail_envs.single_agent("snail_sprint_v0", seat=np.int64(1), num_players=np.int64(3))
+    env.reset(seed=0)
+    assert env.learner == "player_1" and type(env.fixed_seat) is int
+    assert len(env.game.possible_agents) == 3
+    for seat in (True, 1.0, "1"):
+        with pytest.raises(ValueError, match=r"seat must be None .* an integer from 0 to 1"):
+            snail_envs.single_agent("snail_sprint_v0", seat=seat)
+
+
+def test_the_action_mask_is_also_in_the_info() -> None:
+    env = snail_envs.single_agent("snail_sprint_v0", num_players=3)
+    _, info = env.reset(seed=0)
+    for _ in range(30):
+        assert info["action_mask"].dtype == np.int8
+        assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+        action = int(np.flatnonzero(env.action_masks())[0])
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            _, info = env.reset()
+
+
+def test_the_class_declares_its_render_modes_so_wrappers_do_not_warn() -> None:
+    """Gymnasium's `make` and SB3's `make_vec_env` read `metadata` on the class, before any
+    instance exists."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    assert SingleAgentEnv.metadata == {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 2,
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gymnasium.make(snail_envs.registry_id("snail_sprint_v0"), render_mode="ansi")
+        env.reset(seed=0)
+        assert isinstance(env.render(), str)
+        make_vec_env(snail_envs.registry_id("snail_sprint_v0"), n_envs=2).reset()
 
 
 def test_a_copy_plays_on_alone() -> None:

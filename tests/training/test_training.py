@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+import snail_envs
 from agents import HEURISTICS, make_agent
 from agents.ppo import PPOAgent
 from training import evaluate, train
@@ -23,6 +24,8 @@ from training.evaluate import (
 
 torch.set_num_threads(1)
 TINY = [
+    "stages=[ppo]",
+    "anchor_coef=0",
     "total_timesteps=256",
     "n_envs=2",
     "n_steps=64",
@@ -118,8 +121,9 @@ def test_missing_checkpoints_are_reported() -> None:
 
 def test_every_shipped_config_is_valid() -> None:
     for path in CONFIGS.glob("*/ppo.yaml"):
-        config = load_config(f"{path.parent.name}_v0", path)
-        assert config.env == f"{path.parent.name}_v0"
+        (env,) = [name for name in snail_envs.ENV_NAMES if name.startswith(path.parent.name + "_v")]
+        config = load_config(env, path)
+        assert config.env == env
 
 
 def test_config_overrides_and_validation() -> None:

@@ -9,6 +9,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import snail_envs
 from snail_envs.core.vec_env import SingleAgentVecEnv
+from snail_envs.pedzace_slimaki.observer import POINTS_SCALE
 
 
 def masks_of(venv: DummyVecEnv) -> np.ndarray:
@@ -60,6 +61,35 @@ def test_it_steps_exactly_as_dummy_vec_env(env_name: str) -> None:
     assert finished > 0 and truncated > 0
 
 
+def test_margin_rewards_return_the_change_of_the_learners_lead() -> None:
+    """Pędzące Ślimaki (no seat goes out): each episode returns the learner's points less the
+    mean of the others', as its last view shows them, less that lead at its first decision."""
+    venv = snail_envs.make_vec_env("pedzace_slimaki_v0", 4, num_players=3, reward="margin")
+    points = venv.envs[0].game.unwrapped._observer.observation_layout["points"]
+
+    def leads(views: np.ndarray) -> np.ndarray:
+        scores = views[:, points][:, :3].astype(np.float64) * POINTS_SCALE
+        return scores[:, 0] - scores[:, 1:].mean(axis=1)
+
+    venv.seed(3)
+    first = leads(venv.reset())
+    rng = np.random.default_rng(3)
+    returns = np.zeros(venv.num_envs)
+    episodes = behind = 0
+    while episodes < 60:
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks_of(venv)])
+        observations, rewards, dones, infos = venv.step(actions)
+        returns += rewards
+        for index in np.flatnonzero(dones):
+            last = leads(infos[index]["terminal_observation"][None])[0]
+            assert returns[index] == pytest.approx(last - first[index], abs=1e-4)
+            returns[index] = 0
+            behind += first[index] < 0
+            first[index] = leads(observations[index][None])[0]
+            episodes += 1
+    assert behind > 0, "the others never scored before the learner's first turn"
+
+
 def test_masks_and_observations_handed_out_are_copies() -> None:
     venv = snail_envs.make_vec_env("snail_sprint_v0", 2)
     observations = venv.reset()
@@ -91,9 +121,44 @@ def test_maskable_ppo_trains_on_it() -> None:
     assert model.num_timesteps == 64
 
 
+def test_a_bad_action_anywhere_steps_no_environment() -> None:
+    """Every action is checked before any game moves: an illegal action in the last game, a
+    float, or too few actions leave every game as it was."""
+    venv = snail_envs.make_vec_env("snail_sprint_v0", 3, num_players=3)
+    venv.seed(0)
+    venv.reset()
+    states = [env.game.unwrapped.state() for env in venv.envs]
+    legal = np.array([np.flatnonzero(mask)[0] for mask in masks_of(venv)])
+    illegal = legal.copy()
+    illegal[2] = np.flatnonzero(~masks_of(venv)[2])[0]
+    for actions, problem in (
+        (illegal, rf"environment 2 \(none stepped\): player_.: action {illegal[2]} is illegal"),
+        ([*legal[:2], 1.5], r"environment 2 \(none stepped\): .* must be an integer, got 1\.5"),
+        (legal[:2], "actions must give one action for each of the 3 environments"),
+    ):
+        venv.step_async(actions)
+        with pytest.raises(ValueError, match=problem):
+            venv.step_wait()
+        assert all(
+            np.array_equal(env.game.unwrapped.state(), state)
+            for env, state in zip(venv.envs, states, strict=True)
+        )
+    venv.step(legal)
+
+
+def test_an_illegal_action_is_played_where_the_views_penalize_it() -> None:
+    venv = snail_envs.make_vec_env("snail_sprint_v0", 2, illegal_action="penalize")
+    venv.reset()
+    illegal = np.array([np.flatnonzero(~mask)[0] for mask in masks_of(venv)])
+    _, rewards, dones, _ = venv.step(illegal)
+    assert dones.all() and (rewards == -1).all()
+
+
 def test_bad_arguments_are_rejected() -> None:
-    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
-        snail_envs.make_vec_env("snap_v1", 0)
+    assert snail_envs.make_vec_env("snap_v1", np.int64(2)).num_envs == 2
+    for bad in (0, True, 2.0):
+        with pytest.raises(ValueError, match="num_envs must be an integer at least 1"):
+            snail_envs.make_vec_env("snap_v1", bad)
     with pytest.raises(ValueError, match="unknown environment"):
         snail_envs.make_vec_env("chess_v6", 2)
     with pytest.raises(ValueError, match="action_masks"):

@@ -1,0 +1,167 @@
+"""The training stages: imitation of a teacher, anchored PPO from the clone, their configuration."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+import snail_envs.batched
+from training import train
+from training.config import load_config
+from training.finetune import Anchor, AnchoredPolicy
+from training.imitation import (
+    DecisionKinds,
+    ImitationConfig,
+    KernelHeuristic,
+    class_weights,
+    collect,
+    imitate,
+)
+
+torch.set_num_threads(1)
+
+
+class LowestLegal:
+    """A teacher that always plays its lowest legal action."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def new_policy(env_name: str, num_players: int, cls: type = MaskableActorCriticPolicy) -> object:
+    engine = snail_envs.batched.make(env_name, 1, num_players=num_players)
+    return cls(engine.observation_space, engine.action_space, lambda _: 1e-3, net_arch=[32])
+
+
+def test_imitation_learns_a_trivial_teacher_in_every_decision_kind() -> None:
+    policy = new_policy("snailed_it_v0", 3)
+    config = ImitationConfig(
+        states=3000, dagger_rounds=1, dagger_states=1000, epochs=8, batch_size=128, n_envs=32
+    )
+    reports = imitate(
+        policy, "snailed_it_v0", {"num_players": 3}, config, teacher=LowestLegal(), progress=False
+    )
+    assert [r.round for r in reports] == [0, 1]
+    assert reports[-1].labelled_states == reports[0].states + reports[1].states >= 4000
+    agreement = reports[-1].agreement
+    assert {"play", "pass+toss"} <= set(agreement)
+    assert agreement["all"][0] > 0.95 and agreement["all"][1] > 50
+
+
+def test_the_recorded_returns_are_each_seats_result() -> None:
+    """With gamma 1 and win/lose rewards, every decision of a finished game returns +1 (a win,
+    shared or not) or −1; the decisions of unfinished games return nothing."""
+    engine = snail_envs.batched.make("snail_sprint_v0", 16, num_players=2)
+    kinds = DecisionKinds("snail_sprint_v0", {"num_players": 2})
+    data = collect(engine, KernelHeuristic(), kinds, 2000, gamma=1.0, held_out=0.5)
+    assert data.finished.any() and not data.finished.all()
+    assert set(np.unique(data.returns[data.finished]).tolist()) == {-1.0, 1.0}
+    assert not data.returns[~data.finished].any()
+    assert 0.3 < data.held_out.mean() < 0.7
+    assert data.masks[np.arange(len(data)), data.labels].all()  # the labels are legal moves
+
+
+def test_rare_actions_weigh_more() -> None:
+    labels = np.array([0] * 90 + [1] * 10)
+    weights = class_weights(labels, 3, power=1.0)
+    assert weights.mean() == pytest.approx(1.0)
+    assert weights[-1] == pytest.approx(9 * weights[0])
+    assert np.allclose(class_weights(labels, 3, power=0.0), 1.0)
+
+
+def test_the_anchor_adds_the_gradient_of_its_kl_term() -> None:
+    policy = new_policy("snail_sprint_v0", 2, AnchoredPolicy)
+    clone = copy.deepcopy(policy)
+    with torch.no_grad():
+        for parameter in policy.parameters():
+            parameter.add_(0.3 * torch.randn_like(parameter))
+    policy.anchor = Anchor(clone, coef=2.0)
+    generator = np.random.default_rng(0)
+    observations = torch.as_tensor(generator.random((20, 487), dtype=np.float32))
+    masks = torch.as_tensor(generator.random((20, 6)) < 0.6)
+    masks[:, 2] = True
+    _, log_prob, _ = policy.evaluate_actions(observations, torch.full((20,), 2), masks)
+    (0.0 * log_prob.sum()).backward()  # PPO's loss contributes nothing: only the anchor pulls
+    pulled = [p.grad.clone() for p in policy.parameters() if p.grad is not None]
+    policy.zero_grad()
+    log_probs = policy.get_distribution(observations, masks).distribution.logits
+    target = clone.get_distribution(observations, masks).distribution.probs.detach()
+    kl = torch.where(target > 0, target * (torch.log(target) - log_probs), 0.0).sum(1).mean()
+    (2.0 * kl).backward()
+    expected = [p.grad for p in policy.parameters() if p.grad is not None]
+    assert len(pulled) == len(expected) > 0
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(pulled, expected, strict=True))
+    assert policy.anchor.divergences == [pytest.approx(kl.item(), rel=1e-4)]
+    assert kl.item() > 0
+
+
+TINY = [
+    "--no-progress",
+    "stages=[imitation, ppo]",
+    "imitation.states=600",
+    "imitation.dagger_rounds=1",
+    "imitation.dagger_states=300",
+    "imitation.epochs=2",
+    "imitation.n_envs=16",
+    "total_timesteps=256",
+    "n_envs=2",
+    "n_steps=64",
+    "batch_size=64",
+    "n_epochs=1",
+    "eval_every=128",
+    "eval_games=4",
+    "final_eval_games=4",
+    "checkpoint_every=128",
+    "net_arch=[16]",
+    "anchor_coef=1.0",
+    "anchor_decay_steps=200",
+    "keep_best=true",
+    "learning_rate=0.00001",
+    "ent_coef=0",
+]
+
+
+def test_a_tiny_run_goes_through_both_stages(tmp_path: Path) -> None:
+    summary = train.main(["--env", "snail_sprint_v0", *TINY, f"output_dir={tmp_path}"])
+    run = Path(summary["model"]).parent
+    assert list(summary["stage_seconds"]) == ["imitation", "ppo"]
+    assert [r["round"] for r in summary["imitation"]] == [0, 1]
+    stages = [point["stage"] for point in summary["learning_curve"]]
+    assert stages[:2] == ["imitation", "imitation"] and stages[2:] == ["ppo"] * (len(stages) - 2)
+    assert (run / "best_model.zip").exists() and (run / "learning_curve.png").exists()
+    assert summary["best"]["opponent"] == "heuristic"
+    saved = json.loads((run / "summary.json").read_text())
+    assert saved["config"]["imitation"]["states"] == 600
+
+
+def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match=r"stages must name one or more of imitation, ppo.*'rl'"):
+        load_config("snail_sprint_v0", overrides=["stages=[imitation, rl]"])
+    with pytest.raises(ValueError, match="stages go in the order imitation, ppo"):
+        load_config("snail_sprint_v0", overrides=["stages=[ppo, imitation]"])
+    with pytest.raises(ValueError, match=r"unknown field\(s\) \['imitation.epoch'\]"):
+        load_config("snail_sprint_v0", overrides=["imitation.epoch=3"])
+    with pytest.raises(ValueError, match=r"anchor_coef anchors the ppo stage.*needs stages"):
+        load_config("snail_sprint_v0", overrides=["stages=[ppo]", "anchor_coef=0.5"])
+    with pytest.raises(ValueError, match=r"imitation.dagger_states must be at least 0"):
+        load_config("snail_sprint_v0", overrides=["imitation.dagger_states=-1"])
+    imitating = ["stages=[imitation]"]
+    with pytest.raises(ValueError, match=r"teacher 'ismcts:50' cannot label states.*plans"):
+        load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=ismcts:50"])
+    with pytest.raises(ValueError, match="teacher 'chess' cannot play snail_sprint_v0"):
+        load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=chess"])
+    snap_policy = "agents/checkpoints/snap_v0.pt"
+    with pytest.raises(ValueError, match=f"teacher 'ppo:{snap_policy}' cannot play snail_sprint"):
+        load_config(
+            "snail_sprint_v0", overrides=[*imitating, f"imitation.teacher=ppo:{snap_policy}"]
+        )
+    with pytest.raises(SystemExit):
+        train.main(["--env", "snail_sprint_v0", "stages=[imitation, finetune]"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "stages must name one or more of imitation, ppo" in error and "finetune" in error

@@ -1,0 +1,124 @@
+"""The ppo stage after imitation: MaskablePPO from the cloned weights, anchored to the clone.
+
+Fine-tuning a cloned policy with PPO's default step size and entropy bonus undoes the clone in a
+few updates; a small step size and a KL term to the clone keep it near what it learnt. The
+anchor is KL(clone ‖ policy) over each update's states, with a weight that may fall to 0 as
+training goes on (`anchor_coef`, `anchor_decay_steps` of `training.config.TrainConfig`).
+
+MaskablePPO's loss is written inside its `train` method; rather than copy it, the anchor adds
+its gradient where the policy's action logits receive theirs: `AnchoredPolicy.evaluate_actions`
+(which `train` calls once per minibatch) hooks the logits, so that the backward pass of PPO's
+loss carries the gradient of PPO's loss + weight × KL, before the gradient is clipped.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+
+
+class Anchor:
+    """The frozen clone, the anchor's weight, and the KL of each update's minibatches."""
+
+    def __init__(self, reference: MaskableActorCriticPolicy, coef: float) -> None:
+        self.reference = copy.deepcopy(reference)
+        self.reference.set_training_mode(False)
+        for parameter in self.reference.parameters():
+            parameter.requires_grad_(False)
+        self.coef = coef
+        self.divergences: list[float] = []
+        """The mean KL(clone ‖ policy) of every minibatch since the list was last emptied."""
+
+    def pull(self, observations: Any, masks: Any, distribution: Any, logits: Any) -> None:
+        """Measure KL(clone ‖ policy) on the minibatch and, if the weight is above 0, add the
+        gradient of weight × its mean to the gradient that reaches `logits`."""
+        import torch
+
+        with torch.no_grad():
+            target = self.reference.get_distribution(observations, masks).distribution.probs
+            probs = distribution.distribution.probs
+            log_ratio = torch.log(target.clamp_min(1e-30)) - torch.log(probs.clamp_min(1e-30))
+            divergence = torch.where(target > 0, target * log_ratio, 0.0).sum(dim=1)
+        self.divergences.append(float(divergence.mean()))
+        if self.coef > 0:
+            # d KL(target ‖ softmax(z)) / dz = softmax(z) − target, for each state
+            pull = self.coef * (probs - target) / len(probs)
+            logits.register_hook(lambda grad: grad + pull)
+
+
+class AnchoredPolicy(MaskableActorCriticPolicy):
+    """sb3-contrib's masked actor-critic policy, pulled towards `anchor` while PPO trains it
+    (none: it trains as the plain policy)."""
+
+    anchor: Anchor | None = None
+
+    def evaluate_actions(
+        self, obs: Any, actions: Any, action_masks: Any = None
+    ) -> tuple[Any, Any, Any]:
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            latent_pi, latent_vf = self.mlp_extractor(features)
+        else:
+            pi_features, vf_features = features
+            latent_pi = self.mlp_extractor.forward_actor(pi_features)
+            latent_vf = self.mlp_extractor.forward_critic(vf_features)
+        logits = self.action_net(latent_pi)
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        if self.anchor is not None and logits.requires_grad:
+            self.anchor.pull(obs, action_masks, distribution, logits)
+        return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+
+class AnchorSchedule(BaseCallback):
+    """Sets the anchor's weight before every rollout (falling linearly from `coef` to 0 over
+    `decay_steps` timesteps, or staying at `coef` when that is 0), and logs the weight and the
+    mean KL of the last update."""
+
+    def __init__(self, anchor: Anchor, coef: float, decay_steps: int) -> None:
+        super().__init__()
+        self.anchor, self.start, self.decay_steps = anchor, coef, decay_steps
+
+    def _on_rollout_start(self) -> None:
+        if self.anchor.divergences:
+            divergences = self.anchor.divergences
+            self.logger.record("train/anchor_kl", sum(divergences) / len(divergences))
+            self.anchor.divergences = []
+        left = 1.0
+        if self.decay_steps:
+            left = max(0.0, 1.0 - (self.num_timesteps - self._first) / self.decay_steps)
+        self.anchor.coef = self.start * left
+        self.logger.record("train/anchor_coef", self.anchor.coef)
+
+    def _on_training_start(self) -> None:
+        self._first = self.num_timesteps
+
+    def _on_step(self) -> bool:
+        return True
+
+
+class KeepBest(BaseCallback):
+    """Saves the model whenever a new point of the learning curve beats every earlier one
+    against `opponent` (the score rate, then the lower end of its interval, decide)."""
+
+    def __init__(self, curve: list[dict[str, Any]], opponent: str, path: Path) -> None:
+        super().__init__()
+        self.curve, self.opponent, self.path = curve, opponent, path
+        self.best: tuple[float, float] | None = None
+        self.best_timesteps: int | None = None
+        self._seen = len(curve)
+
+    def _on_step(self) -> bool:
+        if len(self.curve) > self._seen:
+            self._seen = len(self.curve)
+            point = self.curve[-1]
+            rate, low, _ = point[self.opponent]
+            if self.best is None or (rate, low) > self.best:
+                self.best, self.best_timesteps = (rate, low), point["timesteps"]
+                self.model.save(self.path)
+        return True
