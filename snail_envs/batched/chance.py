@@ -6,7 +6,7 @@ random choices of in-kernel players, so that who plays a seat never changes the 
 game's outcomes depend only on the seed and its index in the batch, never on the other games.
 
 Integers are drawn exactly uniformly (Lemire's multiply-and-reject), shuffles are Fisher–Yates,
-and an event of probability p happens when a uniform 53-bit integer is below p · 2⁵³ (as
+and an event of probability p happens when a uniform 53-bit fraction is below p (as
 `random() < p` does in Python). Every outcome of a game is written to its record's `tape`, in the
 order the reference engine asks for it: a `pick` among n options as the index of the chosen
 option, an `arrange` of n items as the n indices of the items in their new order, an `occurs` as
@@ -18,7 +18,6 @@ played, step by step as the kernel records it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -53,12 +52,6 @@ def game_record(fields: list[tuple], tape_length: int = TAPE_LENGTH) -> np.dtype
     )
 
 
-def occurrence_threshold(probability: float) -> int:
-    """The threshold of `occurs` for an event of this probability (0 to 1): a uniform 53-bit
-    integer u is below it exactly when u / 2⁵³ < probability."""
-    return math.ceil(probability * 2**53)
-
-
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
@@ -67,6 +60,7 @@ _TWO_32 = np.uint64(1 << 32)
 _S11, _S27, _S30 = np.uint64(11), np.uint64(27), np.uint64(30)
 _S31, _S32 = np.uint64(31), np.uint64(32)
 _AGENT_STREAM = np.uint64(0xA5A5A5A5A5A5A5A5)
+_ULP_53 = 2.0**-53
 
 
 @njit(cache=True)
@@ -130,10 +124,11 @@ def arrange(game, order: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def occurs(game, threshold: int) -> bool:
-    """Whether a chance event happens, of probability threshold / 2⁵³ (`occurrence_threshold`)."""
+def occurs(game, probability: float) -> bool:
+    """Whether a chance event of this probability happens: a uniform fraction of 53 bits (a
+    multiple of 2⁻⁵³, exact in a float64) falls below it."""
     game.chance_state += _GOLDEN
-    happens = np.int64(_mix(game.chance_state) >> _S11) < threshold
+    happens = np.float64(_mix(game.chance_state) >> _S11) * _ULP_53 < probability
     _record(game, 1 if happens else 0)
     return happens
 

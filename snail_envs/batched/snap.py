@@ -27,8 +27,9 @@ supported but picture decks of more than 256 cards.
 The in-kernel players are "random" and "heuristic", a port of
 `agents.heuristics.snap.SnapHeuristic` as it plays knowing the rule options, with its defaults
 (no delay of its own, no errors): it weighs its right calls on copies of the table, as the
-Python heuristic does with `Snap.after_calls`, and chooses as it does on every table. The port
-does not play with `glimpse_error` (the Python heuristic has no rule for glimpses yet).
+Python heuristic does with `Snap.after_calls`, and chooses as it does on every table; under
+`glimpse_error` it weighs its glimpses by Bayes' rule as the Python heuristic does, to the last
+bit (`believed_call`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from snail_envs.batched.chance import (
     arrange,
     begin_game,
     game_record,
-    occurrence_threshold,
     occurs,
     pick,
 )
@@ -90,6 +90,9 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
+BELIEF_THRESHOLD = 0.1
+"""`SnapHeuristic`'s default `belief_threshold`: under `glimpse_error`, the belief that a call is
+right at which it makes it."""
 SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
 """How many of its latest chance outcomes a game keeps: all that one step may draw. A step that
 ends a game plays a tick (a random order of the callers of each kind, shuffled refreshes of at
@@ -191,7 +194,8 @@ def rules_dtype() -> np.dtype:
             ("same_tick_random", np.uint8),
             ("refresh_shuffle", np.uint8),
             ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
-            ("glimpse_thresholds", np.int64, MAX_REACTION_TICKS),  # of `occurs`; 0: exact sight
+            ("glimpse_error", np.float64, MAX_REACTION_TICKS),  # a tick; 0 past its end
+            ("key_cards", np.int64, MAX_KEYS),  # a card of each key
             ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
@@ -501,10 +505,10 @@ def glimpse(g, rules) -> None:
     """Every seat glimpses the card flipped last, at this tick of the window: its true key, or
     with the tick's error chance a key drawn uniformly from the others."""
     true_key = rules.card_keys[g.flipped[g.turn]]
-    threshold = rules.glimpse_thresholds[g.window_tick]
+    error = rules.glimpse_error[g.window_tick]
     for seat in range(rules.num_players):
         key = true_key
-        if threshold and occurs(g, threshold):
+        if error and occurs(g, error):
             key = pick(g, rules.num_keys - 1)
             if key >= true_key:
                 key += 1
@@ -885,10 +889,15 @@ def call_value(g, rules, seat: int, call: int, legal: int) -> int:
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snap.SnapHeuristic`: wait inside the reaction delay and in one-tick
-    windows; else make the right call at once, the one worth most (`call_value`) when several
-    are right, `snap` then `snap_pool` then `slap` among equals."""
-    if not may_call(g, rules, seat) or g.window_length == 1:
+    """`agents.heuristics.snap.SnapHeuristic`: wait while it may not call and when nothing is
+    claimable; while it glimpses the card flipped last, `believed_call`; else make the right
+    call at once, the one worth most (`call_value`) when several are right, `snap` then
+    `snap_pool` then `slap` among equals."""
+    if not may_call(g, rules, seat):
+        return WAIT
+    if g.glimpsed:
+        return believed_call(g, rules, seat)
+    if g.window_length == 1 and not rules.noisy:  # nothing claimable
         return WAIT
     legal = legal_calls(g, rules)
     calls = right_calls(g, rules) & legal
@@ -902,6 +911,65 @@ def heuristic_action(g, rules, seat: int) -> int:
             if best == WAIT or value > best_value:
                 best, best_value = call, value
     return best
+
+
+@njit(cache=True)
+def believed_call(g, rules, seat: int) -> int:
+    """The legal call of highest belief (`snap`, `snap_pool`, `slap` among equals) if that
+    belief reaches `BELIEF_THRESHOLD`, else `wait`. The belief in a call is the posterior weight
+    of the keys under which the table would make it right, were the card flipped last of that
+    key: by Bayes' rule from a uniform prior and the chance of each of the seat's glimpses so
+    far (1 − e_t for the key seen at tick t, e_t / (K − 1) for each other key)."""
+    k = rules.num_keys
+    likelihood = np.ones(k)
+    for tick in range(g.glimpsed):
+        error = rules.glimpse_error[tick]
+        seen = g.glimpses[seat, tick]
+        for key in range(k):
+            likelihood[key] *= 1.0 - error if key == seen else error / (k - 1)
+    total = numpy_sum(likelihood)
+    pile, flipped = PILES + flipped_pile(rules, g.turn), g.flipped[g.turn]
+    belief = np.zeros(NUM_ACTIONS)
+    for key in range(k):
+        posterior = likelihood[key] / total
+        if posterior > 1e-12:  # as the Python heuristic, which skips the keys it rules out
+            g.last[pile] = g.flipped[g.turn] = rules.key_cards[key]
+            right = right_calls(g, rules)
+            for call in CALLS:
+                if right >> call & 1:
+                    belief[call] += posterior
+    g.last[pile] = g.flipped[g.turn] = flipped
+    legal = legal_calls(g, rules)
+    best = WAIT
+    for call in CALLS:
+        if legal >> call & 1 and (best == WAIT or belief[call] > belief[best]):
+            best = call
+    return best if belief[best] >= BELIEF_THRESHOLD else WAIT
+
+
+@njit(cache=True)
+def numpy_sum(values: np.ndarray) -> float:
+    """`values.sum()` as NumPy adds up to 128 float64 values (pairwise: eight running sums),
+    so that the beliefs are the Python heuristic's to the last bit."""
+    n = values.shape[0]
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += values[i]
+        return total
+    sums = values[:8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            sums[j] += values[i + j]
+        i += 8
+    total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + (
+        (sums[4] + sums[5]) + (sums[6] + sums[7])
+    )
+    while i < n:
+        total += values[i]
+        i += 1
+    return total
 
 
 @njit(cache=True)
@@ -1301,9 +1369,8 @@ class SnapBatch(BatchedGame):
         card_keys[: options.deck_size] = options.card_keys
         delays = np.zeros(MAX_PLAYERS, np.int64)
         delays[: options.num_players] = options.delays
-        thresholds = np.zeros(MAX_REACTION_TICKS, np.int64)
-        for tick, error in enumerate(options.glimpse_error):
-            thresholds[tick] = occurrence_threshold(error)
+        glimpse_error = np.zeros(MAX_REACTION_TICKS)
+        glimpse_error[: len(options.glimpse_error)] = options.glimpse_error
         return record(
             rules_dtype(),
             num_players=options.num_players,
@@ -1325,23 +1392,16 @@ class SnapBatch(BatchedGame):
             same_tick_random=options.same_tick == "random",
             refresh_shuffle=options.refresh == "shuffle",
             noisy=bool(options.glimpse_error),
-            glimpse_thresholds=thresholds,
+            glimpse_error=glimpse_error,
+            key_cards=[options.card_keys.index(key) for key in range(options.num_keys)]
+            + [NONE] * (MAX_KEYS - options.num_keys),
             reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
         )
 
-    def check_opponent(self, name: str) -> None:
-        if name == "heuristic" and self.options.glimpse_error:
-            raise ValueError(
-                f"{self.env_name} (batched): the heuristic port does not play with "
-                "glimpse_error (the Snap heuristic has no rule for glimpses yet); play it "
-                "against random or policy opponents"
-            )
-
     def heuristic_actions(self) -> np.ndarray:
         """The Snap heuristic's choice for every acting slot (0 for empty slots)."""
-        self.check_opponent("heuristic")
         out = np.zeros((self.num_envs, self.max_acting), np.int64)
         heuristic_all(self.games, self.rules, self.seats, out)
         return out

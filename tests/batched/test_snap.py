@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import snail_envs.batched
-from agents.heuristics.snap import SnapHeuristic
+from agents.heuristics.snap import DEFAULT_BELIEF_THRESHOLD, SnapHeuristic
 from snail_envs.batched.chance import TapeChance
 from snail_envs.batched.core import random_legal_actions
+from snail_envs.batched.snap import BELIEF_THRESHOLD, numpy_sum
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
 
@@ -300,6 +301,28 @@ def heuristic_for(options: SnapOptions) -> SnapHeuristic:
             "same_tick": "random",
             "refresh": "shuffle",
         },
+        {
+            "num_players": 4,
+            "ruleset": "snap_pot",
+            "slapjack": True,
+            "glimpse_error": (0.6, 0.3, 0.0),
+            "same_tick": "random",
+            "refresh": "shuffle",
+        },
+        {
+            "num_players": 3,
+            "single_pile": True,
+            "slapjack": True,
+            "reaction_delay": (0, 1, 0),
+            "glimpse_error": (0.9, 0.5),
+        },
+        {
+            "num_players": 5,
+            "slapjack": True,
+            "reaction_ticks": 1,
+            "glimpse_error": (0.75,),
+            "flipper_may_call": False,
+        },
     ],
     ids=str,
 )
@@ -322,16 +345,14 @@ def test_the_heuristic_port_calls_as_the_python_heuristic(options: dict) -> None
     assert calls > 1_000 and weighed > 100
 
 
-def test_the_heuristic_port_refuses_glimpse_error_by_name() -> None:
-    refused = "the heuristic port does not play with glimpse_error"
-    with pytest.raises(ValueError, match=refused):
-        snail_envs.batched.make_vec_env(
-            "snap_v1", 4, opponents={"random": 1, "heuristic": 1}, glimpse_error=(0.5,)
-        )
-    batch = snail_envs.batched.make("snap_v1", 4, glimpse_error=(0.5,))
-    batch.reset(seed=0)
-    with pytest.raises(ValueError, match=refused):
-        batch.heuristic_actions()
+def test_the_heuristic_port_believes_its_glimpses_as_the_python_heuristic() -> None:
+    # the same threshold, and the same sums of likelihoods to the last bit (a belief of two
+    # keys at 0.05 each meets the threshold 0.1 exactly, or misses it, by their rounding)
+    assert BELIEF_THRESHOLD == DEFAULT_BELIEF_THRESHOLD
+    rng = np.random.default_rng(0)
+    for size in [*range(1, 53), *[13] * 200, *[52] * 200]:
+        values = rng.random(size) ** rng.integers(1, 6)
+        assert numpy_sum(values) == values.sum(), size
 
 
 class KernelRandom:
@@ -402,6 +423,27 @@ class KernelRandom:
         (
             {
                 "num_players": 3,
+                "glimpse_error": (0.6, 0.3, 0.0),
+                "same_tick": "random",
+                "refresh": "shuffle",
+                "max_flips": 150,
+            },
+            "heuristic",
+        ),
+        (
+            {
+                "num_players": 4,
+                "ruleset": "snap_pot",
+                "slapjack": True,
+                "reaction_delay": (0, 1, 0, 2),
+                "glimpse_error": (0.8, 0.4, 0.1),
+                "max_flips": 150,
+            },
+            {"heuristic": 2, "random": 1, "policy": 1},
+        ),
+        (
+            {
+                "num_players": 3,
                 "ruleset": "snap_pot",
                 "flipper_may_call": False,
                 "glimpse_error": (0.6, 0.3),
@@ -413,8 +455,7 @@ class KernelRandom:
     ids=str,
 )
 def test_the_learner_vec_env_follows_the_reference_game(options: dict, opponents) -> None:
-    # in-kernel heuristics or random players, or the Python heuristic as the policy (the port
-    # does not play with glimpse_error)
+    # in-kernel heuristics or random players, or the Python heuristic as the policy
     run_learner_replay(
         "snap_v1", options, heuristic_for, 100, opponents=opponents, replay_random=KernelRandom
     )
