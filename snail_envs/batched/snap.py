@@ -22,7 +22,7 @@ a seat's observation shows its latest glimpse in place of the card's true key.
 
 Every rule function below has the name and the behaviour of its counterpart in the reference
 engine; observations are written exactly as `SnapObserver` writes them. Every rule option is
-supported but picture decks of more than 256 cards.
+supported but sessions (an episode here is one game) and picture decks of more than 256 cards.
 
 The in-kernel players are "random" and "heuristic", a port of
 `agents.heuristics.snap.SnapHeuristic` as it plays knowing the rule options, with its defaults
@@ -1362,8 +1362,13 @@ class SnapBatch(BatchedGame):
         if options.deck_size > MAX_CARDS:
             raise ValueError(
                 f"{self.env_name} (batched): decks of at most {MAX_CARDS} cards are supported "
-                f"(every option of the reference otherwise); got pictures × copies = "
-                f"{options.deck_size}"
+                f"(every option of the reference but session otherwise); got pictures × copies "
+                f"= {options.deck_size}"
+            )
+        if options.session != "single":
+            raise ValueError(
+                f"{self.env_name} (batched): sessions are not supported (an episode is one "
+                f"game: session='single'); got session={options.session!r}"
             )
         card_keys = np.zeros(MAX_CARDS, np.int64)
         card_keys[: options.deck_size] = options.card_keys

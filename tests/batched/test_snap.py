@@ -194,6 +194,11 @@ def test_a_delayed_seat_may_only_wait_before_its_delay() -> None:
     assert seen == {0, 1, 2}
 
 
+def test_sessions_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"sessions are not supported .* got session='best_of_3'"):
+        snail_envs.batched.make("snap_v1", 4, session="best_of_3")
+
+
 def test_decks_beyond_the_chance_tape_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="decks of at most 256 cards are supported"):
         snail_envs.batched.make("snap_v1", 4, match_key="picture", pictures=52, copies=8)
