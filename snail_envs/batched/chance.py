@@ -5,13 +5,15 @@ beside the table: `chance_state` rolls the dice and shuffles the cards, `agent_s
 random choices of in-kernel players, so that who plays a seat never changes the game's chance. A
 game's outcomes depend only on the seed and its index in the batch, never on the other games.
 
-Integers are drawn exactly uniformly (Lemire's multiply-and-reject), shuffles are Fisher–Yates.
-Every outcome of a game is written to its record's `tape`, in the order the reference engine
-asks for it: a `pick` among n options as the index of the chosen option, an `arrange` of n
-items as the n indices of the items in their new order. The tape is a ring: it keeps the latest
-outcomes of the slot, across the games the slot plays one after another. `TapeChance` hands one
-game's outcomes to a reference engine (`snail_envs.<game>.rules`), which then plays exactly the
-game the kernel played, step by step as the kernel records it.
+Integers are drawn exactly uniformly (Lemire's multiply-and-reject), shuffles are Fisher–Yates,
+and an event of probability p happens when a uniform 53-bit fraction is below p (as
+`random() < p` does in Python). Every outcome of a game is written to its record's `tape`, in the
+order the reference engine asks for it: a `pick` among n options as the index of the chosen
+option, an `arrange` of n items as the n indices of the items in their new order, an `occurs` as
+1 if the event happened, else 0. The tape is a ring: it keeps the latest outcomes of the slot,
+across the games the slot plays one after another. `TapeChance` hands one game's outcomes to a
+reference engine (`snail_envs.<game>.rules`), which then plays exactly the game the kernel
+played, step by step as the kernel records it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from snail_envs.core.chance import Chance
 T = TypeVar("T")
 
 TAPE_LENGTH = 256
-"""How many of its latest chance outcomes a game keeps (more than any one step draws)."""
+"""How many of its latest chance outcomes a game keeps, unless its record says otherwise
+(`game_record`): more than any one step draws."""
 
 CHANCE_FIELDS: list[tuple] = [
     ("chance_state", np.uint64),
@@ -38,12 +41,13 @@ CHANCE_FIELDS: list[tuple] = [
 ]
 
 
-def game_record(fields: list[tuple]) -> np.dtype:
+def game_record(fields: list[tuple], tape_length: int = TAPE_LENGTH) -> np.dtype:
     """The record of one game: its generators, how many outcomes the slot has drawn since the
     batch was reset, that count when the game now in the slot began, how many games the slot
-    has begun; then the game's own `fields`; last, the ring of its latest outcomes."""
+    has begun; then the game's own `fields`; last, the ring of its latest `tape_length`
+    outcomes."""
     return np.dtype(
-        [*CHANCE_FIELDS, *fields, ("tape", np.int16, (TAPE_LENGTH,))],
+        [*CHANCE_FIELDS, *fields, ("tape", np.int16, (tape_length,))],
         align=True,
     )
 
@@ -53,8 +57,10 @@ _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
 _LOW_32 = np.uint64(0xFFFFFFFF)
 _TWO_32 = np.uint64(1 << 32)
-_S27, _S30, _S31, _S32 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32)
+_S11, _S27, _S30 = np.uint64(11), np.uint64(27), np.uint64(30)
+_S31, _S32 = np.uint64(31), np.uint64(32)
 _AGENT_STREAM = np.uint64(0xA5A5A5A5A5A5A5A5)
+_ULP_53 = 2.0**-53
 
 
 @njit(cache=True)
@@ -92,7 +98,7 @@ def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
 
 @njit(cache=True)
 def _record(game, outcome: int) -> None:
-    game.tape[game.recorded % TAPE_LENGTH] = outcome
+    game.tape[game.recorded % game.tape.shape[0]] = outcome
     game.recorded += 1
 
 
@@ -115,6 +121,16 @@ def arrange(game, order: np.ndarray) -> None:
         order[k], order[j] = order[j], order[k]
     for k in range(n):
         _record(game, order[k])
+
+
+@njit(cache=True)
+def occurs(game, probability: float) -> bool:
+    """Whether a chance event of this probability happens: a uniform fraction of 53 bits (a
+    multiple of 2⁻⁵³, exact in a float64) falls below it."""
+    game.chance_state += _GOLDEN
+    happens = np.float64(_mix(game.chance_state) >> _S11) * _ULP_53 < probability
+    _record(game, 1 if happens else 0)
+    return happens
 
 
 @njit(cache=True)
@@ -192,3 +208,13 @@ class TapeChance(Chance):
         if sorted(order) != list(range(len(items))):
             raise ValueError(f"recorded order {order} is not an order of {len(items)} items")
         return [items[index] for index in order]
+
+    def occurs(self, probability: float) -> bool:
+        (outcome,) = self._take(1)
+        possible = (0,) if probability <= 0 else (1,) if probability >= 1 else (0, 1)
+        if outcome not in possible:
+            raise ValueError(
+                f"recorded occurrence {outcome} is not among {possible}, the outcomes of "
+                f"probability {probability}"
+            )
+        return outcome == 1

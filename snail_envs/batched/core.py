@@ -39,7 +39,6 @@ from gymnasium import spaces
 from numba import njit
 
 from snail_envs.batched.chance import (
-    TAPE_LENGTH,
     TapeChance,
     agent_pick,
     agent_pick_among,
@@ -307,6 +306,7 @@ class BatchedGame:
         """
         games = self.games
         serial, start = int(games[index]["serial"]), int(games[index]["game_start"])
+        tape = games["tape"][index]
 
         def window() -> tuple[int, int]:
             game = games[index]
@@ -317,9 +317,9 @@ class BatchedGame:
                 end = int(game["game_start"])
             else:
                 raise ValueError(f"slot {index} has moved on by more than one game")
-            return recorded - TAPE_LENGTH, end
+            return recorded - tape.shape[0], end
 
-        return TapeChance(games["tape"][index], start, window)
+        return TapeChance(tape, start, window)
 
     # ----------------------------------------------------------------- checks
 

@@ -1,11 +1,11 @@
 """Snap in batches: the rules of `snail_envs.snap.rules`, compiled.
 
-A game of reaction windows: in each tick every seat still in the game (but the last flipper with
-`flipper_may_call=False`) acts at once, so the batch has one acting slot per seat (slot k for
-seat k, `seats[i, k]` = k while seat k acts, −1 otherwise); a seat inside its `reaction_delay`
-acts with `wait` as its only legal action, as in the reference. A seat that goes out gets −1
-(`reward="winlose"`) in the step it goes out and acts no more; its slot stays −1 until the next
-game, as the reference environments drop its agent.
+A game of reaction windows: in each tick every seat still in the game acts at once, so the batch
+has one acting slot per seat (slot k for seat k, `seats[i, k]` = k while seat k acts, −1
+otherwise); a seat inside its `reaction_delay`, and the last flipper with
+`flipper_may_call=False`, act with `wait` as their only legal action, as in the reference. A
+seat that goes out gets −1 (`reward="winlose"`) in the step it goes out and acts no more; its
+slot stays −1 until the next game, as the reference environments drop its agent.
 
 Every stack, pile and pool is a *packet*: a chain of cards through `next` (the card after each
 card), with its first card, last card and size. A stack runs from its top down, a pile or a pool
@@ -13,17 +13,23 @@ from its bottom up, so that the rulebook's card order is a splice: a packet take
 goes after the stack's last card (its former bottom card nearest the top, as the rules say), a
 pile turned over becomes the stack as it is, and piles moved to the centre go after the pool's
 top card. Nothing is copied, so the batched engine plays every table size the reference does:
-2–12 seats, one or two packs, picture decks of up to 256 cards (`TAPE_LENGTH`: the shuffle of a
-deck is recorded whole, for the replays).
+2–12 seats, one or two packs, picture decks of up to 256 cards (`MAX_CARDS`).
+
+Chance in play (`same_tick="random"` draws, `refresh="shuffle"` shuffles, `glimpse_error`
+glimpses) is drawn from the game's chance generator in the reference's order and recorded on its
+tape. Every seat's glimpses of the card flipped last are kept for the window they are seen in;
+a seat's observation shows its latest glimpse in place of the card's true key.
 
 Every rule function below has the name and the behaviour of its counterpart in the reference
 engine; observations are written exactly as `SnapObserver` writes them. Every rule option is
-supported but picture decks of more than 256 cards.
+supported but sessions (an episode here is one game) and picture decks of more than 256 cards.
 
 The in-kernel players are "random" and "heuristic", a port of
 `agents.heuristics.snap.SnapHeuristic` as it plays knowing the rule options, with its defaults
 (no delay of its own, no errors): it weighs its right calls on copies of the table, as the
-Python heuristic does with `Snap.after_calls`, and chooses as it does on every table.
+Python heuristic does with `Snap.after_calls`, and chooses as it does on every table; under
+`glimpse_error` it weighs its glimpses by Bayes' rule as the Python heuristic does, to the last
+bit (`believed_call`).
 """
 
 from __future__ import annotations
@@ -31,7 +37,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from snail_envs.batched.chance import TAPE_LENGTH, agent_pick, arrange, begin_game, game_record
+from snail_envs.batched.chance import (
+    agent_pick,
+    arrange,
+    begin_game,
+    game_record,
+    occurs,
+    pick,
+)
 from snail_envs.batched.core import (
     MARGIN,
     NO_DECISION,
@@ -51,6 +64,7 @@ from snail_envs.snap.rules import (
     CALLS,
     JACK,
     MAX_PLAYERS,
+    MAX_REACTION_TICKS,
     NUM_ACTIONS,
     SLAP,
     SNAP,
@@ -60,8 +74,8 @@ from snail_envs.snap.rules import (
 )
 
 NONE = -1
-MAX_CARDS = TAPE_LENGTH
-"""The largest deck the batched engine deals: its shuffle must fit the chance tape."""
+MAX_CARDS = 256
+"""The largest deck the batched engine deals (its shuffle is recorded whole, for the replays)."""
 MAX_KEYS = 52
 """The most ranks or pictures a deck has (so the most pots, each showing its own key)."""
 MAX_PILES = MAX_PLAYERS + 1
@@ -76,6 +90,14 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
+BELIEF_THRESHOLD = 0.1
+"""`SnapHeuristic`'s default `belief_threshold`: under `glimpse_error`, the belief that a call is
+right at which it makes it."""
+SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
+"""How many of its latest chance outcomes a game keeps: all that one step may draw. A step that
+ends a game plays a tick (a random order of the callers of each kind, shuffled refreshes of at
+most the whole deck, a glimpse and a false key a seat) and deals the next game (the deck's
+shuffle, then the first glimpses)."""
 
 GAME = game_record(
     [
@@ -99,19 +121,25 @@ GAME = game_record(
         ("last_calls", np.int8, MAX_PLAYERS),
         ("last_correct", np.uint8, MAX_PLAYERS),
         ("last_gain", np.int64, MAX_PLAYERS),
+        ("moved", np.uint8),
         ("gone_out", np.int64),
         ("winners", np.int64),
         ("finished", np.uint8),
         ("truncated", np.uint8),
-    ]
+        ("glimpsed", np.int64),
+        ("glimpses", np.int8, (MAX_PLAYERS, MAX_REACTION_TICKS)),
+    ],
+    SNAP_TAPE,
 )
 """One game: the packets (`next`, and each packet's first and last card and size; −1 where
 none); the card under each pile's top; how many pools there are (pool 0 made first); which seats
 are in the game and act in this tick; the card each seat turned in the last flip (−1 if none)
 and those seats as a bit set; the last flipper; the flips and ticks so far; the window's tick
 and length, whether it reopened and whether `snap_pool` is legal in it; every seat's call at
-the last resolution, whether it was right and its change in cards; the seats that went out last
-and the winners (bit sets); whether the game is over or stopped."""
+the last resolution, whether it was right and its change in cards; whether the resolution being
+applied has moved a card; the seats that went out last and the winners (bit sets); whether the
+game is over or stopped; with `glimpse_error`, for how many ticks of the window every seat has
+glimpsed the card flipped last (0 when sight is exact), and the key it saw at each."""
 
 PIECES = pieces_dtype(
     (
@@ -135,6 +163,7 @@ PIECES = pieces_dtype(
         "reopened",
         "progress",
         "may_call",
+        "glimpses",
         "stack_tops",
         "stack_keys",
     )
@@ -162,6 +191,11 @@ def rules_dtype() -> np.dtype:
             ("slapjack", np.uint8),
             ("max_flips", np.int64),  # −1: no limit
             ("max_ticks", np.int64),  # −1: no limit
+            ("same_tick_random", np.uint8),
+            ("refresh_shuffle", np.uint8),
+            ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
+            ("glimpse_error", np.float64, MAX_REACTION_TICKS),  # a tick; 0 past its end
+            ("key_cards", np.int64, MAX_KEYS),  # a card of each key
             ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
@@ -346,7 +380,7 @@ def jack_showing(g, rules) -> bool:
 
 @njit(cache=True)
 def claimable(g, rules) -> bool:
-    """Whether any call could be right now (else a window is one tick long)."""
+    """Whether any call could be right now."""
     return matched_keys(g, rules) != 0 or claimable_pools(g, rules) != 0 or jack_showing(g, rules)
 
 
@@ -361,8 +395,13 @@ def in_game_seats(g, rules) -> int:
 
 @njit(cache=True)
 def may_call(g, rules, seat: int) -> bool:
-    """Whether `seat` acts in this tick and its reaction delay has passed."""
-    return g.acts[seat] == 1 and g.window_tick >= rules.delays[seat]
+    """Whether `seat` acts in this tick and may call (its reaction delay has passed, and it is
+    not the last flipper kept from calling)."""
+    return (
+        g.acts[seat] == 1
+        and g.window_tick >= rules.delays[seat]
+        and (rules.flipper_may_call or not g.flippers >> seat & 1)
+    )
 
 
 # --------------------------------------------------------------------------- flips and windows
@@ -397,7 +436,7 @@ def flip(g, rules) -> None:
         g.flipped[seat] = NONE
         if flippers >> seat & 1:
             if g.size[STACKS + seat] == 0:
-                refresh(g, seat)
+                refresh(g, rules, seat)
             card = take_first(g, STACKS + seat)
             lay_on_pile(g, flipped_pile(rules, seat), card)
             g.flipped[seat] = card
@@ -424,25 +463,66 @@ def out_at_turn(g, rules, seat: int) -> bool:
 
 
 @njit(cache=True)
-def refresh(g, seat: int) -> None:
-    """Turn the pile over, without shuffling, to become the stack."""
-    move_pile(g, seat, STACKS + seat)
+def refresh(g, rules, seat: int) -> None:
+    """Turn the pile over to become the (empty) stack: as it is (`refresh="turn_over"`), or
+    shuffled (`refresh="shuffle"`: the pile's cards, bottom card first, are arranged in a random
+    order, which is the stack's from its top down)."""
+    pile = PILES + seat
+    count = g.size[pile]
+    if not rules.refresh_shuffle or count < 2:
+        move_pile(g, seat, STACKS + seat)
+        return
+    cards = np.empty(count, np.int64)
+    card = g.first[pile]
+    for k in range(count):
+        cards[k] = card
+        card = g.next[card]
+    order = np.empty(count, np.int64)
+    arrange(g, order)
+    g.first[pile] = g.last[pile] = g.below[seat] = NONE
+    g.size[pile] = 0
+    for k in range(count):
+        put_last(g, STACKS + seat, cards[order[k]])
 
 
 @njit(cache=True)
 def open_window(g, rules, reopened: bool) -> None:
+    """A window of `reaction_ticks` ticks when something is claimable, or always with
+    `glimpse_error`, else of one tick. After a flip with `glimpse_error`, every seat glimpses
+    the flipped card."""
     g.window_tick = 0
     g.reopened = reopened
-    g.window_length = rules.reaction_ticks if claimable(g, rules) else 1
+    g.window_length = rules.reaction_ticks if rules.noisy or claimable(g, rules) else 1
     for seat in range(rules.num_players):
-        excluded = not rules.flipper_may_call and g.flippers >> seat & 1 == 1
-        g.acts[seat] = g.in_game[seat] == 1 and not excluded
+        g.acts[seat] = g.in_game[seat]
     g.pool_call = g.num_pools > 0
+    if rules.noisy and not reopened:
+        glimpse(g, rules)
+
+
+@njit(cache=True)
+def glimpse(g, rules) -> None:
+    """Every seat glimpses the card flipped last, at this tick of the window: its true key, or
+    with the tick's error chance a key drawn uniformly from the others."""
+    true_key = rules.card_keys[g.flipped[g.turn]]
+    error = rules.glimpse_error[g.window_tick]
+    for seat in range(rules.num_players):
+        key = true_key
+        if error and occurs(g, error):
+            key = pick(g, rules.num_keys - 1)
+            if key >= true_key:
+                key += 1
+        g.glimpses[seat, g.window_tick] = key
+    g.glimpsed = g.window_tick + 1
 
 
 @njit(cache=True)
 def close_window(g, rules, resolved: bool) -> None:
+    """The window ends: seats with nothing left go out (`classic`), then a new window opens
+    without a flip if the resolution moved cards and a pile-to-pile match still shows, or else
+    the next flip follows."""
     g.window_tick = 0
+    g.glimpsed = 0
     if rules.classic:
         empty = 0
         for seat in range(rules.num_players):
@@ -453,7 +533,7 @@ def close_window(g, rules, resolved: bool) -> None:
         check_end(g, rules)
     if g.finished:
         return
-    if resolved and matched_keys(g, rules):
+    if resolved and g.moved and matched_keys(g, rules):
         open_window(g, rules, True)
     else:
         flip(g, rules)
@@ -463,6 +543,7 @@ def close_window(g, rules, resolved: bool) -> None:
 def stop(g, rules) -> None:
     g.truncated = 1
     g.acts[:] = 0
+    g.glimpsed = 0
 
 
 @njit(cache=True)
@@ -479,6 +560,8 @@ def apply(g, rules, actions: np.ndarray) -> None:
         g.window_tick += 1
         if g.window_tick >= g.window_length:
             close_window(g, rules, False)
+        elif g.glimpsed:
+            glimpse(g, rules)
     if not g.finished and rules.max_ticks >= 0 and g.ticks >= rules.max_ticks:
         stop(g, rules)
 
@@ -489,7 +572,9 @@ def apply(g, rules, actions: np.ndarray) -> None:
 @njit(cache=True)
 def resolve(g, rules, actions: np.ndarray) -> None:
     """Judge every call against the table at the start of the tick, then apply the effects:
-    a correct snap_pool, correct snaps, a correct slap, wrong calls."""
+    a correct snap_pool, correct snaps, a correct slap, wrong calls. With
+    `same_tick="random"`, of two or more correct calls of one kind the first in a random order
+    is the one correct call, and the others lapse (neither right nor wrong)."""
     n = rules.num_players
     for seat in range(n):
         g.last_gain[seat] = -held(g, seat)
@@ -515,6 +600,11 @@ def resolve(g, rules, actions: np.ndarray) -> None:
             wrong |= 1 << seat
             continue
         g.last_correct[seat] = 1
+    g.moved = 0
+    if rules.same_tick_random:
+        pool_calls = first_of(g, rules, pool_calls)
+        snaps = first_of(g, rules, snaps)
+        slaps = first_of(g, rules, slaps)
     if members(pool_calls) == 1:
         win_pools(g, rules, lowest(pool_calls), pools)
     if members(snaps) == 1:
@@ -531,6 +621,23 @@ def resolve(g, rules, actions: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def first_of(g, rules, callers: int) -> int:
+    """Of several callers of one kind (a bit set), the first in a random order; the others
+    lapse."""
+    count = members(callers)
+    if count < 2:
+        return callers
+    later = callers
+    for _ in range(pick(g, count)):
+        later &= later - 1
+    first = later & -later
+    for seat in range(rules.num_players):
+        if (callers ^ first) >> seat & 1:
+            g.last_correct[seat] = 0
+    return first
+
+
+@njit(cache=True)
 def take(g, rules, seat: int, pools: int, piles: int) -> None:
     """Put pools (in order), then piles (ascending seats) face down under `seat`'s stack."""
     stack = STACKS + seat
@@ -538,14 +645,16 @@ def take(g, rules, seat: int, pools: int, piles: int) -> None:
     for pool in range(g.num_pools):
         if pools >> pool & 1:
             move_packet(g, POOLS + pool, stack)
+            g.moved = 1
             continue
         if kept < pool:
             move_packet(g, POOLS + pool, POOLS + kept)
         kept += 1
     g.num_pools = kept
     for pile in range(rules.num_piles):
-        if piles >> pile & 1:
+        if piles >> pile & 1 and g.size[PILES + pile]:
             move_pile(g, pile, stack)
+            g.moved = 1
 
 
 @njit(cache=True)
@@ -575,6 +684,7 @@ def win_snap(g, rules, seat: int, key: int) -> None:
         for owner in range(rules.num_players):
             if piles >> owner & 1 and owner != seat and g.size[STACKS + owner]:
                 put_last(g, STACKS + seat, take_first(g, STACKS + owner))
+                g.moved = 1
 
 
 @njit(cache=True)
@@ -592,6 +702,7 @@ def to_centre(g, rules, piles: int) -> None:
             top = top_key(g, rules, pile)
     if top == NONE:
         return
+    g.moved = 1
     pool = 0
     if not rules.classic:
         while pool < g.num_pools and rules.card_keys[g.last[POOLS + pool]] != top:
@@ -669,6 +780,8 @@ def deal(g, rules) -> None:
     g.last_calls[:] = WAIT
     g.last_correct[:] = 0
     g.last_gain[:] = 0
+    g.moved = 0
+    g.glimpsed = 0
     g.gone_out = g.winners = 0
     g.finished = g.truncated = 0
     flip(g, rules)
@@ -776,10 +889,15 @@ def call_value(g, rules, seat: int, call: int, legal: int) -> int:
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snap.SnapHeuristic`: wait inside the reaction delay and in one-tick
-    windows; else make the right call at once, the one worth most (`call_value`) when several
-    are right, `snap` then `snap_pool` then `slap` among equals."""
-    if not may_call(g, rules, seat) or g.window_length == 1:
+    """`agents.heuristics.snap.SnapHeuristic`: wait while it may not call and when nothing is
+    claimable; while it glimpses the card flipped last, `believed_call`; else make the right
+    call at once, the one worth most (`call_value`) when several are right, `snap` then
+    `snap_pool` then `slap` among equals."""
+    if not may_call(g, rules, seat):
+        return WAIT
+    if g.glimpsed:
+        return believed_call(g, rules, seat)
+    if g.window_length == 1 and not rules.noisy:  # nothing claimable
         return WAIT
     legal = legal_calls(g, rules)
     calls = right_calls(g, rules) & legal
@@ -793,6 +911,65 @@ def heuristic_action(g, rules, seat: int) -> int:
             if best == WAIT or value > best_value:
                 best, best_value = call, value
     return best
+
+
+@njit(cache=True)
+def believed_call(g, rules, seat: int) -> int:
+    """The legal call of highest belief (`snap`, `snap_pool`, `slap` among equals) if that
+    belief reaches `BELIEF_THRESHOLD`, else `wait`. The belief in a call is the posterior weight
+    of the keys under which the table would make it right, were the card flipped last of that
+    key: by Bayes' rule from a uniform prior and the chance of each of the seat's glimpses so
+    far (1 − e_t for the key seen at tick t, e_t / (K − 1) for each other key)."""
+    k = rules.num_keys
+    likelihood = np.ones(k)
+    for tick in range(g.glimpsed):
+        error = rules.glimpse_error[tick]
+        seen = g.glimpses[seat, tick]
+        for key in range(k):
+            likelihood[key] *= 1.0 - error if key == seen else error / (k - 1)
+    total = numpy_sum(likelihood)
+    pile, flipped = PILES + flipped_pile(rules, g.turn), g.flipped[g.turn]
+    belief = np.zeros(NUM_ACTIONS)
+    for key in range(k):
+        posterior = likelihood[key] / total
+        if posterior > 1e-12:  # as the Python heuristic, which skips the keys it rules out
+            g.last[pile] = g.flipped[g.turn] = rules.key_cards[key]
+            right = right_calls(g, rules)
+            for call in CALLS:
+                if right >> call & 1:
+                    belief[call] += posterior
+    g.last[pile] = g.flipped[g.turn] = flipped
+    legal = legal_calls(g, rules)
+    best = WAIT
+    for call in CALLS:
+        if legal >> call & 1 and (best == WAIT or belief[call] > belief[best]):
+            best = call
+    return best if belief[best] >= BELIEF_THRESHOLD else WAIT
+
+
+@njit(cache=True)
+def numpy_sum(values: np.ndarray) -> float:
+    """`values.sum()` as NumPy adds up to 128 float64 values (pairwise: eight running sums),
+    so that the beliefs are the Python heuristic's to the last bit."""
+    n = values.shape[0]
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += values[i]
+        return total
+    sums = values[:8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            sums[j] += values[i + j]
+        i += 8
+    total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + (
+        (sums[4] + sums[5]) + (sums[6] + sums[7])
+    )
+    while i < n:
+        total += values[i]
+        i += 1
+    return total
 
 
 @njit(cache=True)
@@ -856,10 +1033,26 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
 
 @njit(cache=True)
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
-    """What `seat` sees: the public table, seats relative to it, and whether it may call."""
+    """What `seat` sees: the public table, seats relative to it, whether it may call, and its
+    glimpses."""
     at = rules.observation
     write_table(g, rules, at, out, seat)
     out[at.may_call] = may_call(g, rules, seat)
+    if g.glimpsed:
+        show_glimpses(g, rules, seat, out)
+
+
+@njit(cache=True)
+def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
+    """The card flipped last shows the key `seat` glimpsed now, not its true key; the
+    `glimpses` piece holds every glimpse of this window."""
+    at = rules.observation
+    n, k = rules.num_players, rules.num_keys
+    top = at.centre_top if rules.single_pile else at.pile_tops + k * ((g.turn - seat + n) % n)
+    out[top + rules.card_keys[g.flipped[g.turn]]] = 0
+    out[top + g.glimpses[seat, g.glimpsed - 1]] = 1
+    for tick in range(g.glimpsed):
+        out[at.glimpses + k * tick + g.glimpses[seat, tick]] = 1
 
 
 @njit(cache=True)
@@ -1153,8 +1346,8 @@ class SnapBatch(BatchedGame):
         out = batch.step(batch.random_actions())   # actions (N, 3); empty slots are ignored
 
     One acting slot per seat: every seat still in the game acts in every tick of a window, as
-    in the reference parallel environment (the last flipper sits out with
-    `flipper_may_call=False`).
+    in the reference parallel environment (with `flipper_may_call=False`, the last flipper's
+    only action is `wait`).
     """
 
     spec = SPEC
@@ -1169,13 +1362,20 @@ class SnapBatch(BatchedGame):
         if options.deck_size > MAX_CARDS:
             raise ValueError(
                 f"{self.env_name} (batched): decks of at most {MAX_CARDS} cards are supported "
-                f"(every option of the reference otherwise); got pictures × copies = "
-                f"{options.deck_size}"
+                f"(every option of the reference but session otherwise); got pictures × copies "
+                f"= {options.deck_size}"
+            )
+        if options.session != "single":
+            raise ValueError(
+                f"{self.env_name} (batched): sessions are not supported (an episode is one "
+                f"game: session='single'); got session={options.session!r}"
             )
         card_keys = np.zeros(MAX_CARDS, np.int64)
         card_keys[: options.deck_size] = options.card_keys
         delays = np.zeros(MAX_PLAYERS, np.int64)
         delays[: options.num_players] = options.delays
+        glimpse_error = np.zeros(MAX_REACTION_TICKS)
+        glimpse_error[: len(options.glimpse_error)] = options.glimpse_error
         return record(
             rules_dtype(),
             num_players=options.num_players,
@@ -1194,6 +1394,12 @@ class SnapBatch(BatchedGame):
             slapjack=options.slapjack,
             max_flips=NONE if options.max_flips is None else options.max_flips,
             max_ticks=NONE if options.max_ticks is None else options.max_ticks,
+            same_tick_random=options.same_tick == "random",
+            refresh_shuffle=options.refresh == "shuffle",
+            noisy=bool(options.glimpse_error),
+            glimpse_error=glimpse_error,
+            key_cards=[options.card_keys.index(key) for key in range(options.num_keys)]
+            + [NONE] * (MAX_KEYS - options.num_keys),
             reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),

@@ -8,6 +8,7 @@ them), the full state, the rewards and how each game ends (with every seat's fin
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,15 +137,16 @@ def run_differential(
     return steps
 
 
-def heuristic_ticks(reference: Reference, learner: int, heuristic: Any) -> dict[int, int]:
-    """`heuristic`'s action for every seat but `learner` that acts now, each from its own view."""
+def others_ticks(reference: Reference, learner: int, players: Sequence[Any]) -> dict[int, int]:
+    """The action of every seat but `learner` that acts now, in seat order, each by its player
+    (`players[seat]`) from its own view."""
     game, observer = reference.game, reference.observer
     tick = {}
     for seat in game.acting_seats():
         if seat != learner:
             mask = np.zeros(reference.num_actions, np.int8)
             mask[list(game.legal_actions(seat))] = 1
-            tick[seat] = heuristic.act(observer.observe(game, seat), mask)
+            tick[seat] = players[seat].act(observer.observe(game, seat), mask)
     return tick
 
 
@@ -154,15 +156,13 @@ def learner_is_done(reference: Reference, learner: int) -> bool:
     return game.outcome is not None or game.truncated or not game.is_in_game(learner)
 
 
-def heuristic_plays_the_others(
-    batch: Any, reference: Reference, learner: int, heuristic: Any
-) -> float:
-    """`heuristic` plays every seat but `learner` until `learner` acts or is done; returns the
+def others_play(batch: Any, reference: Reference, learner: int, players: Sequence[Any]) -> float:
+    """The `players` play every seat but `learner` until `learner` acts or is done; returns the
     learner's rewards meanwhile."""
     game = reference.game
     earned = 0.0
     while not learner_is_done(reference, learner) and learner not in game.acting_seats():
-        game.apply(heuristic_ticks(reference, learner, heuristic))
+        game.apply(others_ticks(reference, learner, players))
         earned += expected_rewards(batch, reference)[learner]
     return earned
 
@@ -192,13 +192,17 @@ def run_learner_replay(
     make_heuristic: Any,
     episodes: int,
     opponents: Any = "heuristic",
+    replay_random: Callable[[np.ndarray], Any] | None = None,
 ) -> None:
     """The learner's vector env against heuristics, each episode replayed in the reference rules
     with the Python heuristic (built by `make_heuristic(rule_options)`) in the other seats,
     acting in the learner's ticks too: the learner's observations, masks, rewards and ends must
     be the kernel's (the rewards summed in float32, to within its rounding). The `opponents`
     are the in-kernel heuristic port, or the Python heuristic as the vector env's policy
-    ("policy"), in any mix: the games are the same."""
+    ("policy"), in any mix: the games are the same. In-kernel "random" seats are followed by
+    `replay_random(record)`, a player that draws from a copy of the game's record (an array of
+    one) as the kernel's random player does, the copy taken before each step and as each
+    episode begins."""
     policy = HeuristicPolicy()
     venv = snail_envs.batched.make_vec_env(
         env_name,
@@ -207,13 +211,24 @@ def run_learner_replay(
         policy=policy if "policy" in opponents else None,
         **options,
     )
-    heuristic = policy.heuristic = make_heuristic(venv.engine.options)
+    engine = venv.engine
+    heuristic = policy.heuristic = make_heuristic(engine.options)
+    random_kind = engine.opponents.index("random")
+
+    def players(index: int) -> list[Any]:
+        """The player of every seat of game `index` in its coming ticks."""
+        kinds = venv.seating["kinds"][index, : engine.num_players]
+        if random_kind not in kinds:
+            return [heuristic] * engine.num_players
+        assert replay_random is not None, "random seats to follow: give replay_random"
+        replayed = replay_random(engine.games[index : index + 1].copy())
+        return [replayed if kind == random_kind else heuristic for kind in kinds]
+
     venv.seed(5)
     observations = venv.reset()
-    engine = venv.engine
     references = [follow(engine, index) for index in range(venv.num_envs)]
     for index, reference in enumerate(references):
-        heuristic_plays_the_others(engine, reference, int(venv.learners[index]), heuristic)
+        others_play(engine, reference, int(venv.learners[index]), players(index))
     rng = np.random.default_rng(0)
     finished = 0
     while finished < episodes:
@@ -226,14 +241,15 @@ def run_learner_replay(
             assert np.flatnonzero(masks[index]).tolist() == list(game.legal_actions(learner))
         actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
         learners = venv.learners.copy()
+        playing = [players(index) for index in range(venv.num_envs)]
         observations, rewards, dones, infos = venv.step(actions)
         for index, reference in enumerate(references):
             game, learner = reference.game, int(learners[index])
-            tick = heuristic_ticks(reference, learner, heuristic)
+            tick = others_ticks(reference, learner, playing[index])
             tick[learner] = int(actions[index])
             game.apply(tick)
             earned = expected_rewards(engine, reference)[learner]
-            earned += heuristic_plays_the_others(engine, reference, learner, heuristic)
+            earned += others_play(engine, reference, learner, playing[index])
             assert rewards[index] == pytest.approx(earned, rel=1e-6, abs=1e-6), f"game {index}"
             ended = learner_is_done(reference, learner)
             assert dones[index] == ended
@@ -243,7 +259,5 @@ def run_learner_replay(
             final = reference.observer.observe(game, learner)
             assert infos[index]["terminal_observation"].tobytes() == final.tobytes()
             references[index] = follow(engine, index)
-            heuristic_plays_the_others(
-                engine, references[index], int(venv.learners[index]), heuristic
-            )
+            others_play(engine, references[index], int(venv.learners[index]), players(index))
     assert (policy.asked > 0) == ("policy" in opponents)
