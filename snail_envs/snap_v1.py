@@ -146,7 +146,7 @@ after `pool_sizes` (after the central pile's pieces with `single_pile`), shown h
 | `decks` | `"auto"` | `"auto"` (one pack up to six players, two above), `1`, `2` (rank decks only) |
 | `reaction_ticks` | 3 | 1–10: the most ticks of a window |
 | `reaction_delay` | `None` | `None` (0 for every seat) or one integer a seat, each from 0 to `reaction_ticks` − 1 |
-| `flipper_may_call` | `True` | `False`: the last flipper does not act in its windows (a tournament rule) |
+| `flipper_may_call` | `True` | `False`: the last flipper may not call in its windows, only wait (a tournament rule) |
 | `speed` | `False` | `True`: every seat flips at once each round (2–3 players; not with `flipper_may_call=False`) |
 | `double` | `False` | `True`: on a snap won alone, every other owner of a taken pile also gives the caller its stack's top card |
 | `single_pile` | `False` | `True`: one central pile, a match is its top equal to the card below (`classic` only; not with `speed` or `double`) |

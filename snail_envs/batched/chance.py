@@ -191,7 +191,10 @@ class TapeChance(Chance):
                 "the kernel drew"
             )
         if self._next < oldest:
-            raise ValueError("the outcomes to replay were overwritten: use a longer chance_tape")
+            raise ValueError(
+                "the outcomes to replay were overwritten: the game record's tape (game_record's "
+                "tape_length) is shorter than the outcomes drawn since the step replayed"
+            )
         size = self._tape.shape[0]
         taken = [int(self._tape[(self._next + k) % size]) for k in range(count)]
         self._next += count

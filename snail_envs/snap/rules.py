@@ -7,14 +7,15 @@ Components
     `copies` [4] copies of each. Suits never matter: a card's *key* is its rank (or picture).
 
 Setup
-    Shuffle, then deal the whole deck one card at a time from seat 0 (some seats may get one card
-    more). Each seat's cards form its face-down **stack**, first dealt card on top; nobody sees any
+    Shuffle, then deal the whole deck one card at a time from the dealer's left: seat 0 in the
+    first game (some seats may get one card more). Each seat's cards form its face-down **stack**, first dealt card on top; nobody sees any
     stack's order, its owner included. Beside it each seat builds a face-up **pile**.
 
 Flips (not decisions: the environment performs them)
     Seat 0 flips first, then play goes clockwise over the seats still in the game. The flipper turns
-    its stack's top card onto its pile. A seat whose stack is empty first turns its pile over,
-    without shuffling, to become its stack (the pile's bottom card becomes the stack's top).
+    its stack's top card onto its pile. A seat whose stack is empty first turns its pile over to
+    become its stack: as it is (`refresh="turn_over"`, the rulebook: the pile's bottom card
+    becomes the stack's top), or shuffled (`refresh="shuffle"`, a house rule).
     `speed`: every seat still in the game flips at once, each round (two or three players).
 
 Match
@@ -23,12 +24,19 @@ Match
 Reaction windows (the decisions)
     After every flip a window opens of up to `reaction_ticks` [3] ticks. In each tick every seat
     still in the game acts at once, choosing `wait`, `snap`, `snap_pool` or (with `slapjack`)
-    `slap`; no seat sees another's choice of the same tick. The flipper acts too unless
-    `flipper_may_call=False` (then the last flipper sits out every window until the next flip).
+    `slap`; no seat sees another's choice of the same tick. The flipper may call too unless
+    `flipper_may_call=False` (then the last flipper acts with `wait` alone in every window until
+    the next flip).
     - The first tick in which any seat calls resolves the window; its later ticks are not played.
       If nobody calls in any tick, the next flip follows.
     - When nothing is claimable (no match, no pool match, and with `slapjack` no Jack on a pile)
-      the window is one tick long: only a wrong call is possible.
+      the window is one tick long: only a wrong call is possible. With `glimpse_error` every
+      window lasts `reaction_ticks` ticks, so that its length tells nothing.
+    - `glimpse_error` [() = perfect sight], non-increasing error chances, one a tick: at tick t
+      of the first window after a flip each seat glimpses the card just flipped, truly with
+      chance 1 − e_t, else as a key drawn uniformly from the others (each seat on its own, each
+      tick; ticks past the tuple's end see truly). Calls are judged on the true cards, and
+      openly: after a resolution every card is seen exactly.
     - `reaction_delay` [0 for every seat]: a seat with delay d reacts d ticks late. In every window
       it may call only from tick d on (before that its only action is `wait`), so its fastest call
       lands in the same tick as a delay-0 seat's call made d ticks after the flip. Two seats calling
@@ -37,12 +45,17 @@ Reaction windows (the decisions)
       only delay-0 seats can call.
     - Calls are legal whether right or wrong. `snap` and `wait` are always legal (subject to the
       delay), `slap` always with `slapjack`, and `snap_pool` whenever a pool exists.
-    - After a resolution, if a pile-to-pile match is still showing, a new window opens without a
-      flip. A pool match alone does not reopen one.
+    - After a resolution that moved a card, if a pile-to-pile match is still showing, a new
+      window opens without a flip. A pool match alone does not reopen one, and a resolution that
+      moved no card ends the window: the next flip follows (no window runs on an unchanged
+      table; since `snap_v1`).
 
 Resolution of the calling tick
     Every call is judged against the table as it was at the start of the tick; the effects then
-    apply in this order, each to the table as it is at that moment:
+    apply in this order, each to the table as it is at that moment. With `same_tick="random"`
+    ["tie"], two or more correct calls of one kind are ordered at random first: the first of them
+    is the one correct call of that kind and the others lapse (neither right nor wrong), so the
+    ties below never happen.
     1. One correct `snap_pool` wins. It is correct when a pile top shares the key of a pool's top
        card: in `classic` only the card just flipped counts (it must still be showing); in
        `snap_pot` any pile top. `classic`: the caller takes the pool. `snap_pot`: the caller takes
@@ -81,6 +94,17 @@ Going out and the end
     still in the game holds a card, it is a draw shared by those seats. The next flipper is always
     the next seat clockwise after the last flipper: winning a snap does not give the turn.
 
+Sessions
+    `session` ["single"], "best_of_3", "best_of_5" or "first_to_3": one episode is a session of
+    games. Everything is dealt anew between games; the winner of a game deals the next (so the
+    seat to its left flips first), and after a game won by nobody (a draw, or truncated) the same
+    dealer deals again. `best_of_N` ends once a seat has more than N/2 wins, `first_to_3` at a
+    seat's third win; after N games (`first_to_3`: 2n + 1) a tie for the most wins goes to a
+    sudden death that only the tied seats play, replayed while drawn or truncated, at most
+    `max_sudden_deaths` [3] games in all, after which the tied seats share the win. A seat out of
+    one game waits (its only action) until the next begins. Points carry over: a new deal
+    changes no seat's points.
+
 Variants
     `speed` (2–3 players; every seat flips each round), `double`, `single_pile` (`classic` only:
     every seat flips onto one central pile; a match is its top card sharing the key of the card
@@ -93,21 +117,28 @@ Variants
 Hidden information
     Every stack's order. Stack sizes, every pile top and size, every pool top and size are public.
     A card stays unknown until it is first turned face up; cards that come back into a stack face
-    down (refreshes, captures) were all seen and can be tracked by a seat with perfect memory. So
-    `redraw_hidden` shuffles the never-seen cards among the stack positions holding never-seen
-    cards, over all stacks at once, keeping every stack size and every seen card in place.
+    down (refreshes, captures) were all seen and can be tracked by a seat with perfect memory,
+    except that a shuffled refresh hides the order of its cards. So `redraw_hidden` shuffles, in
+    each group of interchangeable cards (the never-seen cards; the cards of one shuffled refresh
+    not flipped since), the group's cards among the stack positions holding them, keeping every
+    stack size and every tracked card in place. With `glimpse_error`, what each seat glimpsed is
+    its own: the true key of the card just flipped (while glimpsed) and the other seats'
+    glimpses are hidden from it.
 
 Limits
     `max_flips` [2000] stops (truncates) an unfinished game before the next flip once that many
     cards were flipped; `max_ticks` [10000] after that many ticks (windows can follow each other
-    without flips, e.g. after repeated ties, so only a tick limit bounds a game).
+    without flips, e.g. after repeated ties, so only a tick limit bounds a game). In a session
+    both count per game.
 
 Options (defaults in brackets)
     `num_players` [2]; `ruleset` ["classic"] or "snap_pot"; `decks` ["auto"], 1 or 2;
     `reaction_ticks` [3] 1–10; `reaction_delay` [None: 0 for every seat] one integer a seat;
     `flipper_may_call` [True]; `speed`, `double`, `single_pile`, `slapjack` [False];
     `match_key` ["rank"] or "picture"; `pictures`, `copies` [None: 13 and 4 for picture decks];
-    `max_flips` [2000]; `max_ticks` [10000] (None for no limit).
+    `max_flips` [2000]; `max_ticks` [10000] (None for no limit); `same_tick` ["tie"] or
+    "random"; `refresh` ["turn_over"] or "shuffle"; `glimpse_error` [()] (not with `speed`);
+    `session` ["single"], "best_of_3", "best_of_5" or "first_to_3"; `max_sudden_deaths` [3].
 """
 
 from __future__ import annotations
