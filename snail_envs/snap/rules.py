@@ -8,8 +8,9 @@ Components
 
 Setup
     Shuffle, then deal the whole deck one card at a time from the dealer's left: seat 0 in the
-    first game (some seats may get one card more). Each seat's cards form its face-down **stack**, first dealt card on top; nobody sees any
-    stack's order, its owner included. Beside it each seat builds a face-up **pile**.
+    first game (some seats may get one card more). Each seat's cards form its face-down
+    **stack**, first dealt card on top; nobody sees any stack's order, its owner included.
+    Beside it each seat builds a face-up **pile**.
 
 Flips (not decisions: the environment performs them)
     Seat 0 flips first, then play goes clockwise over the seats still in the game. The flipper turns
