@@ -22,7 +22,7 @@ from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
 from snail_envs.core.options import check_int
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 ENV_NAMES: tuple[str, ...] = (
     "snap_v1",
