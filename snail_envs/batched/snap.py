@@ -7,6 +7,15 @@ otherwise); a seat inside its `reaction_delay`, and the last flipper with
 seat that goes out gets −1 (`reward="winlose"`) in the step it goes out and acts no more; its
 slot stays −1 until the next game, as the reference environments drop its agent.
 
+With `session` other than "single" an episode is a whole session of games, as in the reference
+(`Snap._end_of_game`): a step that ends a game counts it and, unless the session is decided,
+deals the next game at once (its dealer the winner, or after a game won by nobody the same
+dealer; a sudden death only to the tied seats), so `terminated` comes only at the session's
+end, with `winlose` paid then. Every seat acts in every tick of a session: a seat out of the
+game on the table acts with `wait` alone until the next game begins. Points carry over a deal
+(`point_offsets`), so that a new deal pays nothing with `points` and `margin`. In the learner's
+vector env a session is one episode, and the learner's seat never leaves it before its end.
+
 Every stack, pile and pool is a *packet*: a chain of cards through `next` (the card after each
 card), with its first card, last card and size. A stack runs from its top down, a pile or a pool
 from its bottom up, so that the rulebook's card order is a splice: a packet taken under a stack
@@ -21,8 +30,9 @@ tape. Every seat's glimpses of the card flipped last are kept for the window the
 a seat's observation shows its latest glimpse in place of the card's true key.
 
 Every rule function below has the name and the behaviour of its counterpart in the reference
-engine; observations are written exactly as `SnapObserver` writes them. Every rule option is
-supported but sessions (an episode here is one game) and picture decks of more than 256 cards.
+engine; observations are written exactly as `SnapObserver` writes them (with a session's wins,
+game number and sudden-death flag). Every rule option is supported but picture decks of more
+than 256 cards.
 
 The in-kernel players are "random" and "heuristic", a port of
 `agents.heuristics.snap.SnapHeuristic` as it plays knowing the rule options, with its defaults
@@ -70,6 +80,7 @@ from snail_envs.snap.rules import (
     SNAP,
     SNAP_POOL,
     WAIT,
+    WINS_NEEDED,
     SnapOptions,
 )
 
@@ -96,8 +107,9 @@ right at which it makes it."""
 SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
 """How many of its latest chance outcomes a game keeps: all that one step may draw. A step that
 ends a game plays a tick (a random order of the callers of each kind, shuffled refreshes of at
-most the whole deck, a glimpse and a false key a seat) and deals the next game (the deck's
-shuffle, then the first glimpses)."""
+most the whole deck, a glimpse and a false key a seat) and deals one game: the session's next,
+or the next episode's first (the deck's shuffle, then the first glimpses). A deal never ends
+its game, so no step deals twice."""
 
 GAME = game_record(
     [
@@ -128,6 +140,12 @@ GAME = game_record(
         ("truncated", np.uint8),
         ("glimpsed", np.int64),
         ("glimpses", np.int8, (MAX_PLAYERS, MAX_REACTION_TICKS)),
+        ("dealer", np.int64),
+        ("session_wins", np.int64, MAX_PLAYERS),
+        ("games_played", np.int64),
+        ("sudden_deaths", np.int64),
+        ("tied", np.int64),
+        ("point_offsets", np.float64, MAX_PLAYERS),
     ],
     SNAP_TAPE,
 )
@@ -138,8 +156,12 @@ and those seats as a bit set; the last flipper; the flips and ticks so far; the 
 and length, whether it reopened and whether `snap_pool` is legal in it; every seat's call at
 the last resolution, whether it was right and its change in cards; whether the resolution being
 applied has moved a card; the seats that went out last and the winners (bit sets); whether the
-game is over or stopped; with `glimpse_error`, for how many ticks of the window every seat has
-glimpsed the card flipped last (0 when sight is exact), and the key it saw at each."""
+game is over or stopped (in a session: the session is over; a game that ends within it is
+dealt anew at once); with `glimpse_error`, for how many ticks of the window every seat has
+glimpsed the card flipped last (0 when sight is exact), and the key it saw at each; who dealt
+the game on the table; the session's score: every seat's wins, the games played, the sudden
+deaths begun, the seats tied for the most wins (a bit set) who play them, and what is added to
+every seat's points so that a new deal pays nothing."""
 
 PIECES = pieces_dtype(
     (
@@ -162,6 +184,9 @@ PIECES = pieces_dtype(
         "window_full",
         "reopened",
         "progress",
+        "session_wins",
+        "game_number",
+        "sudden_death",
         "may_call",
         "glimpses",
         "stack_tops",
@@ -196,6 +221,10 @@ def rules_dtype() -> np.dtype:
             ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
             ("glimpse_error", np.float64, MAX_REACTION_TICKS),  # a tick; 0 past its end
             ("key_cards", np.int64, MAX_KEYS),  # a card of each key
+            ("session", np.uint8),  # session != "single"
+            ("wins_needed", np.int64),  # the wins that decide the session at once
+            ("session_games", np.int64),
+            ("max_sudden_deaths", np.int64),
             ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
             ("state", PIECES),
@@ -394,11 +423,19 @@ def in_game_seats(g, rules) -> int:
 
 
 @njit(cache=True)
+def is_in_game(g, rules, seat: int) -> bool:
+    """In one game, until the seat goes out; in a session, until the session ends (a seat out
+    of one game waits until the next begins)."""
+    return rules.session == 1 or g.in_game[seat] == 1
+
+
+@njit(cache=True)
 def may_call(g, rules, seat: int) -> bool:
-    """Whether `seat` acts in this tick and may call (its reaction delay has passed, and it is
-    not the last flipper kept from calling)."""
+    """Whether `seat` acts in this tick and may call (it is in the game, its reaction delay has
+    passed, and it is not the last flipper kept from calling)."""
     return (
         g.acts[seat] == 1
+        and g.in_game[seat] == 1
         and g.window_tick >= rules.delays[seat]
         and (rules.flipper_may_call or not g.flippers >> seat & 1)
     )
@@ -488,13 +525,14 @@ def refresh(g, rules, seat: int) -> None:
 @njit(cache=True)
 def open_window(g, rules, reopened: bool) -> None:
     """A window of `reaction_ticks` ticks when something is claimable, or always with
-    `glimpse_error`, else of one tick. After a flip with `glimpse_error`, every seat glimpses
-    the flipped card."""
+    `glimpse_error`, else of one tick. Every seat in the game acts in it, and in a session every
+    seat (one out of this game with `wait` alone). After a flip with `glimpse_error`, every seat
+    glimpses the flipped card."""
     g.window_tick = 0
     g.reopened = reopened
     g.window_length = rules.reaction_ticks if rules.noisy or claimable(g, rules) else 1
     for seat in range(rules.num_players):
-        g.acts[seat] = g.in_game[seat]
+        g.acts[seat] = rules.session | g.in_game[seat]
     g.pool_call = g.num_pools > 0
     if rules.noisy and not reopened:
         glimpse(g, rules)
@@ -564,6 +602,8 @@ def apply(g, rules, actions: np.ndarray) -> None:
             glimpse(g, rules)
     if not g.finished and rules.max_ticks >= 0 and g.ticks >= rules.max_ticks:
         stop(g, rules)
+    if rules.session and (g.finished or g.truncated):
+        end_of_game(g, rules)
 
 
 # --------------------------------------------------------------------------- resolution
@@ -755,9 +795,21 @@ def finish(g, winners: int) -> None:
 
 @njit(cache=True)
 def deal(g, rules) -> None:
-    """Shuffle, deal the whole deck one card at a time from seat 0 (first dealt card on top of
-    each stack), and flip the first card: play starts in a window, never at an end."""
+    """A new episode (one game, or a session of games): the session's score cleared, and the
+    first game dealt by the last seat, so that seat 0 flips first."""
     begin_game(g)
+    g.session_wins[:] = 0
+    g.games_played = g.sudden_deaths = g.tied = 0
+    g.point_offsets[:] = 0.0
+    n = rules.num_players
+    deal_game(g, rules, (1 << n) - 1, n - 1)
+
+
+@njit(cache=True)
+def deal_game(g, rules, seats: int, dealer: int) -> None:
+    """Shuffle and deal the whole deck one card at a time clockwise to `seats` (a bit set) from
+    the dealer's left (first dealt card on top of each stack), and flip the first card: the
+    seat left of the dealer flips first, and play starts in a window, never at an end."""
     size, n = rules.deck_size, rules.num_players
     deck = np.empty(size, np.int64)
     arrange(g, deck)
@@ -766,14 +818,22 @@ def deal(g, rules) -> None:
     g.size[:] = 0
     g.below[:] = NONE
     g.num_pools = 0
+    order = np.empty(n, np.int64)
+    count = 0
+    for step in range(1, n + 1):
+        seat = (dealer + step) % n
+        if seats >> seat & 1:
+            order[count] = seat
+            count += 1
     for dealt in range(size):
-        put_last(g, STACKS + dealt % n, deck[size - 1 - dealt])
+        put_last(g, STACKS + order[dealt % count], deck[size - 1 - dealt])
     g.in_game[:] = 0
-    g.in_game[:n] = 1
+    for seat in range(n):
+        g.in_game[seat] = seats >> seat & 1
     g.acts[:] = 0
     g.flipped[:] = NONE
     g.flippers = 0
-    g.turn = n - 1
+    g.dealer = g.turn = dealer
     g.flips = g.ticks = g.window_tick = 0
     g.window_length = 1
     g.reopened = g.pool_call = 0
@@ -787,19 +847,98 @@ def deal(g, rules) -> None:
     flip(g, rules)
 
 
+# --------------------------------------------------------------------------- sessions
+
+
+@njit(cache=True)
+def end_of_game(g, rules) -> None:
+    """A game of a session is over (won, drawn or truncated): it counts, and the session ends
+    or the next game is dealt by the winner (after a game won by nobody, by the same dealer).
+    A game is won when it finished with one winner (seats that go out together are two or
+    more, so a draw never has one)."""
+    winner = NONE
+    if g.finished and members(g.winners) == 1:
+        winner = lowest(g.winners)
+        g.session_wins[winner] += 1
+    g.games_played += 1
+    if session_decided(g, rules, winner):
+        g.finished = 1
+        g.truncated = 0
+        return
+    n = rules.num_players
+    points = np.empty(n)
+    playing = 0
+    for seat in range(n):
+        points[seat] = seat_points(g, rules, seat)
+        if plays_next(g, seat):
+            playing |= 1 << seat
+    deal_game(g, rules, playing, g.dealer if winner == NONE else winner)
+    for seat in range(n):
+        g.point_offsets[seat] = points[seat] - held(g, seat) / rules.deck_size
+
+
+@njit(cache=True)
+def session_decided(g, rules, winner: int) -> bool:
+    """Whether the session is decided, its winners then in `winners`; while it goes on,
+    `sudden_deaths` tells whether the next game is a sudden death among the `tied` seats.
+    `best_of_N` ends at more than N/2 wins, `first_to_3` at three; after the session's games a
+    tie for the most wins goes to a sudden death, replayed while won by nobody, at most
+    `max_sudden_deaths` games in all, after which the tied seats share the win."""
+    if g.sudden_deaths:
+        if winner != NONE:
+            g.winners = 1 << winner
+            return True
+        if g.sudden_deaths < rules.max_sudden_deaths:
+            g.sudden_deaths += 1
+            return False
+        g.winners = g.tied
+        return True
+    best = 0
+    for seat in range(rules.num_players):
+        best = max(best, g.session_wins[seat])
+    tied = 0
+    for seat in range(rules.num_players):
+        if g.session_wins[seat] == best:
+            tied |= 1 << seat
+    if best >= rules.wins_needed:
+        g.winners = tied & -tied
+        return True
+    if g.games_played < rules.session_games:
+        return False
+    if members(tied) == 1 or not rules.max_sudden_deaths:
+        g.winners = tied
+        return True
+    g.tied = tied
+    g.sudden_deaths = 1
+    return False
+
+
+@njit(cache=True)
+def plays_next(g, seat: int) -> bool:
+    """Every seat plays every game of a session but a sudden death, which only the seats tied
+    for the most wins play."""
+    return g.sudden_deaths == 0 or (g.tied >> seat & 1) == 1
+
+
+@njit(cache=True)
+def seat_points(g, rules, seat: int) -> float:
+    """A seat's share of the deck in its stack and pile (the `reward="points"` signal); in a
+    session a new deal pays nothing: the points carry over, changed only by play."""
+    return held(g, seat) / rules.deck_size + g.point_offsets[seat]
+
+
 @njit(cache=True)
 def pay(g, rules, live: np.ndarray, before: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played to the seats `live` before it (the others get 0),
-    given each seat's cards `before` it: the change in its share of the deck
-    (`reward="points"`), that change less the mean change of the other seats live (`"margin"`),
-    or +1 to the winners and −1 to the others when the game ends, −1 to a seat that goes out
-    while it goes on."""
-    size = rules.deck_size
+    given each seat's points `before` it: the change in its points (`reward="points"`), that
+    change less the mean change of the other seats live (`"margin"`), or +1 to the winners and
+    −1 to the others when the episode ends, −1 to a seat that goes out while it goes on (in one
+    game; in a session every seat stays to its end)."""
     if rules.reward == MARGIN:
-        changes = np.empty(rules.num_players)  # shares of the deck: float64, as the reference's
+        changes = np.empty(rules.num_players)  # points: float64, as the reference's
         paid = 0
         for seat in range(rules.num_players):
-            changes[seat] = held(g, seat) / size - before[seat] / size
+            changes[seat] = seat_points(g, rules, seat) - before[seat]
             if live[seat]:
                 paid |= 1 << seat
         pay_margin(changes, paid, rules.num_players, rewards)
@@ -808,10 +947,10 @@ def pay(g, rules, live: np.ndarray, before: np.ndarray, rewards: np.ndarray) -> 
         reward = 0.0
         if live[seat]:
             if rules.reward == POINTS:
-                reward = held(g, seat) / size - before[seat] / size
+                reward = seat_points(g, rules, seat) - before[seat]
             elif g.finished:
                 reward = 1.0 if g.winners >> seat & 1 else -1.0
-            elif not g.in_game[seat]:
+            elif not is_in_game(g, rules, seat):
                 reward = -1.0
         rewards[seat] = reward
 
@@ -1022,6 +1161,12 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
             out[at.centre_size] = g.size[centre] / size
         if g.size[centre] > 1:
             out[at.centre_below + rules.card_keys[g.below[n]]] = 1
+    if rules.session:
+        for i in range(n):
+            out[at.session_wins + i] = g.session_wins[(viewer + i) % n] / rules.wins_needed
+        games = rules.session_games + rules.max_sudden_deaths
+        out[at.game_number] = min(g.games_played + 1, games) / games
+        out[at.sudden_death] = g.sudden_deaths > 0
     out[at.window_tick + g.window_tick] = 1
     out[at.window_full] = g.window_length > 1
     out[at.reopened] = g.reopened
@@ -1129,12 +1274,10 @@ def step_all(
         if is_illegal(games[i], rules, actions[i], masks[i]):
             return i
     live = np.zeros(MAX_PLAYERS, np.uint8)
-    before = np.zeros(MAX_PLAYERS, np.int64)
+    before = np.zeros(MAX_PLAYERS)
     for i in range(games.shape[0]):
         g = games[i]
-        for seat in range(rules.num_players):
-            live[seat] = g.in_game[seat]
-            before[seat] = held(g, seat)
+        take_stock(g, rules, live, before)
         apply(g, rules, actions[i])
         pay(g, rules, live, before, rewards[i])
         terminated[i] = g.finished
@@ -1182,9 +1325,10 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def learner_is_done(g, learner: int) -> bool:
-    """The learner's episode is over: the game ended, or its seat went out."""
-    return g.finished == 1 or g.truncated == 1 or g.in_game[learner] == 0
+def learner_is_done(g, rules, learner: int) -> bool:
+    """The learner's episode is over: the game (or session) ended, or its seat went out of the
+    game (in a session it never leaves before the end)."""
+    return g.finished == 1 or g.truncated == 1 or not is_in_game(g, rules, learner)
 
 
 @njit(cache=True, inline="always")
@@ -1233,10 +1377,11 @@ def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
 
 @njit(cache=True, inline="always")
 def take_stock(g, rules, live: np.ndarray, before: np.ndarray) -> None:
-    """Note the seats in the game and the cards each holds: `pay` pays from here."""
+    """Note the seats in the game (`is_in_game`) and the points of each: `pay` pays from
+    here."""
     for seat in range(rules.num_players):
-        live[seat] = g.in_game[seat]
-        before[seat] = held(g, seat)
+        live[seat] = is_in_game(g, rules, seat)
+        before[seat] = seat_points(g, rules, seat)
 
 
 @njit(cache=True, inline="always")
@@ -1261,7 +1406,7 @@ def settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards
     )
     while True:
         while (
-            not learner_is_done(g, s.learner)
+            not learner_is_done(g, rules, s.learner)
             and not g.acts[s.learner]
             and not policy_acts(g, rules, s)
         ):
@@ -1270,9 +1415,9 @@ def settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards
             play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
         if not s.fresh:
             rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
-        if learner_is_done(g, s.learner):
+        if learner_is_done(g, rules, s.learner):
             if not s.fresh:
-                terminated[i] = g.finished == 1 or g.in_game[s.learner] == 0
+                terminated[i] = g.finished == 1 or not is_in_game(g, rules, s.learner)
                 truncated[i] = g.truncated
                 write_observation(g, rules, s.learner, finals[i])
             if not begin_episode(g, rules, s, fixed_seat, tickets):
@@ -1293,7 +1438,7 @@ def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> i
     rules = rules_array[0]
     seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
     live = np.zeros(MAX_PLAYERS, np.uint8)
-    before = np.zeros(MAX_PLAYERS, np.int64)
+    before = np.zeros(MAX_PLAYERS)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         g, s = games[i], seating[i]
@@ -1321,7 +1466,7 @@ def learner_step(
             if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
                 return i
     live = np.zeros(MAX_PLAYERS, np.uint8)
-    before = np.zeros(MAX_PLAYERS, np.int64)
+    before = np.zeros(MAX_PLAYERS)
     tick = np.zeros(MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         s = seating[i]
@@ -1347,7 +1492,8 @@ class SnapBatch(BatchedGame):
 
     One acting slot per seat: every seat still in the game acts in every tick of a window, as
     in the reference parallel environment (with `flipper_may_call=False`, the last flipper's
-    only action is `wait`).
+    only action is `wait`); in a session every seat acts in every tick, and a seat out of the
+    game on the table only waits.
     """
 
     spec = SPEC
@@ -1362,13 +1508,8 @@ class SnapBatch(BatchedGame):
         if options.deck_size > MAX_CARDS:
             raise ValueError(
                 f"{self.env_name} (batched): decks of at most {MAX_CARDS} cards are supported "
-                f"(every option of the reference but session otherwise); got pictures × copies "
+                f"(every option of the reference otherwise); got pictures × copies "
                 f"= {options.deck_size}"
-            )
-        if options.session != "single":
-            raise ValueError(
-                f"{self.env_name} (batched): sessions are not supported (an episode is one "
-                f"game: session='single'); got session={options.session!r}"
             )
         card_keys = np.zeros(MAX_CARDS, np.int64)
         card_keys[: options.deck_size] = options.card_keys
@@ -1398,6 +1539,10 @@ class SnapBatch(BatchedGame):
             refresh_shuffle=options.refresh == "shuffle",
             noisy=bool(options.glimpse_error),
             glimpse_error=glimpse_error,
+            session=options.session != "single",
+            wins_needed=WINS_NEEDED[options.session],
+            session_games=options.session_games,
+            max_sudden_deaths=options.max_sudden_deaths,
             key_cards=[options.card_keys.index(key) for key in range(options.num_keys)]
             + [NONE] * (MAX_KEYS - options.num_keys),
             reward=REWARD_MODES.index(self.reward_mode),

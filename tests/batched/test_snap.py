@@ -1,6 +1,7 @@
 """Batched Snap: ticks of reaction windows replay as the reference rules, seats go out as in the
-reference environments, glimpses are as false as `glimpse_error` says, the learner's vector env
-calls from its own seat, and the heuristic port calls as the Python heuristic."""
+reference environments, sessions play game after game as one episode, glimpses are as false as
+`glimpse_error` says, the learner's vector env calls from its own seat, and the heuristic port
+calls as the Python heuristic."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from snail_envs.batched.snap import BELIEF_THRESHOLD, numpy_sum
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
 
-# (options, games, patience): 16,600 games in all. Random seats call at once nearly always;
-# patient ones (waiting with probability `patience`) let windows run their ticks and matches
-# stand unclaimed, so that delays, several matched ranks and pool claims all come into play.
+# (options, games, patience): 16,600 games and 1,270 sessions in all. Random seats call at once
+# nearly always; patient ones (waiting with probability `patience`) let windows run their ticks
+# and matches stand unclaimed, so that delays, several matched ranks and pool claims all come
+# into play.
 # The default options meet the no-move rule (a tied snap_pool beside a pile match, a wrong call
 # from an empty pile while a match shows); two or more right calls of a kind in one tick are
 # common among random seats, so `same_tick="random"` draws often.
@@ -139,6 +141,76 @@ OPTION_SETS = [
         100,
         1.0,
     ),
+    # sessions: a step that ends a game deals the next; draws and truncations count for nobody,
+    # ties go to sudden deaths (replayed, then shared), and seats out of a game only wait
+    ({"session": "best_of_3"}, 300, 0.0),
+    (
+        {"session": "best_of_5", "num_players": 4, "max_sudden_deaths": 1, "reward": "margin"},
+        120,
+        0.3,
+    ),
+    (
+        {
+            "session": "first_to_3",
+            "num_players": 3,
+            "max_sudden_deaths": 1,
+            "same_tick": "random",
+            "refresh": "shuffle",
+            "reward": "points",
+        },
+        150,
+        0.0,
+    ),
+    (
+        {
+            "session": "best_of_3",
+            "num_players": 3,
+            "max_sudden_deaths": 0,
+            "glimpse_error": (0.6, 0.3, 0.0),
+            "same_tick": "random",
+            "refresh": "shuffle",
+        },
+        150,
+        0.5,
+    ),
+    (
+        {"session": "best_of_3", "num_players": 3, "speed": True, "ruleset": "snap_pot"},
+        100,
+        0.0,
+    ),
+    (
+        # the tiny deck: drawn and truncated games, sudden deaths replayed, shared wins
+        {
+            "session": "best_of_3",
+            "ruleset": "snap_pot",
+            "match_key": "picture",
+            "pictures": 3,
+            "copies": 2,
+            "max_flips": None,
+            "max_ticks": 12,
+            "max_sudden_deaths": 1,
+            "reward": "margin",
+        },
+        400,
+        0.0,
+    ),
+    (
+        # the largest deck: every game stops in the tick that shuffles seat 0's pile of 128
+        # cards, and the session's next deal shuffles the deck in the same step
+        {
+            "session": "best_of_3",
+            "max_sudden_deaths": 0,
+            "match_key": "picture",
+            "pictures": 32,
+            "copies": 8,
+            "reaction_ticks": 1,
+            "refresh": "shuffle",
+            "glimpse_error": (0.5,),
+            "max_ticks": 257,
+        },
+        50,
+        1.0,
+    ),
 ]
 
 
@@ -194,9 +266,29 @@ def test_a_delayed_seat_may_only_wait_before_its_delay() -> None:
     assert seen == {0, 1, 2}
 
 
-def test_sessions_are_refused_by_name() -> None:
-    with pytest.raises(ValueError, match=r"sessions are not supported .* got session='best_of_3'"):
-        snail_envs.batched.make("snap_v1", 4, session="best_of_3")
+def test_a_session_is_one_episode_in_which_every_seat_acts_to_its_end() -> None:
+    """A seat out of one game acts with `wait` alone until the next begins; win or lose is paid
+    once, at the session's end, which is never a truncation."""
+    batch = snail_envs.batched.make(
+        "snap_v1", 64, num_players=3, session="best_of_3", max_sudden_deaths=1
+    )
+    layout = batch.observation_layout
+    in_game, game_number = layout["in_game"], layout["game_number"]
+    batch.reset(seed=1)
+    waited = later_games = sessions = 0
+    for _ in range(600):
+        assert (batch.seats == np.arange(3)).all(), "every seat acts in every tick"
+        out_of_game = batch.observations[:, :, in_game][:, :, 0] == 0
+        assert (batch.action_masks[out_of_game] == [1, 0, 0, 0]).all()
+        waited += int(out_of_game.sum())
+        later_games += int((batch.observations[:, 0, game_number][:, 0] > 1 / 4).sum())
+        out = batch.step(batch.random_actions())
+        assert not out.truncated.any()
+        assert not out.rewards[~out.terminated].any()
+        assert set(out.rewards[out.terminated].ravel().tolist()) <= {-1.0, 1.0}
+        assert (out.rewards[out.terminated] == 1).any(axis=1).all()
+        sessions += int(out.terminated.sum())
+    assert waited > 1_000 and later_games > 1_000 and sessions > 100
 
 
 def test_decks_beyond_the_chance_tape_are_refused_by_name() -> None:
@@ -463,6 +555,46 @@ def test_the_learner_vec_env_follows_the_reference_game(options: dict, opponents
     # in-kernel heuristics or random players, or the Python heuristic as the policy
     run_learner_replay(
         "snap_v1", options, heuristic_for, 100, opponents=opponents, replay_random=KernelRandom
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "opponents"),
+    [
+        (
+            {"num_players": 3, "session": "best_of_3", "max_flips": 150},
+            {"heuristic": 1, "random": 1, "policy": 1},
+        ),
+        (
+            {
+                "session": "first_to_3",
+                "max_sudden_deaths": 1,
+                "same_tick": "random",
+                "refresh": "shuffle",
+                "max_flips": 150,
+                "reward": "margin",
+            },
+            "heuristic",
+        ),
+        (
+            {
+                "num_players": 4,
+                "session": "best_of_5",
+                "max_sudden_deaths": 0,
+                "glimpse_error": (0.6, 0.3, 0.0),
+                "max_flips": 150,
+                "reward": "points",
+            },
+            "random",
+        ),
+        ({"session": "best_of_3", "max_sudden_deaths": 1, "max_flips": 150}, "policy"),
+    ],
+    ids=str,
+)
+def test_the_learner_vec_env_plays_a_session_as_one_episode(options: dict, opponents) -> None:
+    # the learner's episode ends with the session: its seat never leaves before
+    run_learner_replay(
+        "snap_v1", options, heuristic_for, 40, opponents=opponents, replay_random=KernelRandom
     )
 
 
