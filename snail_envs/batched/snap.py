@@ -96,6 +96,8 @@ PILES = STACKS + MAX_PLAYERS
 POOLS = PILES + MAX_PILES
 NUM_PACKETS = POOLS + MAX_KEYS
 """Packet p: the stack of seat p, the pile p − `PILES` (seat or centre), the pool p − `POOLS`."""
+WAITS = 2
+"""`acts` of a seat out of the game on the table that acts, in a session: with `wait` alone."""
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 HEURISTIC = OPPONENTS.index("heuristic")
@@ -151,17 +153,18 @@ GAME = game_record(
 )
 """One game: the packets (`next`, and each packet's first and last card and size; −1 where
 none); the card under each pile's top; how many pools there are (pool 0 made first); which seats
-are in the game and act in this tick; the card each seat turned in the last flip (−1 if none)
-and those seats as a bit set; the last flipper; the flips and ticks so far; the window's tick
-and length, whether it reopened and whether `snap_pool` is legal in it; every seat's call at
-the last resolution, whether it was right and its change in cards; whether the resolution being
-applied has moved a card; the seats that went out last and the winners (bit sets); whether the
-game is over or stopped (in a session: the session is over; a game that ends within it is
-dealt anew at once); with `glimpse_error`, for how many ticks of the window every seat has
-glimpsed the card flipped last (0 when sight is exact), and the key it saw at each; who dealt
-the game on the table; the session's score: every seat's wins, the games played, the sudden
-deaths begun, the seats tied for the most wins (a bit set) who play them, and what is added to
-every seat's points so that a new deal pays nothing."""
+are in the game and which act in this tick (`acts`: 1 for a seat in the game, `WAITS` for one
+out of it, in a session; 0 for a seat that does not act); the card each seat turned in the last
+flip (−1 if none) and those seats as a bit set; the last flipper; the flips and ticks so far;
+the window's tick and length, whether it reopened and whether `snap_pool` is legal in it; every
+seat's call at the last resolution, whether it was right and its change in cards; whether the
+resolution being applied has moved a card; the seats that went out last and the winners (bit
+sets); whether the game is over or stopped (in a session: the session is over; a game that
+ends within it is dealt anew at once); with `glimpse_error`, for how many ticks of the window
+every seat has glimpsed the card flipped last (0 when sight is exact), and the key it saw at
+each; who dealt the game on the table; the session's score: every seat's wins, the games
+played, the sudden deaths begun, the seats tied for the most wins (a bit set) who play them,
+and what is added to every seat's points so that a new deal pays nothing."""
 
 PIECES = pieces_dtype(
     (
@@ -221,7 +224,7 @@ def rules_dtype() -> np.dtype:
             ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
             ("glimpse_error", np.float64, MAX_REACTION_TICKS),  # a tick; 0 past its end
             ("key_cards", np.int64, MAX_KEYS),  # a card of each key
-            ("session", np.uint8),  # session != "single"
+            ("session", np.int64),  # session != "single"
             ("wins_needed", np.int64),  # the wins that decide the session at once
             ("session_games", np.int64),
             ("max_sudden_deaths", np.int64),
@@ -435,7 +438,6 @@ def may_call(g, rules, seat: int) -> bool:
     passed, and it is not the last flipper kept from calling)."""
     return (
         g.acts[seat] == 1
-        and g.in_game[seat] == 1
         and g.window_tick >= rules.delays[seat]
         and (rules.flipper_may_call or not g.flippers >> seat & 1)
     )
@@ -532,7 +534,7 @@ def open_window(g, rules, reopened: bool) -> None:
     g.reopened = reopened
     g.window_length = rules.reaction_ticks if rules.noisy or claimable(g, rules) else 1
     for seat in range(rules.num_players):
-        g.acts[seat] = rules.session | g.in_game[seat]
+        g.acts[seat] = 1 if g.in_game[seat] else WAITS if rules.session else 0
     g.pool_call = g.num_pools > 0
     if rules.noisy and not reopened:
         glimpse(g, rules)
@@ -818,15 +820,12 @@ def deal_game(g, rules, seats: int, dealer: int) -> None:
     g.size[:] = 0
     g.below[:] = NONE
     g.num_pools = 0
-    order = np.empty(n, np.int64)
-    count = 0
-    for step in range(1, n + 1):
-        seat = (dealer + step) % n
-        if seats >> seat & 1:
-            order[count] = seat
-            count += 1
+    seat = dealer
     for dealt in range(size):
-        put_last(g, STACKS + order[dealt % count], deck[size - 1 - dealt])
+        seat = seat + 1 if seat + 1 < n else 0
+        while not seats >> seat & 1:
+            seat = seat + 1 if seat + 1 < n else 0
+        put_last(g, STACKS + seat, deck[size - 1 - dealt])
     g.in_game[:] = 0
     for seat in range(n):
         g.in_game[seat] = seats >> seat & 1
@@ -1277,7 +1276,9 @@ def step_all(
     before = np.zeros(MAX_PLAYERS)
     for i in range(games.shape[0]):
         g = games[i]
-        take_stock(g, rules, live, before)
+        for seat in range(rules.num_players):  # take_stock, written out: faster here
+            live[seat] = rules.session | g.in_game[seat]
+            before[seat] = seat_points(g, rules, seat)
         apply(g, rules, actions[i])
         pay(g, rules, live, before, rewards[i])
         terminated[i] = g.finished
@@ -1380,7 +1381,7 @@ def take_stock(g, rules, live: np.ndarray, before: np.ndarray) -> None:
     """Note the seats in the game (`is_in_game`) and the points of each: `pay` pays from
     here."""
     for seat in range(rules.num_players):
-        live[seat] = is_in_game(g, rules, seat)
+        live[seat] = rules.session | g.in_game[seat]  # is_in_game, without a branch
         before[seat] = seat_points(g, rules, seat)
 
 
