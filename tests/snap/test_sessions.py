@@ -121,6 +121,8 @@ def test_a_session_pays_win_or_lose_once_at_its_end_and_no_points_for_a_deal() -
         for agent in env.agent_iter():
             observation, reward_now, terminated, truncated, _ = env.last()
             returns[agent] += reward_now
+            if reward == "margin":
+                assert abs(sum(env.rewards.values())) < 1e-9, "every step's margins sum to 0"
             game = env.unwrapped.game
             if game.outcome is None:
                 assert env.agents == env.possible_agents, "every seat stays to the session's end"
@@ -191,3 +193,14 @@ def test_a_new_deal_changes_no_seats_points() -> None:
     game, _ = play_session([1], session="best_of_3")
     assert game.games_played == 1 and [game.held(seat) for seat in (0, 1)] == [2, 2]
     assert game.points() == [0.0, 1.0]
+
+
+def test_a_tournament_plays_sessions() -> None:
+    """`training.evaluate -o session=best_of_3`: a tournament game is a whole session, won by
+    its session winner."""
+    from training.evaluate import Lineup, play_game
+
+    record = play_game(
+        "snap_v1", ["heuristic", "random"], 0, Lineup("snap_v1"), {"session": "best_of_3"}
+    )
+    assert record.returns == [1.0, -1.0] and not record.truncated
