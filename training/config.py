@@ -41,6 +41,11 @@ class TrainConfig:
     when imitation came first)."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The imitation stage's settings (`imitation.<name>=value`)."""
+    init_from: str = ""
+    """A policy saved by an earlier run (its `policy.pt`, `model.zip`, `best_model.zip` or a
+    checkpoint) whose weights the network starts from, before the first stage: `stages: [ppo]`
+    then fine-tunes a saved clone, anchored to it, without repeating the imitation. It must
+    play this game under these rule options, with this `net_arch`. Empty: a fresh network."""
     total_timesteps: int = 200_000
     """Learner decisions to train for in the ppo stage."""
     n_envs: int = 8
@@ -65,8 +70,8 @@ class TrainConfig:
     """Hidden layer sizes of the policy and value networks."""
     anchor_coef: float = 0.0
     """Weight of KL(cloned policy ‖ policy), the mean over each update's states, added to the
-    PPO loss: it keeps the fine-tuned policy near the clone of the imitation stage (which must
-    come before ppo when this is above 0)."""
+    PPO loss: it keeps the fine-tuned policy near the policy it starts from, the clone of the
+    imitation stage or of `init_from` (one of which it needs when this is above 0)."""
     anchor_decay_steps: int = 0
     """Timesteps over which the anchor's weight falls linearly to 0 (0: it keeps its weight)."""
     keep_best: bool = False
@@ -143,11 +148,15 @@ class TrainConfig:
             )
         if self.anchor_coef < 0 or self.anchor_decay_steps < 0:
             raise ValueError("anchor_coef and anchor_decay_steps must be at least 0")
-        if self.anchor_coef > 0 and self.stages == ["ppo"]:
+        if self.anchor_coef > 0 and self.stages == ["ppo"] and not self.init_from:
             raise ValueError(
-                "anchor_coef anchors the ppo stage to the clone of the imitation stage: "
-                f"it needs stages [imitation, ppo]; got {self.stages}"
+                "anchor_coef anchors the ppo stage to the clone of the imitation stage or of "
+                f"init_from: it needs stages [imitation, ppo] or an init_from; got {self.stages}"
             )
+        if self.init_from:
+            from training.finetune import initial_policy
+
+            initial_policy(self.init_from, self.env, self.env_options, self.net_arch)
         if "imitation" in self.stages:
             make_teacher(self.imitation.teacher, self.env, self.env_options)
 

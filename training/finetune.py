@@ -9,6 +9,12 @@ MaskablePPO's loss is written inside its `train` method; rather than copy it, th
 its gradient where the policy's action logits receive theirs: `AnchoredPolicy.evaluate_actions`
 (which `train` calls once per minibatch) hooks the logits, so that the backward pass of PPO's
 loss carries the gradient of PPO's loss + weight × KL, before the gradient is clipped.
+
+A run may also start from a policy saved by an earlier one (`init_from` of
+`training.config.TrainConfig`, `--init-from` of `training.train`): `initial_policy` loads it and
+checks that it fits the run's game, rule options and network, and its weights replace the new
+network's before the first stage, so that `stages: [ppo]` fine-tunes a saved clone (anchored to
+it) without repeating the imitation.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from typing import Any
 
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
+
+import snail_envs
 
 
 class Anchor:
@@ -122,3 +130,38 @@ class KeepBest(BaseCallback):
                 self.best, self.best_timesteps = (rate, low), point["timesteps"]
                 self.model.save(self.path)
         return True
+
+
+def initial_policy(
+    path: str | Path, env_name: str, options: dict[str, Any], net_arch: list[int]
+) -> MaskableActorCriticPolicy:
+    """The policy saved at `path` (a run's `policy.pt`, or a model: `model.zip`,
+    `best_model.zip`, a checkpoint), after checking that it plays `env_name` under these rule
+    options with hidden layers `net_arch`; a `ValueError` names what does not fit."""
+    from agents.ppo import PPOAgent
+
+    source = Path(path)
+    if not source.is_file():
+        raise ValueError(f"init_from: no saved policy at {source}")
+    try:
+        saved = PPOAgent.load(source).model
+    except Exception as problem:
+        raise ValueError(
+            f"init_from: {source} is not a saved MaskablePPO model or policy ({problem})"
+        ) from problem
+    policy = getattr(saved, "policy", saved)
+    view = snail_envs.single_agent(env_name, **options)
+    expected = (view.observation_space.shape, int(view.action_space.n))
+    found = (policy.observation_space.shape, int(policy.action_space.n))
+    if found != expected:
+        raise ValueError(
+            f"init_from: {source} does not play {env_name} with options {options}: it takes "
+            f"observations of shape {found[0]} and {found[1]} actions, the game "
+            f"{expected[0]} and {expected[1]}"
+        )
+    if list(policy.net_arch) != list(net_arch):
+        raise ValueError(
+            f"init_from: {source} has hidden layers {list(policy.net_arch)}; the config's "
+            f"net_arch is {list(net_arch)} (set net_arch={list(policy.net_arch)})"
+        )
+    return policy

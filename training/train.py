@@ -6,6 +6,7 @@
     python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
     python -m training.train --env snail_sprint_v0 batched=false
     python -m training.train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
+    python -m training.train --env snail_sprint_v0 "stages=[ppo]" --init-from runs/clone/policy.pt
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
 `training.config.TrainConfig` for every field); `name=value` arguments override them. A run goes
@@ -42,7 +43,7 @@ from agents import HEURISTICS, RandomAgent, make_agent
 from agents.ppo import PPOAgent
 from training.config import TrainConfig, load_config
 from training.evaluate import score_against
-from training.finetune import Anchor, AnchoredPolicy, AnchorSchedule, KeepBest
+from training.finetune import Anchor, AnchoredPolicy, AnchorSchedule, KeepBest, initial_policy
 
 
 class SelfPlayPool:
@@ -289,6 +290,9 @@ def train(config: TrainConfig, progress_bar: bool = True) -> dict[str, Any]:
         device="cpu",
         verbose=0,
     )
+    if config.init_from:
+        saved = initial_policy(config.init_from, config.env, config.env_options, config.net_arch)
+        model.policy.load_state_dict(saved.state_dict())
     curve: list[dict[str, Any]] = []
     started = time.perf_counter()
     stage_seconds: dict[str, float] = {}
@@ -470,14 +474,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--config", help="a YAML config (default: configs/<game>/ppo.yaml)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
+        "--init-from", metavar="PATH", help="start from a saved policy (the init_from field)"
+    )
+    parser.add_argument(
         "overrides",
         nargs="*",
         metavar="name=value",
         help="override config fields, e.g. total_timesteps=50000",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
+    overrides = [*args.overrides, *([f"init_from={args.init_from}"] if args.init_from else [])]
     try:
-        config = load_config(args.env, args.config, args.overrides)
+        config = load_config(args.env, args.config, overrides)
     except ValueError as problem:
         parser.error(str(problem))
     summary = train(config, progress_bar=not args.no_progress)
