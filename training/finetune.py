@@ -161,7 +161,7 @@ def initial_policy(
         )
     if list(policy.net_arch) != list(net_arch):
         raise ValueError(
-            f"init_from: {source} has hidden layers {list(policy.net_arch)}; the config's "
-            f"net_arch is {list(net_arch)} (set net_arch={list(policy.net_arch)})"
+            f"init_from: {source} has hidden layers {list(policy.net_arch)}, not the "
+            f"{list(net_arch)} asked for"
         )
     return policy

@@ -19,6 +19,10 @@ A run writes under `<output-dir>/<env>-<seed>/` and nowhere else (local Ray incl
     policy.pt                the final policy, torch only: `make_agent("rllib:RUN_FOLDER", env)`
     summary.json             settings, timings and the final score rates against baseline agents
 
+`--init-from PATH` starts the policy and value networks from a policy that `training.train` saved
+(its `policy.pt` or `model.zip`: a clone of the heuristic, say), so that the distributed path
+trains on from the same point; `--hidden` must be that policy's hidden layers.
+
 See docs/scaling_out.md for clusters.
 """
 
@@ -94,6 +98,8 @@ class Args:
     """Where each run writes its folder (`<output_dir>/<env>-<seed>`)."""
     resume: Path | None = None
     """An RLlib checkpoint folder of an earlier run to continue from."""
+    init_from: Path | None = None
+    """A policy saved by `training.train` (`policy.pt`, `model.zip`) to start from."""
     torch_threads: int = 1
     """Threads torch may use in this process (small networks run fastest on one)."""
 
@@ -251,6 +257,21 @@ def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
     )
 
 
+def start_from_sb3(algorithm: Any, args: Args) -> None:
+    """Give the learner and every env runner the weights of the policy at `args.init_from`."""
+    from training.finetune import initial_policy
+    from training.rllib_module import state_from_sb3
+
+    policy = initial_policy(args.init_from, args.env, args.options, args.hidden)
+    sb3_state = {name: value.numpy() for name, value in policy.state_dict().items()}
+    weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])
+    weights[POLICY_ID] = state_from_sb3(sb3_state, args.hidden)
+    algorithm.learner_group.set_weights(weights)
+    algorithm.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algorithm.learner_group, inference_only=True
+    )
+
+
 def checkpoint(algorithm: Any, args: Args) -> Path:
     folder = args.run_dir / "checkpoints" / f"iteration_{algorithm.iteration:04d}"
     algorithm.save_to_path(str(folder))
@@ -309,6 +330,8 @@ def train(args: Args) -> dict[str, Any]:
         try:
             if args.resume is not None:
                 algorithm.restore_from_path(str(args.resume.absolute()))
+            elif args.init_from is not None:
+                start_from_sb3(algorithm, args)
             setup_seconds = time.perf_counter() - started
             last = None
             for _ in range(args.iterations):
@@ -331,7 +354,12 @@ def train(args: Args) -> dict[str, Any]:
             algorithm.stop()
     agent = RLlibAgent.load(policy, args.env)
     summary = {
-        "args": {**asdict(args), "output_dir": str(args.output_dir), "resume": str(args.resume)},
+        "args": {
+            **asdict(args),
+            "output_dir": str(args.output_dir),
+            "resume": str(args.resume),
+            "init_from": str(args.init_from),
+        },
         "setup_seconds": round(setup_seconds, 1),
         "iteration_seconds": [round(t, 2) for t in timings],
         "final_evaluation": evaluate(args, agent) if args.eval_games else {},
@@ -373,6 +401,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
     parser.add_argument("--hidden", type=int, nargs="+", default=defaults.hidden)
     parser.add_argument("--output-dir", type=Path, default=defaults.output_dir)
     parser.add_argument("--resume", type=Path, help="an RLlib checkpoint folder to continue")
+    parser.add_argument(
+        "--init-from", type=Path, help="a policy saved by training.train to start from"
+    )
     namespace = parser.parse_args(argv)
     values = vars(namespace)
     values["options"] = dict(values.pop("option"))
@@ -382,6 +413,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.checkpoint_every < 1 or args.num_env_runners < 0 or args.num_learners < 0:
         parser.error("--checkpoint-every must be at least 1; runner and learner counts >= 0")
+    if args.init_from is not None:
+        if args.resume is not None:
+            parser.error("--init-from starts a new run; --resume continues one: give one of them")
+        from training.finetune import initial_policy
+
+        try:
+            initial_policy(args.init_from, args.env, args.options, args.hidden)
+        except ValueError as problem:
+            parser.error(str(problem))
     return args
 
 

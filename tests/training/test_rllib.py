@@ -29,7 +29,7 @@ try:
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
     from training.rllib_env import SnailMultiAgentEnv
-    from training.rllib_module import MaskedPolicyModule, policy_state
+    from training.rllib_module import MaskedPolicyModule, policy_state, state_from_sb3
 except ModuleNotFoundError as missing:
     raise rllib_missing(missing) from None
 
@@ -213,6 +213,36 @@ def test_the_exported_policy_is_the_modules_policy(tmp_path: Path) -> None:
     sampler = RLlibAgent.load(path, deterministic=False, seed=4)
     mask = np.array([0, 1, 0, 1, 0, 0], dtype=np.int8)
     assert {sampler.act(batch["observation"][1].numpy(), mask) for _ in range(50)} == {1, 3}
+
+
+def test_a_policy_trained_by_train_becomes_the_modules_networks(tmp_path: Path) -> None:
+    """What `--init-from` gives the learner: the module plays and values as the SB3 policy."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    module, env = module_for("snail_sprint_v0", [16, 8])
+    size = env.get_observation_space("player_0")["observation"].shape[0]
+    view = snail_envs.single_agent("snail_sprint_v0")
+    sb3 = MaskableActorCriticPolicy(
+        view.observation_space, view.action_space, lambda _: 1e-3, net_arch=[16, 8]
+    )
+    module.set_state(state_from_sb3(sb3.state_dict(), [16, 8]))
+    batch = random_batch(50, size, 6)
+    logits = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
+    masks = batch["action_mask"][1:].bool()
+    expected = sb3.get_distribution(batch["observation"][1:], masks).distribution.logits
+    legal = torch.log_softmax(logits[1:].masked_fill(~masks, -torch.inf), dim=1)
+    assert torch.allclose(legal[masks], expected[masks], atol=1e-5)
+    values = module.compute_values({Columns.OBS: batch})
+    assert torch.allclose(values, sb3.predict_values(batch["observation"]).flatten(), atol=1e-6)
+    sb3.save(tmp_path / "policy.pt")
+    with pytest.raises(SystemExit):
+        rllib_train.parse_args(
+            ["--env=snail_sprint_v0", f"--init-from={tmp_path / 'policy.pt'}", "--hidden", "8"]
+        )
+    args = rllib_train.parse_args(
+        ["--env=snail_sprint_v0", f"--init-from={tmp_path / 'policy.pt'}", "--hidden", "16", "8"]
+    )
+    assert args.init_from == tmp_path / "policy.pt"
 
 
 def test_rllib_agents_name_their_policy_and_game(tmp_path: Path) -> None:

@@ -265,7 +265,7 @@ def test_init_from_must_name_a_policy_of_the_game(
         load_config("snail_sprint_v0", overrides=[*ppo_only, "init_from=/nowhere/policy.pt"])
     with pytest.raises(ValueError, match=r"does not play pedzace_slimaki_v0.*\(487,\) and 6"):
         load_config("pedzace_slimaki_v0", overrides=[*ppo_only, f"init_from={saved_clone}"])
-    with pytest.raises(ValueError, match=r"hidden layers \[16\]; the config's net_arch is \[64\]"):
+    with pytest.raises(ValueError, match=r"hidden layers \[16\], not the \[64\] asked for"):
         load_config(
             "snail_sprint_v0",
             overrides=["stages=[ppo]", "net_arch=[64]", f"init_from={saved_clone}"],
