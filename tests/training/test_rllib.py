@@ -215,16 +215,21 @@ def test_the_exported_policy_is_the_modules_policy(tmp_path: Path) -> None:
     assert {sampler.act(batch["observation"][1].numpy(), mask) for _ in range(50)} == {1, 3}
 
 
-def test_a_policy_trained_by_train_becomes_the_modules_networks(tmp_path: Path) -> None:
-    """What `--init-from` gives the learner: the module plays and values as the SB3 policy."""
+def sb3_policy(env_name: str, hidden: list[int]) -> Any:
+    """A fresh policy network of `training.train` for the game."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    view = snail_envs.single_agent(env_name)
+    return MaskableActorCriticPolicy(
+        view.observation_space, view.action_space, lambda _: 1e-3, net_arch=hidden
+    )
+
+
+def test_a_policy_trained_by_train_becomes_the_modules_networks(tmp_path: Path) -> None:
+    """What `--init-from` gives the learner: the module plays and values as the SB3 policy."""
     module, env = module_for("snail_sprint_v0", [16, 8])
     size = env.get_observation_space("player_0")["observation"].shape[0]
-    view = snail_envs.single_agent("snail_sprint_v0")
-    sb3 = MaskableActorCriticPolicy(
-        view.observation_space, view.action_space, lambda _: 1e-3, net_arch=[16, 8]
-    )
+    sb3 = sb3_policy("snail_sprint_v0", [16, 8])
     module.set_state(state_from_sb3(sb3.state_dict(), [16, 8]))
     batch = random_batch(50, size, 6)
     logits = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
@@ -342,12 +347,26 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     *TINY,
                 ]
             )
+            sb3 = sb3_policy("snail_sprint_v0", [16])
+            sb3.save(out / "sb3.pt")
+            initialised = rllib_train.main(
+                [
+                    "--env=snail_sprint_v0",
+                    "--num-env-runners=0",
+                    f"--output-dir={out / 'initialised'}",
+                    f"--init-from={out / 'sb3.pt'}",
+                    "--lr=0.000000001",
+                    *TINY,
+                ]
+            )
     return {
         "out": out,
         "home": home,
         "new_ray_traces": ray_traces(system_temp) - before,
         "summaries": summaries,
         "resumed": resumed,
+        "sb3": sb3,
+        "initialised": initialised,
     }
 
 
@@ -376,6 +395,20 @@ def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
     lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [line["iteration"] for line in lines] == [3, 4]
+
+
+def test_a_run_starts_from_a_policy_of_train(tiny_runs: dict[str, Any]) -> None:
+    """With a step size too small to change an action, the exported policy plays as the SB3
+    policy it started from."""
+    agent = RLlibAgent.load(tiny_runs["initialised"]["policy"], "snail_sprint_v0")
+    batch = random_batch(100, 487, 6)
+    observations, masks = batch["observation"].numpy(), batch["action_mask"].numpy()
+    expected = [
+        int(tiny_runs["sb3"].predict(o, action_masks=m.astype(bool), deterministic=True)[0])
+        for o, m in zip(observations[1:], masks[1:], strict=True)
+    ]
+    played = [agent.act(o, m) for o, m in zip(observations[1:], masks[1:], strict=True)]
+    assert played == expected
 
 
 @pytest.mark.parametrize("env_name", list(RUNS))
