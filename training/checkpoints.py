@@ -46,7 +46,8 @@ from training.config import TrainConfig
 CONFIG_FILE = "config.json"
 CHECKPOINTS = "checkpoints"
 CLONE_FILE = "clone.pt"
-"""The imitation stage's policy in a run folder (the anchor of a resumed ppo stage)."""
+"""The policy an anchored ppo stage starts from in a run folder, the imitation stage's or
+`init_from`'s (the anchor of a resumed ppo stage)."""
 STATE_FORMAT = "snail_envs.ppo_training_state/1"
 
 

@@ -21,6 +21,7 @@ import difflib
 import math
 import numbers
 import re
+import types
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -73,7 +74,15 @@ class ImitationConfig:
     """Passes over all the states gathered so far, after each round's collection."""
     batch_size: int = 512
     learning_rate: float = 1e-3
-    """Adam's step size while cloning, in (0, 1)."""
+    """AdamW's step size while cloning, in (0, 1)."""
+    weight_decay: float = 0.0
+    """AdamW's decoupled weight decay while cloning, at least 0 (0: plain Adam)."""
+    patience: int = 0
+    """Stop a round's training after this many epochs without a better agreement on the held-out
+    states with a choice (all rounds so far), keeping the best epoch's weights; 0: train every
+    epoch and keep the last. Needs `held_out` above 0."""
+    record_forced: bool = True
+    """Record decisions with one legal action (they train the value head only)."""
     class_weight_power: float = 0.5
     """Each label's loss is weighted by (its action's share of the labels)^−power (normalised to
     a mean of 1): 0 weighs every state alike, 1 every action alike."""
@@ -88,7 +97,14 @@ class ImitationConfig:
     def __post_init__(self) -> None:
         _type_fields(self, "imitation.")
         _at_least(self, 1, ("states", "epochs", "batch_size", "n_envs"), "imitation.")
-        names = ("dagger_rounds", "dagger_states", "class_weight_power", "value_coef")
+        names = (
+            "dagger_rounds",
+            "dagger_states",
+            "class_weight_power",
+            "value_coef",
+            "weight_decay",
+            "patience",
+        )
         _at_least(self, 0, names, "imitation.")
         if not 0 < self.learning_rate < 1:
             raise ConfigError(
@@ -98,6 +114,11 @@ class ImitationConfig:
         if not 0 <= self.held_out < 1:
             raise ConfigError(
                 "imitation.held_out", f"imitation.held_out must be in [0, 1); got {self.held_out}"
+            )
+        if self.patience and not self.held_out:
+            raise ConfigError(
+                ("imitation.patience", "imitation.held_out"),
+                "imitation.patience stops on held-out states: it needs imitation.held_out > 0",
             )
 
 
@@ -116,6 +137,14 @@ class TrainConfig:
     when imitation came first)."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The imitation stage's settings (`imitation.<name>=value`)."""
+    init_from: str | None = None
+    """A weights-only policy saved by an earlier run (its `policy.pt`, `best_policy.pt` or
+    `clone.pt`, or a run or checkpoint folder) whose weights the network starts from, before the
+    first stage: `stages: [ppo]` then fine-tunes a saved clone, anchored to it, without
+    repeating the imitation. It must play this game under these rule options, with this
+    `net_arch`; a Stable-Baselines3 archive is converted first (`python -m agents.convert`).
+    A resumed run keeps it in its config but starts from its checkpoint. None: a fresh
+    network."""
     total_timesteps: int = 200_000
     """Learner decisions to train for in the ppo stage."""
     n_envs: int = 8
@@ -146,8 +175,8 @@ class TrainConfig:
     """Hidden layer sizes of the policy and value networks (each at least 1)."""
     anchor_coef: float = 0.0
     """Weight of KL(cloned policy ‖ policy), the mean over each update's states, added to the
-    PPO loss: it keeps the fine-tuned policy near the clone of the imitation stage (which must
-    come before ppo when this is above 0)."""
+    PPO loss: it keeps the fine-tuned policy near the policy it starts from, the clone of the
+    imitation stage or of `init_from` (one of which it needs when this is above 0)."""
     anchor_decay_steps: int = 0
     """Timesteps over which the anchor's weight falls linearly to 0 (0: it keeps its weight)."""
     keep_best: bool = False
@@ -223,12 +252,19 @@ class TrainConfig:
                 "stages",
                 f"stages go in the order {', '.join(STAGES)}, each once; got {self.stages}",
             )
-        if self.anchor_coef > 0 and self.stages == ["ppo"]:
+        if self.anchor_coef > 0 and self.stages == ["ppo"] and not self.init_from:
             raise ConfigError(
                 ("anchor_coef", "stages"),
-                "anchor_coef anchors the ppo stage to the clone of the imitation stage: "
-                f"it needs stages [imitation, ppo]; got {self.stages}",
+                "anchor_coef anchors the ppo stage to the clone of the imitation stage or of "
+                f"init_from: it needs stages [imitation, ppo] or an init_from; got {self.stages}",
             )
+        if self.init_from:
+            from training.finetune import initial_policy
+
+            try:
+                initial_policy(self.init_from, self.env, self.env_options, self.net_arch)
+            except ValueError as problem:
+                raise ConfigError("init_from", str(problem)) from None
         if "imitation" in self.stages:
             try:
                 make_teacher(self.imitation.teacher, self.env, self.env_options)
@@ -277,13 +313,18 @@ def _at_least(config: Any, bound: int, names: Sequence[str], prefix: str = "") -
 
 def _typed(name: str, value: Any, expected: Any, blame: str | None = None) -> Any:
     """`value` as the type `expected` of the field `name` (a numpy integer as an int, an int as
-    a float, a mapping as the dataclass it describes, whose fields are checked in turn), or a
-    `ConfigError` naming the type expected. `blame`: the field to blame (default `name`; the
-    items of a list blame the list)."""
+    a float, a mapping as the dataclass it describes, whose fields are checked in turn, None
+    where the type is `X | None`), or a `ConfigError` naming the type expected. `blame`: the
+    field to blame (default `name`; the items of a list blame the list)."""
     blame = blame or name
     if expected is Any:
         return value
     kind = typing.get_origin(expected) or expected
+    if kind in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        (inner,) = [arg for arg in typing.get_args(expected) if arg is not type(None)]
+        return _typed(name, value, inner, blame)
     if dataclasses.is_dataclass(kind):
         if isinstance(value, kind):
             return value

@@ -80,9 +80,10 @@ class Lineup:
 def play_game(
     env_name: str, seats: Sequence[str], seed: int, lineup: Lineup, options: dict[str, Any]
 ) -> GameRecord:
-    """Play one game with agent `seats[i]` in seat i."""
+    """Play one game with agent `seats[i]` in seat i. The game pays win/lose rewards whatever
+    `options` say (a margin or points reward is training's business): the returns say who won."""
     table = {"num_players": len(seats), **options}
-    env = snail_envs.make(env_name, **table)
+    env = snail_envs.make(env_name, **{**table, "reward": "winlose"})
     env.reset(seed=seed)
     players = {
         agent: lineup.player(spec, index, seed * 101 + index, table)

@@ -9,6 +9,12 @@ MaskablePPO's loss is written inside its `train` method; rather than copy it, th
 its gradient where the policy's action logits receive theirs: `AnchoredPolicy.evaluate_actions`
 (which `train` calls once per minibatch) hooks the logits, so that the backward pass of PPO's
 loss carries the gradient of PPO's loss + weight × KL, before the gradient is clipped.
+
+A run may also start from a policy saved by an earlier one (`init_from` of
+`training.config.TrainConfig`, `--init-from` of `training.train`): `initial_policy` loads it and
+checks that it fits the run's game, rule options and network, and its weights replace the new
+network's before the first stage, so that `stages: [ppo]` fine-tunes a saved clone (anchored to
+it) without repeating the imitation.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from typing import Any
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo import save_policy
+import snail_envs
+from agents.ppo import POLICY_FILE, load_policy, save_policy
+from agents.weights import find_weights, is_described
 
 BEST_POLICY_FILE = "best_policy.pt"
 """Where a run with `keep_best` keeps its best policy so far (with `best_policy.json`)."""
@@ -143,3 +151,43 @@ class KeepBest(BaseCallback):
                     self.path, self.model.policy, self.env_name, self.env_options, overwrite=True
                 )
         return True
+
+
+def initial_policy(
+    path: str | Path, env_name: str, options: dict[str, Any], net_arch: list[int]
+) -> MaskableActorCriticPolicy:
+    """The weights-only policy saved at `path` (a run's `policy.pt`, `best_policy.pt` or
+    `clone.pt` beside its `.json`, or a run or checkpoint folder's `policy.pt`), after checking
+    that it plays `env_name` under these rule options with hidden layers `net_arch`. Nothing in
+    the files runs: a Stable-Baselines3 archive (`model.zip`) is refused, to be converted once
+    with `python -m agents.convert`. A `ValueError` names what does not fit."""
+    try:
+        source = find_weights(path, POLICY_FILE)
+    except FileNotFoundError as problem:
+        raise ValueError(f"init_from: {problem}") from None
+    if not is_described(source):
+        raise ValueError(
+            f"init_from: {source} is not a weights-only policy (no {source.stem}.json beside it); "
+            "convert a Stable-Baselines3 archive you trust once with python -m agents.convert"
+        )
+    try:
+        policy = load_policy(source, env_name)
+    except ValueError as problem:
+        raise ValueError(f"init_from: {problem}") from None
+    view = snail_envs.single_agent(env_name, **options)
+    expected = (view.observation_space.shape, int(view.action_space.n))
+    found = (policy.observation_space.shape, int(policy.action_space.n))
+    if found != expected:
+        raise ValueError(
+            f"init_from: {source} does not play {env_name} with options {options}: it takes "
+            f"observations of shape {found[0]} and {found[1]} actions, the game "
+            f"{expected[0]} and {expected[1]}"
+        )
+    layers = policy.net_arch
+    if isinstance(layers, dict):
+        layers = layers["pi"] if layers["pi"] == layers["vf"] else layers
+    if layers != list(net_arch):
+        raise ValueError(
+            f"init_from: {source} has hidden layers {layers}, not the {list(net_arch)} asked for"
+        )
+    return policy

@@ -18,7 +18,12 @@ the value head regresses the discounted return of the recorded seat (finished ga
 that PPO starts from a critic that knows the clone's games. Whole games are held out: after each
 round, the agreement with the teacher on the held-out states of that round is reported for each
 decision kind (named by the first word of the game's descriptions of the legal actions: "move",
-"play", "pass+toss"..., or "forced" when one action is legal).
+"play", "pass+toss"..., or "forced" when one action is legal). With `patience`, each round's
+training stops once the agreement on all the held-out states so far has not improved for that
+many epochs, and keeps the weights of its best epoch: a large network on few games learns them by
+heart, and the held-out agreement says when. Forced decisions teach the policy nothing (the one
+legal action has all the probability); `record_forced: false` leaves them out of the data, so
+that `states` counts decisions with a choice.
 
 The teacher is an agent as `agents.make_agent` names it, one that acts from its seat's
 observation and mask (`heuristic`, `random`, `ppo:PATH`, `rllib:PATH`); it is asked state by
@@ -30,6 +35,7 @@ other teacher through its Python `act`. A trained teacher loads weights only, li
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -179,13 +185,16 @@ def collect(
     policy: Any = None,
     gamma: float = 0.99,
     held_out: float = 0.0,
+    record_forced: bool = True,
     seed: int = 0,
     progress: bool = False,
     description: str = "labelling",
 ) -> Demonstrations:
     """At least `states` decisions of the engine's games, labelled by `teacher`: every seat's,
     played by the teacher; or, with `policy`, those of one seat per game (drawn each episode)
-    played by the policy's most likely legal action, the others by the teacher."""
+    played by the policy's most likely legal action, the others by the teacher. Without
+    `record_forced`, decisions with one legal action are played but not recorded (their rewards
+    count towards the seat's previous recorded decision)."""
     from tqdm.auto import tqdm
 
     rng = np.random.default_rng(seed)
@@ -209,6 +218,8 @@ def collect(
         taught = teacher.label(engine)
         actions = taught.copy()
         recorded = acting if policy is None else acting & (seats == learner[:, None])
+        if not record_forced:
+            recorded &= engine.action_masks.sum(axis=2) > 1
         if policy is not None and recorded.any():
             actions[recorded] = greedy_actions(
                 policy, engine.observations[recorded], engine.action_masks[recorded]
@@ -289,9 +300,17 @@ def class_weights(labels: np.ndarray, num_actions: int, power: float) -> np.ndar
 
 
 def clone(
-    policy: Any, data: Demonstrations, config: ImitationConfig, seed: int, progress: bool
-) -> float:
-    """Train `policy` on `data` (`config.epochs` passes); returns the last epoch's mean loss."""
+    policy: Any,
+    data: Demonstrations,
+    config: ImitationConfig,
+    seed: int,
+    progress: bool,
+    held_out: Demonstrations | None = None,
+) -> tuple[float, list[float]]:
+    """Train `policy` on `data` (`config.epochs` passes, fewer with `config.patience`: then the
+    policy keeps the weights of its best agreement on `held_out`'s states with a choice).
+    Returns the mean loss of the epoch whose weights it keeps, and (with `patience`) the
+    held-out agreement after each epoch trained."""
     import torch
     from tqdm.auto import tqdm
 
@@ -304,10 +323,18 @@ def clone(
     )
     returns = torch.as_tensor(data.returns)
     finished = torch.as_tensor(data.finished, dtype=torch.float32)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate)
-    policy.set_training_mode(True)
+    optimizer = torch.optim.AdamW(
+        policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    judged = held_out.select(np.flatnonzero(held_out.kinds >= 0)) if held_out is not None else None
+    stopping = config.patience > 0 and judged is not None and len(judged) > 0
+    best: tuple[float, float, dict[str, Any]] | None = None
+    """The best held-out agreement so far, its epoch's loss and its weights."""
+    since_best = 0
     mean_loss = 0.0
+    shares: list[float] = []
     for _ in tqdm(range(config.epochs), desc="cloning", unit="epoch", disable=not progress):
+        policy.set_training_mode(True)
         order = torch.randperm(len(labels), generator=generator)
         total = 0.0
         for start in range(0, len(order), config.batch_size):
@@ -325,8 +352,24 @@ def clone(
             optimizer.step()
             total += loss.item() * len(batch)
         mean_loss = total / len(order)
-    policy.set_training_mode(False)
-    return mean_loss
+        policy.set_training_mode(False)
+        if not stopping:
+            continue
+        share = float(
+            (greedy_actions(policy, judged.observations, judged.masks) == judged.labels).mean()
+        )
+        shares.append(share)
+        if best is None or share > best[0]:
+            best = (share, mean_loss, copy.deepcopy(policy.state_dict()))
+            since_best = 0
+        else:
+            since_best += 1
+            if since_best >= config.patience:
+                break
+    if best is not None:
+        policy.load_state_dict(best[2])
+        mean_loss = best[1]
+    return mean_loss, shares
 
 
 def agreement(policy: Any, data: Demonstrations, kinds: DecisionKinds) -> dict[str, list[float]]:
@@ -356,6 +399,8 @@ class ImitationRound:
     loss: float
     agreement: dict[str, list[float]]
     """Held-out states of this round, by decision kind: [agreement, states]."""
+    epoch_agreement: list[float]
+    """With `patience`: the agreement on every round's held-out states after each epoch."""
 
 
 def imitate(
@@ -393,14 +438,20 @@ def imitate(
             policy=None if round_ == 0 else policy,
             gamma=gamma,
             held_out=config.held_out,
+            record_forced=config.record_forced,
             seed=seed * 1000 + round_,
             progress=progress,
             description=f"round {round_}: labelling",
         )
         gathered.append(fresh)
         data = Demonstrations.concatenate(gathered)
-        loss = clone(
-            policy, data.select(np.flatnonzero(~data.held_out)), config, seed + round_, progress
+        loss, epoch_agreement = clone(
+            policy,
+            data.select(np.flatnonzero(~data.held_out)),
+            config,
+            seed + round_,
+            progress,
+            held_out=data.select(np.flatnonzero(data.held_out)),
         )
         report = ImitationRound(
             round=round_,
@@ -408,6 +459,7 @@ def imitate(
             labelled_states=len(data),
             loss=loss,
             agreement=agreement(policy, fresh.select(np.flatnonzero(fresh.held_out)), kinds),
+            epoch_agreement=epoch_agreement,
         )
         reports.append(report)
         if after_round is not None:

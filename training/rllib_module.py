@@ -23,6 +23,7 @@ except ModuleNotFoundError as missing:
 DEFAULT_HIDDEN = (128, 128)
 POLICY_PREFIX = "policy."
 """The names of the policy network's weights in the module's state start with this."""
+VALUE_PREFIX = "value."
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
@@ -51,3 +52,20 @@ def policy_state(module_state: dict[str, Any]) -> dict[str, Any]:
         for name, value in module_state.items()
         if name.startswith(POLICY_PREFIX)
     }
+
+
+def state_from_sb3(sb3_state: dict[str, Any], hidden: list[int]) -> dict[str, Any]:
+    """The module's state holding the weights of an SB3 (sb3-contrib) actor-critic policy with
+    hidden layers `hidden` (`training.train`'s policies): both are tanh MLPs, the policy ending
+    in the action logits and the value network in one output."""
+    state = {}
+    for prefix, body, head in (
+        (POLICY_PREFIX, "mlp_extractor.policy_net.", "action_net."),
+        (VALUE_PREFIX, "mlp_extractor.value_net.", "value_net."),
+    ):
+        for layer in range(len(hidden)):
+            for kind in ("weight", "bias"):
+                state[f"{prefix}{2 * layer}.{kind}"] = sb3_state[f"{body}{2 * layer}.{kind}"]
+        for kind in ("weight", "bias"):
+            state[f"{prefix}{2 * len(hidden)}.{kind}"] = sb3_state[f"{head}{kind}"]
+    return state

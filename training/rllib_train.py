@@ -27,6 +27,11 @@ env and seed's runs, so that a rerun never mixes into an earlier one), and nothi
 are pickles, which run any code they hold when loaded: `--resume` needs `--trust-checkpoint`, and
 warns. The exported `policy.pt` loads weights only, with no trust needed.
 
+`--init-from PATH` starts the policy and value networks from a weights-only policy that
+`training.train` saved (its `policy.pt`, `clone.pt`, or a run folder: a clone of the heuristic,
+say), so that the distributed path trains on from the same point; `--hidden` must be that
+policy's hidden layers. It starts a new run: it does not go with `--resume`.
+
 See docs/scaling_out.md for clusters.
 """
 
@@ -111,6 +116,9 @@ class Args:
     trust_checkpoint: bool = False
     """Whether `resume` may be loaded: RLlib's checkpoints are pickles, which run any code they
     hold."""
+    init_from: Path | None = None
+    """A weights-only policy saved by `training.train` (`policy.pt`, `clone.pt`, a run folder)
+    to start from; not with `resume`."""
     torch_threads: int = 1
     """Threads torch may use in this process (small networks run fastest on one)."""
 
@@ -283,6 +291,21 @@ def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
     )
 
 
+def start_from_sb3(algorithm: Any, args: Args) -> None:
+    """Give the learner and every env runner the weights of the policy at `args.init_from`."""
+    from training.finetune import initial_policy
+    from training.rllib_module import state_from_sb3
+
+    policy = initial_policy(args.init_from, args.env, args.options, args.hidden)
+    sb3_state = {name: value.numpy() for name, value in policy.state_dict().items()}
+    weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])
+    weights[POLICY_ID] = state_from_sb3(sb3_state, args.hidden)
+    algorithm.learner_group.set_weights(weights)
+    algorithm.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algorithm.learner_group, inference_only=True
+    )
+
+
 def checkpoint(algorithm: Any, args: Args, run_dir: Path) -> Path:
     """An RLlib checkpoint of the current iteration, with the exported policy inside, as one
     folder that appears whole."""
@@ -356,6 +379,8 @@ def train(args: Args) -> dict[str, Any]:
         try:
             if args.resume is not None:
                 algorithm.restore_from_path(str(args.resume.absolute()))
+            elif args.init_from is not None:
+                start_from_sb3(algorithm, args)
             setup_seconds = time.perf_counter() - started
             last = None
             for _ in range(args.iterations):
@@ -378,7 +403,12 @@ def train(args: Args) -> dict[str, Any]:
             algorithm.stop()
     agent = RLlibAgent.load(policy, args.env)
     summary = {
-        "args": {**asdict(args), "output_dir": str(args.output_dir), "resume": str(args.resume)},
+        "args": {
+            **asdict(args),
+            "output_dir": str(args.output_dir),
+            "resume": str(args.resume),
+            "init_from": str(args.init_from),
+        },
         "run_dir": str(run_dir),
         "setup_seconds": round(setup_seconds, 1),
         "iteration_seconds": [round(t, 2) for t in timings],
@@ -437,6 +467,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
         help="let --resume load an RLlib checkpoint, which is a pickle: loading one runs any "
         "code it holds, so give this only for checkpoints you trust",
     )
+    parser.add_argument(
+        "--init-from",
+        type=Path,
+        help="a weights-only policy saved by training.train to start from (not with --resume)",
+    )
     namespace = parser.parse_args(argv)
     values = vars(namespace)
     values["options"] = dict(values.pop("option"))
@@ -446,6 +481,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.checkpoint_every < 1 or args.num_env_runners < 0 or args.num_learners < 0:
         parser.error("--checkpoint-every must be at least 1; runner and learner counts >= 0")
+    if args.init_from is not None:
+        if args.resume is not None:
+            parser.error("--init-from starts a new run; --resume continues one: give one of them")
+        from training.finetune import initial_policy
+
+        try:
+            initial_policy(args.init_from, args.env, args.options, args.hidden)
+        except ValueError as problem:
+            parser.error(str(problem))
     return args
 
 

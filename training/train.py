@@ -6,6 +6,7 @@
     python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
     python -m training.train --env snail_sprint_v0 batched=false
     python -m training.train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
+    python -m training.train --env snail_sprint_v0 "stages=[ppo]" --init-from RUN_DIR/policy.pt
     python -m training.train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
@@ -35,6 +36,10 @@ cloning under way is abandoned and nothing of it is kept: the imitation stage is
 (`--resume` refuses a run stopped there, which has no checkpoint); the run is started anew. The
 ppo stage saves a checkpoint at its start when it follows imitation, so that no stop or crash
 after the imitation stage costs the cloning again.
+
+`--init-from PATH` (the `init_from` field) starts a new run's network from a weights-only policy
+saved by an earlier run, before its first stage; the run's config keeps it, and `--resume`
+continues from the checkpoint without applying it again.
 """
 
 from __future__ import annotations
@@ -73,7 +78,14 @@ from training.checkpoints import (
 )
 from training.config import TrainConfig, load_config, parse_overrides
 from training.evaluate import score_against
-from training.finetune import BEST_POLICY_FILE, Anchor, AnchoredPolicy, AnchorSchedule, KeepBest
+from training.finetune import (
+    BEST_POLICY_FILE,
+    Anchor,
+    AnchoredPolicy,
+    AnchorSchedule,
+    KeepBest,
+    initial_policy,
+)
 from training.interrupts import StopRequests
 
 
@@ -417,6 +429,8 @@ def run(
         set_random_states(checkpoint.generators)
         if self_play is not None and "self_play" in checkpoint.generators:
             self_play.rng.bit_generator.state = checkpoint.generators["self_play"]
+    elif config.init_from:
+        start_from(config, model, run_dir)
 
     with StopRequests() as stop:
         policy: Any = None  # the run's policy once a stage has finished it
@@ -495,6 +509,17 @@ def run(
         }
         write_text(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n", True)
     return summary
+
+
+def start_from(config: TrainConfig, model: Any, run_dir: Path) -> None:
+    """Give `model` the weights of the policy at `config.init_from` (a new run's, before its
+    first stage). Without an imitation stage, an anchored ppo stage starts from that policy: it
+    is kept as the run's clone, the anchor of the stage when resumed. A resumed run never calls
+    this: its checkpoint holds the weights."""
+    saved = initial_policy(config.init_from, config.env, config.env_options, config.net_arch)
+    model.policy.load_state_dict(saved.state_dict())
+    if "imitation" not in config.stages and config.anchor_coef > 0:
+        save_policy(run_dir / CLONE_FILE, model.policy, config.env, config.env_options)
 
 
 @contextlib.contextmanager
@@ -699,22 +724,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
+        "--init-from",
+        metavar="PATH",
+        help="start a new run from a saved weights-only policy (the init_from field)",
+    )
+    parser.add_argument(
         "overrides",
         nargs="*",
         metavar="name=value",
         help="override config fields, e.g. total_timesteps=50000; each run writes a new folder "
         "<output_dir>/<env>-<seed>-<n>",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     if args.resume is None and args.env is None:
         parser.error("give --env (a new run) or --resume RUN_DIR")
     if args.resume is not None and (args.env or args.config):
         parser.error("--resume continues a run with its own game and config: no --env, --config")
+    if args.resume is not None and args.init_from:
+        parser.error("--init-from starts a new run; --resume continues one: give one of them")
     with command_errors(parser.prog):
         if args.resume is not None:
             summary = resume(args.resume, args.overrides, progress_bar=not args.no_progress)
         else:
-            config = load_config(args.env, args.config, args.overrides)
+            init = [f"init_from={args.init_from}"] if args.init_from else []
+            config = load_config(args.env, args.config, [*args.overrides, *init])
             summary = train(config, progress_bar=not args.no_progress)
     print_summary(summary)
     if summary["interrupted"]:

@@ -21,6 +21,7 @@ import torch
 
 import snail_envs
 from agents import make_agent
+from agents.ppo import save_policy as save_ppo_policy
 from agents.rllib_policy import INSTALL_HINT, POLICY_FILE, RLlibAgent, rllib_missing, save_policy
 from training import evaluate, rllib_train
 
@@ -29,7 +30,7 @@ try:
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
     from training.rllib_env import SnailMultiAgentEnv
-    from training.rllib_module import MaskedPolicyModule, policy_state
+    from training.rllib_module import MaskedPolicyModule, policy_state, state_from_sb3
 except ModuleNotFoundError as missing:
     raise rllib_missing(missing) from None
 
@@ -215,6 +216,41 @@ def test_the_exported_policy_is_the_modules_policy(tmp_path: Path) -> None:
     assert {sampler.act(batch["observation"][1].numpy(), mask) for _ in range(50)} == {1, 3}
 
 
+def sb3_policy(env_name: str, hidden: list[int]) -> Any:
+    """A fresh policy network of `training.train` for the game."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    view = snail_envs.single_agent(env_name)
+    return MaskableActorCriticPolicy(
+        view.observation_space, view.action_space, lambda _: 1e-3, net_arch=hidden
+    )
+
+
+def test_a_policy_trained_by_train_becomes_the_modules_networks(tmp_path: Path) -> None:
+    """What `--init-from` gives the learner: the module plays and values as the SB3 policy."""
+    module, env = module_for("snail_sprint_v0", [16, 8])
+    size = env.get_observation_space("player_0")["observation"].shape[0]
+    sb3 = sb3_policy("snail_sprint_v0", [16, 8])
+    module.set_state(state_from_sb3(sb3.state_dict(), [16, 8]))
+    batch = random_batch(50, size, 6)
+    logits = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
+    masks = batch["action_mask"][1:].bool()
+    expected = sb3.get_distribution(batch["observation"][1:], masks).distribution.logits
+    legal = torch.log_softmax(logits[1:].masked_fill(~masks, -torch.inf), dim=1)
+    assert torch.allclose(legal[masks], expected[masks], atol=1e-5)
+    values = module.compute_values({Columns.OBS: batch})
+    assert torch.allclose(values, sb3.predict_values(batch["observation"]).flatten(), atol=1e-6)
+    save_ppo_policy(tmp_path / "policy.pt", sb3, "snail_sprint_v0")
+    with pytest.raises(SystemExit):
+        rllib_train.parse_args(
+            ["--env=snail_sprint_v0", f"--init-from={tmp_path / 'policy.pt'}", "--hidden", "8"]
+        )
+    args = rllib_train.parse_args(
+        ["--env=snail_sprint_v0", f"--init-from={tmp_path / 'policy.pt'}", "--hidden", "16", "8"]
+    )
+    assert args.init_from == tmp_path / "policy.pt"
+
+
 def test_rllib_agents_name_their_policy_and_game(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="rllib:PATH"):
         make_agent("rllib", "snap_v1")
@@ -355,12 +391,26 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                         *TINY,
                     ]
                 )
+            sb3 = sb3_policy("snail_sprint_v0", [16])
+            save_ppo_policy(out / "sb3.pt", sb3, "snail_sprint_v0")
+            initialised = rllib_train.main(
+                [
+                    "--env=snail_sprint_v0",
+                    "--num-env-runners=0",
+                    f"--output-dir={out / 'initialised'}",
+                    f"--init-from={out / 'sb3.pt'}",
+                    "--lr=0.000000001",
+                    *TINY,
+                ]
+            )
     return {
         "out": out,
         "home": home,
         "new_ray_traces": ray_traces(system_temp) - before,
         "summaries": summaries,
         "resumed": resumed,
+        "sb3": sb3,
+        "initialised": initialised,
     }
 
 
@@ -390,6 +440,20 @@ def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
     lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [line["iteration"] for line in lines] == [3, 4]
+
+
+def test_a_run_starts_from_a_policy_of_train(tiny_runs: dict[str, Any]) -> None:
+    """With a step size too small to change an action, the exported policy plays as the SB3
+    policy it started from."""
+    agent = RLlibAgent.load(tiny_runs["initialised"]["policy"], "snail_sprint_v0")
+    batch = random_batch(100, 487, 6)
+    observations, masks = batch["observation"].numpy(), batch["action_mask"].numpy()
+    expected = [
+        int(tiny_runs["sb3"].predict(o, action_masks=m.astype(bool), deterministic=True)[0])
+        for o, m in zip(observations[1:], masks[1:], strict=True)
+    ]
+    played = [agent.act(o, m) for o, m in zip(observations[1:], masks[1:], strict=True)]
+    assert played == expected
 
 
 @pytest.mark.parametrize("env_name", list(RUNS))

@@ -17,14 +17,20 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import snail_envs.batched
+from agents import RandomAgent, make_agent
+from agents.ppo import PPOAgent, save_policy
 from training import train
 from training.config import load_config
+from training.evaluate import score_against
 from training.finetune import Anchor, AnchoredPolicy
 from training.imitation import (
+    AgentTeacher,
     DecisionKinds,
     ImitationConfig,
     KernelHeuristic,
+    agreement,
     class_weights,
+    clone,
     collect,
     imitate,
 )
@@ -71,6 +77,35 @@ def test_the_recorded_returns_are_each_seats_result() -> None:
     assert not data.returns[~data.finished].any()
     assert 0.3 < data.held_out.mean() < 0.7
     assert data.masks[np.arange(len(data)), data.labels].all()  # the labels are legal moves
+
+
+def test_forced_decisions_can_be_left_out_of_the_data() -> None:
+    engine = snail_envs.batched.make("snailed_it_v0", 16, num_players=3)
+    kinds = DecisionKinds("snailed_it_v0", {"num_players": 3})
+    every = collect(engine, KernelHeuristic(), kinds, 1500)
+    choices = collect(engine, KernelHeuristic(), kinds, 1500, record_forced=False)
+    assert (every.kinds < 0).any()
+    assert len(choices) >= 1500 and (choices.kinds >= 0).all()
+    assert (choices.masks.sum(axis=1) > 1).all()
+
+
+def test_early_stopping_keeps_the_best_held_out_epoch() -> None:
+    """A random teacher cannot be learnt: the held-out agreement stops improving, the training
+    stops `patience` epochs later, and the policy keeps the weights of its best epoch."""
+    policy = new_policy("snail_sprint_v0", 2)
+    engine = snail_envs.batched.make("snail_sprint_v0", 16, num_players=2)
+    kinds = DecisionKinds("snail_sprint_v0", {"num_players": 2})
+    data = collect(engine, AgentTeacher(RandomAgent(0)), kinds, 3000, held_out=0.3)
+    held_out = data.select(np.flatnonzero(data.held_out))
+    config = ImitationConfig(epochs=40, batch_size=64, patience=2, learning_rate=3e-3)
+    _, shares = clone(
+        policy, data.select(np.flatnonzero(~data.held_out)), config, 0, False, held_out
+    )
+    assert 3 <= len(shares) < 40
+    assert shares[-1] < max(shares)
+    assert agreement(policy, held_out, kinds)["all"][0] == pytest.approx(max(shares))
+    with pytest.raises(ValueError, match=r"imitation\.patience stops on held-out states"):
+        ImitationConfig(patience=2, held_out=0.0)
 
 
 def test_rare_actions_weigh_more() -> None:
@@ -250,3 +285,125 @@ def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) ->
         train.main(["--env", "snail_sprint_v0", "stages=[imitation, finetune]"])
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "stages must name one or more of imitation, ppo" in error and "finetune" in error
+
+
+def test_evaluation_judges_wins_whatever_the_training_reward() -> None:
+    """Under the margin reward a tied game returns 0 to both seats; it is still a shared win."""
+    heuristic = make_agent("heuristic", "snail_sprint_v0")
+    options = {"num_players": 2}
+    winlose = score_against("snail_sprint_v0", heuristic, "heuristic", 60, 3, options)
+    margin = score_against(
+        "snail_sprint_v0", heuristic, "heuristic", 60, 3, {**options, "reward": "margin"}
+    )
+    assert margin == winlose
+
+
+@pytest.fixture(scope="module")
+def saved_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("clone")
+    cloning = [o for o in TINY if not o.startswith(("stages", "anchor", "keep_best"))]
+    summary = train.main(
+        ["--env", "snail_sprint_v0", *cloning, "stages=[imitation]", f"output_dir={out}"]
+    )
+    return Path(summary["policy"])
+
+
+def test_init_from_starts_ppo_from_the_saved_clone(saved_clone: Path, tmp_path: Path) -> None:
+    """With a step size too small to change an action, the fine-tuned policy plays as the clone
+    on any observation; a fresh network would not."""
+    fine_tuning = [o for o in TINY if not o.startswith(("stages", "imitation", "learning_rate"))]
+    summary = train.main(
+        [
+            "--env",
+            "snail_sprint_v0",
+            *fine_tuning,
+            "stages=[ppo]",
+            "learning_rate=0.000000001",
+            "--init-from",
+            str(saved_clone),
+            f"output_dir={tmp_path}",
+        ]
+    )
+    assert summary["config"]["init_from"] == str(saved_clone)
+    generator = np.random.default_rng(1)
+    observations = generator.random((200, 487), dtype=np.float32)
+    masks = generator.random((200, 6)) < 0.6
+    masks[:, 0] = True
+    cloned = PPOAgent.load(saved_clone)
+    tuned = PPOAgent.load(summary["policy"])
+    fresh = new_policy("snail_sprint_v0", 2)
+    for agent in (cloned, tuned):
+        agent.actions = [agent.act(o, m) for o, m in zip(observations, masks, strict=True)]
+    assert tuned.actions == cloned.actions
+    fresh_actions = [
+        fresh.predict(o, action_masks=m, deterministic=True)[0]
+        for o, m in zip(observations, masks, strict=True)
+    ]
+    assert fresh_actions != cloned.actions
+
+
+def test_init_from_must_name_a_policy_of_the_game(
+    saved_clone: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ppo_only = ["stages=[ppo]", "net_arch=[16]"]
+    with pytest.raises(ValueError, match=r"init_from: no trained policy at /nowhere/policy\.pt"):
+        load_config("snail_sprint_v0", overrides=[*ppo_only, "init_from=/nowhere/policy.pt"])
+    with pytest.raises(ValueError, match="trained on snail_sprint_v0, not pedzace_slimaki_v0"):
+        load_config("pedzace_slimaki_v0", overrides=[*ppo_only, f"init_from={saved_clone}"])
+    mislabelled = save_policy(
+        tmp_path / "other.pt", new_policy("pedzace_slimaki_v0", 2), "snail_sprint_v0"
+    )
+    with pytest.raises(ValueError, match=r"does not play snail_sprint_v0.*the game \(487,\) and 6"):
+        load_config("snail_sprint_v0", overrides=["stages=[ppo]", f"init_from={mislabelled}"])
+    with pytest.raises(ValueError, match=r"hidden layers \[16\], not the \[64\] asked for"):
+        load_config(
+            "snail_sprint_v0",
+            overrides=["stages=[ppo]", "net_arch=[64]", f"init_from={saved_clone}"],
+        )
+    archive = tmp_path / "model.zip"
+    archive.write_bytes(b"PK")
+    with pytest.raises(ValueError, match=r"not a weights-only policy.*agents\.convert") as refused:
+        load_config("snail_sprint_v0", overrides=[*ppo_only, f"init_from={archive}"])
+    assert str(refused.value).startswith(f"command line, init_from={archive}: ")
+    from_folder = load_config(
+        "snail_sprint_v0", overrides=[*ppo_only, f"init_from={saved_clone.parent}"]
+    )
+    assert from_folder.init_from == str(saved_clone.parent)
+    anchored = load_config(
+        "snail_sprint_v0", overrides=[*ppo_only, "anchor_coef=0.5", f"init_from={saved_clone}"]
+    )
+    assert anchored.anchor_coef == 0.5
+    with pytest.raises(SystemExit):
+        train.main(["--env", "snail_sprint_v0", *ppo_only, "--init-from", "/nowhere/model.zip"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "init_from: no trained policy at /nowhere/model.zip" in error
+
+
+def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
+    saved_clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run keeps the policy it started from as its clone (the anchor of the resumed ppo
+    stage); `--resume` continues from the checkpoint and does not load `init_from` again."""
+    fine_tuning = [o for o in TINY if not o.startswith(("stages", "imitation", "total_timesteps"))]
+    first = train.main(
+        [
+            "--env=snail_sprint_v0",
+            *fine_tuning,
+            "stages=[ppo]",
+            "total_timesteps=128",
+            f"--init-from={saved_clone}",
+            f"output_dir={tmp_path}",
+        ]
+    )
+    run = Path(first["run_dir"])
+    kept, started = (
+        PPOAgent.load(path).model.state_dict() for path in (run / "clone.pt", saved_clone)
+    )
+    assert all(torch.equal(kept[name], started[name]) for name in started)
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a resumed run loaded init_from again")
+
+    monkeypatch.setattr(train, "start_from", refuse)
+    resumed = train.main(["--resume", str(run), "total_timesteps=256", "--no-progress"])
+    assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)
