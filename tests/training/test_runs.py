@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from agents.files import atomic_path, write_text
+from tests.training.budgets import PPO_ONLY, TINY_PPO
 from training import evaluate, train
 from training.checkpoints import (
     latest_checkpoint,
@@ -31,18 +32,10 @@ from training.config import load_config
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
-    "stages=[ppo]",
-    "anchor_coef=0",
-    "keep_best=false",
-    "total_timesteps=256",
-    "n_envs=2",
-    "n_steps=64",
-    "batch_size=64",
-    "n_epochs=1",
-    "eval_every=128",
+    *PPO_ONLY,
+    *TINY_PPO,
     "eval_games=2",
     "final_eval_games=2",
-    "checkpoint_every=128",
     "self_play_every=64",
     "self_play_pool=2",
     "net_arch=[8]",

@@ -19,6 +19,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 import snail_envs.batched
 from agents import RandomAgent, make_agent
 from agents.ppo import PPOAgent, save_policy
+from tests.training.budgets import TINY_PPO
 from training import train
 from training.config import load_config
 from training.evaluate import score_against
@@ -150,15 +151,9 @@ TINY = [
     "imitation.dagger_states=300",
     "imitation.epochs=2",
     "imitation.n_envs=16",
-    "total_timesteps=256",
-    "n_envs=2",
-    "n_steps=64",
-    "batch_size=64",
-    "n_epochs=1",
-    "eval_every=128",
+    *TINY_PPO,
     "eval_games=4",
     "final_eval_games=4",
-    "checkpoint_every=128",
     "net_arch=[16]",
     "anchor_coef=1.0",
     "anchor_decay_steps=200",

@@ -12,6 +12,7 @@ import torch
 import snail_envs
 from agents import HEURISTICS, make_agent
 from agents.ppo import PPOAgent
+from tests.training.budgets import PPO_ONLY, TINY_PPO
 from training import evaluate, train
 from training.config import CONFIGS, TrainConfig, build_config, default_config_path, load_config
 from training.evaluate import (
@@ -24,18 +25,10 @@ from training.evaluate import (
 
 torch.set_num_threads(1)
 TINY = [
-    "stages=[ppo]",
-    "anchor_coef=0",
-    "keep_best=false",
-    "total_timesteps=256",
-    "n_envs=2",
-    "n_steps=64",
-    "batch_size=64",
-    "n_epochs=1",
-    "eval_every=128",
+    *PPO_ONLY,
+    *TINY_PPO,
     "eval_games=4",
     "final_eval_games=6",
-    "checkpoint_every=128",
     "self_play_every=128",
     "net_arch=[16]",
 ]
