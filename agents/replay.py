@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,16 +123,16 @@ class Replay:
 
 
 def start_replay(
-    env_name: str, options: Mapping[str, Any], seed: int, env: Any, seats: Any
+    env_name: str, options: Mapping[str, Any], seed: int, env: Any, seats: Sequence[str]
 ) -> Replay:
     """A new replay of the game `env` (made with `options`, reset with `seed`), with agent
-    `seats[i]` in seat i."""
-    return Replay(
-        env_name,
-        dict(options),
-        seed,
-        dict(zip(env.possible_agents, seats, strict=True)),
-    )
+    `seats[i]` in seat i. The options are kept as the file will hold them (tuples as lists);
+    options that JSON cannot hold are a `ValueError` before the game starts."""
+    try:
+        kept = json.loads(json.dumps(dict(options)))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"a replay keeps its options as JSON; these are not: {error}") from None
+    return Replay(env_name, kept, seed, dict(zip(env.possible_agents, seats, strict=True)))
 
 
 def game_result(env: Any, steps: list[Step]) -> dict[str, Any]:
@@ -203,6 +203,7 @@ def _header(path: Path, header: dict[str, Any]) -> Replay:
         )
     _require(where, header, ("env", "options", "seed", "agents"))
     name = header["env"]
+    _require_type(where, "env", name, str, "an environment name")
     if name not in snail_envs.available_env_names():
         try:
             snail_envs.make(name)
@@ -368,9 +369,10 @@ def describe_action(host: Any, agent: str, action: int) -> str:
 def describe_result(replay: Replay) -> str:
     """Who won, each seat's return, as lines of text."""
     result = replay.result or {}
+    winners = result.get("winners", [])
     lines = [
         f"{agent} ({replay.agents.get(agent, '?')}): "
-        f"{'won' if agent in result.get('winners', ()) else 'lost'} ({total:+g})"
+        f"{'won' if agent in winners else 'lost' if winners else 'no outcome'} ({total:+g})"
         for agent, total in result.get("returns", {}).items()
     ]
     if result.get("truncated"):
@@ -387,14 +389,14 @@ def browse(
     write: Callable[[str], None] = print,
 ) -> None:
     """Show the positions one at a time, moved through by lines typed: Enter or n (next), b or
-    p (back), a number (that decision; 0 is the deal), q (quit). Ctrl-C or the end of input
-    quits too."""
+    p (back), a number (the table before that decision, counted from 1; the last number is the
+    end of the game), q (quit). Ctrl-C or the end of input quits too."""
     index = 0
     while True:
         write(shown[index].text)
         try:
             typed = read(
-                f"[{index}/{len(shown) - 1}] Enter: next, b: back, number: go to, q: quit "
+                f"[{index + 1}/{len(shown)}] Enter: next, b: back, number: go to, q: quit "
             )
         except (EOFError, KeyboardInterrupt):
             write("")
@@ -405,7 +407,7 @@ def browse(
         if typed in ("b", "p"):
             index = max(0, index - 1)
         elif typed.isdigit():
-            index = min(int(typed), len(shown) - 1)
+            index = min(max(int(typed), 1), len(shown)) - 1
         elif typed in ("", "n"):
             if index == len(shown) - 1:
                 return
@@ -414,7 +416,8 @@ def browse(
             write(f"{typed!r}: type Enter (next), b (back), a number (go to) or q (quit)")
 
 
-def run(args: argparse.Namespace, read: Callable[[str], str] = input) -> None:
+def run(args: argparse.Namespace) -> None:
+    """The command: check the replay, then render it (`--gif`, `--mp4`) or show it."""
     videos = [(path, writer) for path, writer in ((args.gif, "gif"), (args.mp4, "mp4")) if path]
     refuse_existing([path for path, _ in videos], args.overwrite)
     if args.mp4:
@@ -438,7 +441,7 @@ def run(args: argparse.Namespace, read: Callable[[str], str] = input) -> None:
         return
     shown = list(positions(replay))
     print(summary)
-    browse(shown, read)
+    browse(shown)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -17,7 +17,15 @@ import snail_envs
 from agents import replay as replays
 from agents.play import main as play_main
 from agents.play import play_game
-from agents.replay import ReplayMismatch, browse, check, positions, read_replay
+from agents.replay import (
+    Replay,
+    ReplayMismatch,
+    browse,
+    check,
+    positions,
+    read_replay,
+    start_replay,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PROG = "python -m agents.replay"
@@ -87,6 +95,50 @@ def test_the_replay_holds_the_header_every_step_and_the_result(tmp_path: Path) -
     assert result["result"]["returns"] == returns
     assert result["result"]["winners"] == [a for a, r in returns.items() if r > 0]
     assert set(result["result"]) == {"returns", "winners", "reason", "truncated", "points"}
+
+
+def recorded(env_name: str, choose, seed: int = 0, **options: object) -> Replay:
+    """A game of `env_name` with these options, each action `choose(env, agent)`, recorded."""
+    env = snail_envs.make(env_name, **options)
+    env.reset(seed=seed)
+    replay = start_replay(env_name, options, seed, env, ["script"] * len(env.possible_agents))
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last(observe=False)
+        action = None if terminated or truncated else choose(env, agent)
+        env.step(action)
+        replay.record(env, agent, action)
+    return replay.finish(env)
+
+
+def first_legal(env, agent: str) -> int:
+    return env.unwrapped.legal_actions(agent)[0]
+
+
+def test_a_truncated_game_replays_with_no_winner(tmp_path: Path) -> None:
+    replay = recorded("snail_sprint_v0", first_legal, max_turns=4, reward="points")
+    assert replay.result["truncated"] and replay.result["winners"] == []
+    assert replay.result["reason"] is None
+    check(read_replay(replay.save(tmp_path / "game.jsonl")))
+    assert "player_0 (script): no outcome" in list(positions(replay))[-1].text
+
+
+def test_a_game_ended_by_a_penalized_illegal_action_replays(tmp_path: Path) -> None:
+    decisions = []
+
+    def illegal_at_the_third_decision(env, agent: str) -> int:
+        legal = env.unwrapped.legal_actions(agent)
+        decisions.append(agent)
+        if len(decisions) < 3:
+            return legal[0]
+        return next(action for action in range(99) if action not in legal)
+
+    replay = recorded(
+        "pedzace_slimaki_v0", illegal_at_the_third_decision, illegal_action="penalize"
+    )
+    offender = next(agent for agent, total in replay.result["returns"].items() if total < 0)
+    assert sorted(replay.result["returns"].values()) == [-1.0, 0.0]
+    check(read_replay(replay.save(tmp_path / "game.jsonl")))
+    assert f"{offender} (script): no outcome (-1)" in list(positions(replay))[-1].text
 
 
 def test_a_replay_re_simulates_alike_in_another_process(tmp_path: Path) -> None:
@@ -219,7 +271,7 @@ def test_the_interactive_view_steps_forward_and_back(tmp_path: Path) -> None:
     written: list[str] = []
     browse(shown, read=lambda prompt: next(typed), write=written.append)
     texts = [text for text in written if not text.startswith("'x'")]
-    assert texts == [shown[i].text for i in (0, 1, 2, 1, 1, 3)]
+    assert texts == [shown[i].text for i in (0, 1, 2, 1, 1, 2)]
     assert "'x': type Enter (next), b (back), a number (go to) or q (quit)" in written
 
 
