@@ -26,8 +26,8 @@ The format (version 1) is JSON lines, one JSON object a line, in UTF-8:
 
 A reader of version 1 refuses any other version. The environments are exact and deterministic:
 the same options, seed and actions give the same game in any process, so `check` re-plays the
-recorded actions and requires every step to match (the seat to act, the rewards, then the
-result); the first difference is a `ReplayMismatch` naming the step. A file that is no replay
+recorded actions and requires every step to match (the seats of the header, then at each step
+the seat to act and the rewards, then the result); the first difference is a `ReplayMismatch` naming the step. A file that is no replay
 (not JSON, another format or version, an unknown environment, a missing field) is a
 `ValueError` naming the file, the line and the problem. Reading never runs code: JSON only.
 
@@ -280,6 +280,11 @@ def simulate(replay: Replay) -> Iterator[tuple[Step | None, Any]]:
         env.reset(seed=replay.seed)
     except (ValueError, TypeError) as error:
         raise ValueError(f"the replay's table cannot be set: {error}") from None
+    if sorted(replay.agents) != sorted(env.possible_agents):
+        raise ReplayMismatch(
+            f"header (line 1): the replay seats {', '.join(replay.agents) or 'nobody'}, the game "
+            f"has {', '.join(env.possible_agents)}"
+        )
     for number, step in enumerate(replay.steps, start=1):
         where = f"step {number} (line {number + 1})"
         if not env.agents:

@@ -173,6 +173,19 @@ def test_a_changed_seat_is_named_by_its_step(tmp_path, capsys) -> None:
     assert error == f"step 5 (line 6): the replay says {other} acts, the game says {acting}"
 
 
+def test_a_header_whose_seats_are_not_the_games_is_caught(tmp_path, capsys) -> None:
+    path = saved_game(tmp_path, "snail_sprint_v0")
+    changed = edited(path, 1, {"options": {"num_players": 3}})
+    assert replay_error([str(changed), "--no-interactive"], capsys) == (
+        "header (line 1): the replay seats player_0, player_1, the game has player_0, player_1, "
+        "player_2"
+    )
+    changed = edited(path, 1, {"options": {"num_players": 9}})
+    assert replay_error([str(changed)], capsys) == (
+        "the replay's table cannot be set: num_players must be an integer from 2 to 4; got 9"
+    )
+
+
 def test_a_changed_result_and_missing_steps_are_caught(tmp_path: Path) -> None:
     path = saved_game(tmp_path, "snailed_it_v0")
     replay = read_replay(path)
