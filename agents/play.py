@@ -2,13 +2,15 @@
 
     python -m agents.play snail_sprint_v0 --seats human,heuristic,ismcts
     python -m agents.play snail_sprint_v0 --seats heuristic,random --record game.gif
+    python -m agents.play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
 
 `--seats` names one agent per seat (as `agents.make_agent` does: `random`, `heuristic`,
 `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the number of players.
 With no human seated, the game is shown turn by turn.
-`--record` also writes an animation of the game (GIF, one frame per decision, needs Pillow); an
-existing file is replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a
-Stable-Baselines3 archive, which is a pickle (trained policies otherwise load weights only).
+`--record` also writes an animation of the game (GIF, one picture per decision, needs Pillow;
+see `agents.video`), `--save-replay` a replay of it (`agents.replay`, which re-plays and shows
+it); an existing file is replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH`
+load a Stable-Baselines3 archive, which is a pickle (trained policies otherwise load weights only).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 import snail_envs
 from agents import HumanAgent, choose_action, make_agent
 from agents.cli import add_trust_flag, command_errors
-from agents.files import atomic_path, refuse_existing
+from agents.files import refuse_existing
+from agents.replay import start_replay
+from agents.video import write_gif, written
 from snail_envs.cli import add_rule_options
 
 
@@ -33,15 +37,17 @@ def play_game(
     show: bool = True,
     overwrite: bool = False,
     trusted: bool = False,
+    save_replay: str | Path | None = None,
 ) -> dict[str, float]:
     """Play one game; returns each agent's return. Prints the table when `show` (and always to
-    people, before their decisions). `record`: a GIF to write, which must not exist unless
-    `overwrite`; `trusted`: see `agents.make_agent`."""
-    if record:
-        refuse_existing([record], overwrite)
+    people, before their decisions). `record`: a GIF to write, `save_replay`: a replay to write
+    (`agents.replay`), which must not exist unless `overwrite`; `trusted`: see
+    `agents.make_agent`."""
+    refuse_existing([path for path in (record, save_replay) if path], overwrite)
     table = {"num_players": len(seats), **(options or {})}
     env = snail_envs.make(env_name, **table)
     env.reset(seed=seed)
+    replay = start_replay(env_name, table, seed, env, seats)
     players = {
         agent: make_agent(kind, env_name, seed=seed + index, options=table, trusted=trusted)
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
@@ -54,6 +60,7 @@ def play_game(
         if terminated or truncated:
             returns[agent] = total
             env.step(None)
+            replay.record(env, agent, None)
             continue
         if record:
             frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
@@ -66,6 +73,7 @@ def play_game(
                 f"{env.unwrapped.action_to_string(agent, action)}\n"
             )
         env.step(action)
+        replay.record(env, agent, action)
     if show:
         print(env.unwrapped.render_text())
         for agent, kind in zip(env.possible_agents, seats, strict=True):
@@ -74,20 +82,11 @@ def play_game(
             )
     if record:
         frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
-        write_gif(record, frames, overwrite)
+        print(written(record, write_gif(record, frames, overwrite), len(frames)))
+    if save_replay:
+        replay.finish(env).save(save_replay, overwrite)
+        print(f"wrote {save_replay}")
     return returns
-
-
-def write_gif(path: str | Path, frames: list[Any], overwrite: bool = False) -> None:
-    """Write `frames` as an animated GIF at `path`, atomically (`agents.files.atomic_path`)."""
-    from PIL import Image
-
-    images = [Image.fromarray(frame) for frame in frames]
-    with atomic_path(path, overwrite) as temporary:
-        images[0].save(
-            temporary, format="GIF", save_all=True, append_images=images[1:], duration=700, loop=0
-        )
-    print(f"wrote {len(images)} frames to {path}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -104,7 +103,10 @@ def main(argv: list[str] | None = None) -> None:
     add_rule_options(parser)
     parser.add_argument("--record", metavar="FILE.gif", help="also write an animation of the game")
     parser.add_argument(
-        "--overwrite", action="store_true", help="replace an existing --record file"
+        "--save-replay", metavar="FILE.jsonl", help="also write a replay of the game"
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace an existing --record or --save-replay"
     )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
@@ -117,6 +119,7 @@ def main(argv: list[str] | None = None) -> None:
             args.record,
             overwrite=args.overwrite,
             trusted=args.trust_checkpoint,
+            save_replay=args.save_replay,
         )
 
 

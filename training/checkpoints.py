@@ -19,6 +19,8 @@ runs, so that a rerun never mixes into an earlier run's folder):
     policy.pt, policy.json     the final policy: `make_agent("ppo:RUN_FOLDER", env)`
     tensorboard/               TensorBoard logs (a resumed run continues the same ones)
     learning_curve.png, summary.json
+    replays/                   the first games of the final evaluation against each opponent
+                               (`vs-random-game1.jsonl`, ...: `python -m agents.replay FILE`)
 
 Checkpoints are of the ppo stage, which saves one at its start too when it follows imitation; a
 run stopped in its imitation stage has none, and is not resumed. Every file is written

@@ -13,7 +13,9 @@ score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson in
 side's mean game points with a 95% interval. Every game also updates an OpenSkill (Plackett–Luce)
 rating of each agent; the pairings take turns game by game, so that no agent's rating depends on
 when its pairings came. Results are written as Markdown, CSV and a PNG chart (`--out`, a folder
-whose reports are never replaced without `--overwrite`). The same seed gives the same tournament.
+whose reports are never replaced without `--overwrite`). `--save-replays FOLDER` also keeps every
+game as a replay (`agents.replay`), one file a game named after its pairing and its number
+(`01-random-vs-heuristic-game001.jsonl`). The same seed gives the same tournament.
 Trained policies load weights only; `--trust-checkpoint` also admits Stable-Baselines3 archives,
 which are pickles (see `agents.ppo`).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,7 @@ import snail_envs
 from agents import choose_action, make_agent
 from agents.cli import add_trust_flag, command_errors
 from agents.files import atomic_path, refuse_existing
+from agents.replay import start_replay
 from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import mean_interval, wilson_interval
 
@@ -78,13 +82,22 @@ class Lineup:
 
 
 def play_game(
-    env_name: str, seats: Sequence[str], seed: int, lineup: Lineup, options: dict[str, Any]
+    env_name: str,
+    seats: Sequence[str],
+    seed: int,
+    lineup: Lineup,
+    options: dict[str, Any],
+    replay: Path | None = None,
+    overwrite: bool = False,
 ) -> GameRecord:
     """Play one game with agent `seats[i]` in seat i. The game pays win/lose rewards whatever
-    `options` say (a margin or points reward is training's business): the returns say who won."""
+    `options` say (a margin or points reward is training's business): the returns say who won.
+    `replay`: a file to save the game in (`agents.replay`), replaced only if `overwrite`."""
     table = {"num_players": len(seats), **options}
-    env = snail_envs.make(env_name, **{**table, "reward": "winlose"})
+    played = {**table, "reward": "winlose"}
+    env = snail_envs.make(env_name, **played)
     env.reset(seed=seed)
+    recording = None if replay is None else start_replay(env_name, played, seed, env, seats)
     players = {
         agent: lineup.player(spec, index, seed * 101 + index, table)
         for index, (agent, spec) in enumerate(zip(env.possible_agents, seats, strict=True))
@@ -96,9 +109,14 @@ def play_game(
         if terminated or was_truncated:
             returns[agent] = total
             truncated |= was_truncated
-            env.step(None)
-            continue
-        env.step(choose_action(players[agent], env, agent))
+            action = None
+        else:
+            action = choose_action(players[agent], env, agent)
+        env.step(action)
+        if recording is not None:
+            recording.record(env, agent, action)
+    if recording is not None:
+        recording.finish(env).save(replay, overwrite)
     return GameRecord(
         seats=list(seats),
         returns=[returns[agent] for agent in env.possible_agents],
@@ -119,17 +137,47 @@ def score_against(
     games: int,
     seed: int = 0,
     options: dict[str, Any] | None = None,
+    name: str = "player",
+    replays: Path | None = None,
+    replay_games: int = 0,
 ) -> tuple[float, float, float]:
     """Score rate (win 1, shared ½) of the agent `player` in one seat against `opponent` in all
-    the others, with its 95% Wilson interval. Chance level is 1 / num_players."""
+    the others, with its 95% Wilson interval. Chance level is 1 / num_players. `name` is the
+    player's name in its replays: the first `replay_games` games are saved in the folder
+    `replays` (`vs-OPPONENT-game1.jsonl`, ...; an existing file is replaced)."""
     options = dict(options or {})
     num_players = options.pop("num_players", None) or len(snail_envs.make(env_name).possible_agents)
-    lineup = Lineup(env_name, {"player": player})
-    pairing = PairingResult(("player", opponent))
+    lineup = Lineup(env_name, {name: player})
+    pairing = PairingResult((name, opponent))
     for game in range(games):
-        seats = one_against_all("player", opponent, num_players, game)
-        pairing.records.append(play_game(env_name, seats, seed + game, lineup, options))
-    return pairing.score("player")
+        seats = one_against_all(name, opponent, num_players, game)
+        replay = None
+        if replays is not None and game < replay_games:
+            replay = replays / f"vs-{file_name_part(opponent)}-game{game + 1}.jsonl"
+        record = play_game(env_name, seats, seed + game, lineup, options, replay, overwrite=True)
+        pairing.records.append(record)
+    return pairing.score(name)
+
+
+def file_name_part(spec: str) -> str:
+    """An agent's name as part of a file name: every character but letters, digits, `.`, `_`
+    and `-` becomes `_` (`ppo:runs/a` → `ppo_runs_a`)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", spec)
+
+
+def replay_paths(folder: Path, groups: Sequence[tuple[str, ...]], games: int) -> list[list[Path]]:
+    """The replay file of each game of each pairing of a tournament, in `folder`: pairings and
+    games numbered from 1, with leading zeros so that the names sort in order
+    (`01-random-vs-heuristic-game001.jsonl`)."""
+    pairing_width, game_width = max(2, len(str(len(groups)))), max(3, len(str(games)))
+    return [
+        [
+            folder / f"{index:0{pairing_width}d}-{'-vs-'.join(map(file_name_part, group))}"
+            f"-game{game:0{game_width}d}.jsonl"
+            for game in range(1, games + 1)
+        ]
+        for index, group in enumerate(groups, start=1)
+    ]
 
 
 def seat_order(pairing: Sequence[str], num_players: int, game: int) -> list[str]:
@@ -284,8 +332,12 @@ def run_tournament(
     progress: bool = True,
     seating: str = "alternate",
     trusted: bool = False,
+    replays: Path | None = None,
+    overwrite: bool = False,
 ) -> Tournament:
-    """Play the tournament (see the module docstring); `trusted`: see `Lineup`."""
+    """Play the tournament (see the module docstring); `trusted`: see `Lineup`. `replays`: a
+    folder to save every game in (`replay_paths`), whose files must not exist unless
+    `overwrite`."""
     if seating not in ("alternate", "one"):
         raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
@@ -302,6 +354,9 @@ def run_tournament(
     ratings = {spec: model.rating(name=spec) for spec in agents}
     lineup = Lineup(env_name, trusted=trusted)
     results = [PairingResult(group) for group in groups]
+    paths = replay_paths(replays, groups, games) if replays is not None else None
+    if paths is not None:
+        refuse_existing([path for pairing in paths for path in pairing], overwrite)
     bar = _progress_bar(len(groups) * games, progress)
     # game by game across the pairings, so that every agent's rating moves at the same pace
     for game in range(games):
@@ -310,7 +365,9 @@ def run_tournament(
                 seats = one_against_all(*pairing.agents, num_players, game)
             else:
                 seats = seat_order(pairing.agents, num_players, game)
-            record = play_game(env_name, seats, seed + index * 1_000_003 + game, lineup, options)
+            replay = None if paths is None else paths[index][game]
+            game_seed = seed + index * 1_000_003 + game
+            record = play_game(env_name, seats, game_seed, lineup, options, replay, overwrite)
             pairing.records.append(record)
             teams = [[ratings[spec]] for spec in pairing.agents]
             ranks = [1.0 - game_result(record, spec) for spec in pairing.agents]
@@ -358,7 +415,15 @@ def main(argv: list[str] | None = None) -> Tournament:
     add_rule_options(parser)
     parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
     parser.add_argument(
-        "--overwrite", action="store_true", help="replace the reports already in --out"
+        "--save-replays",
+        type=Path,
+        metavar="FOLDER",
+        help="also save every game as a replay (agents.replay), one file a game",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the reports already in --out and the replays in --save-replays",
     )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
@@ -378,6 +443,8 @@ def main(argv: list[str] | None = None) -> Tournament:
             table=args.table,
             seating=args.seating,
             trusted=args.trust_checkpoint,
+            replays=args.save_replays,
+            overwrite=args.overwrite,
         )
         print(tournament.markdown())
         if args.out is not None:

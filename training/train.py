@@ -27,7 +27,9 @@ mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpo
 stage, the clone of the imitation stage, the final policy (`ppo:RUN_FOLDER` as an agent; with
 `keep_best`, the best of the ppo stage), a learning curve (score rate against random and
 heuristic players after every imitation round and as PPO goes on) and `summary.json`;
-`training.checkpoints` lists them. Every file is written atomically.
+`training.checkpoints` lists them. The final evaluation also keeps its first games against each
+opponent as replays (`replays/vs-random-game1.jsonl`, ...: see `agents.replay`). Every file is
+written atomically.
 
 Ctrl-C or SIGTERM stops a run cleanly, with its summary and no traceback (a second Ctrl-C stops
 at once). In the ppo stage, learning ends after the step under way and a checkpoint is saved;
@@ -212,13 +214,31 @@ def evaluation_opponents(config: TrainConfig) -> list[str]:
     return ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
 
 
+FINAL_REPLAYS = 3
+"""How many games of the final evaluation against each opponent the run keeps as replays."""
+
+
 def score_rates(
-    config: TrainConfig, learner: PPOAgent, games: int, seed: int
+    config: TrainConfig,
+    learner: PPOAgent,
+    games: int,
+    seed: int,
+    run_dir: Path | None = None,
 ) -> dict[str, tuple[float, float, float]]:
-    """The learner's score rate (with its 95% interval) against each evaluation opponent."""
+    """The learner's score rate (with its 95% interval) against each evaluation opponent. With
+    `run_dir`, the first `FINAL_REPLAYS` games against each are kept in its `replays/` folder,
+    the learner named `ppo:RUN_DIR` (its final policy)."""
     return {
         opponent: score_against(
-            config.env, learner, opponent, games, seed=seed, options=config.env_options
+            config.env,
+            learner,
+            opponent,
+            games,
+            seed=seed,
+            options=config.env_options,
+            name="player" if run_dir is None else f"ppo:{run_dir}",
+            replays=None if run_dir is None else run_dir / "replays",
+            replay_games=FINAL_REPLAYS,
         )
         for opponent in evaluation_opponents(config)
     }
@@ -474,7 +494,9 @@ def run(
         final: dict[str, tuple[float, float, float]] = {}
         if policy is not None and config.final_eval_games and not stop.requested:
             with contextlib.suppress(KeyboardInterrupt), stop.abandonable():
-                final = score_rates(config, PPOAgent(policy), config.final_eval_games, 2 * 10**7)
+                final = score_rates(
+                    config, PPOAgent(policy), config.final_eval_games, 2 * 10**7, run_dir
+                )
         num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
         curve_path = run_dir / "learning_curve.png"
         title = f"{config.env}: {' then '.join(config.stages)}"
@@ -506,6 +528,7 @@ def run(
             "policy": None if policy_path is None else str(policy_path),
             "learning_curve_png": str(curve_path),
             "tensorboard": str(run_dir / "tensorboard"),
+            "replays": str(run_dir / "replays") if final else None,
         }
         write_text(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n", True)
     return summary

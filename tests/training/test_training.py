@@ -12,6 +12,7 @@ import torch
 import snail_envs
 from agents import HEURISTICS, make_agent
 from agents.ppo import PPOAgent
+from agents.replay import check, read_replay
 from tests.training.budgets import PPO_ONLY, TINY_PPO
 from training import evaluate, train
 from training.config import CONFIGS, TrainConfig, build_config, default_config_path, load_config
@@ -64,6 +65,17 @@ def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
     assert set(summary["final_evaluation"]) == {"random", "heuristic"}
     assert summary["final_evaluation"]["random"]["games"] == 6
     assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [2, 128]
+    replays = sorted((run / "replays").iterdir())
+    assert summary["replays"] == str(run / "replays")
+    assert [path.name for path in replays] == [
+        f"vs-{opponent}-game{game}.jsonl"
+        for opponent in ("heuristic", "random")
+        for game in (1, 2, 3)
+    ]
+    for path in replays:
+        replay = read_replay(path)
+        check(replay)
+        assert f"ppo:{run}" in replay.agents.values()
 
 
 def test_a_run_and_its_checkpoints_load_as_agents_that_act_alike(tiny_run: dict) -> None:
@@ -202,6 +214,32 @@ def test_a_tournament_is_deterministic_and_writes_its_reports(tmp_path: Path) ->
     assert {p.name for p in tmp_path.iterdir()} == {"results.md", "results.csv", "results.png"}
     assert len((tmp_path / "results.csv").read_text().splitlines()) == 1 + 6
     assert set(first.ratings) == {"random", "heuristic", "ismcts:4"}
+
+
+def test_a_tournament_saves_every_game_as_a_replay(tmp_path: Path, capsys) -> None:
+    args = ["--env=snail_sprint_v0", "--agents", "random", "heuristic", "ismcts:2", "--games=2"]
+    tournament = evaluate.main([*args, "--save-replays", str(tmp_path)])
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert names == [
+        f"{index:02d}-{pairing}-game{game:03d}.jsonl"
+        for index, pairing in enumerate(
+            ["random-vs-heuristic", "random-vs-ismcts_2", "heuristic-vs-ismcts_2"], start=1
+        )
+        for game in (1, 2)
+    ]
+    games = [record for pairing in tournament.pairings for record in pairing.records]
+    for name, record in zip(names, games, strict=True):
+        replay = read_replay(tmp_path / name)
+        check(replay)
+        assert list(replay.agents.values()) == record.seats
+        assert list(replay.result["returns"].values()) == record.returns
+    before = (tmp_path / names[0]).read_text()
+    with pytest.raises(SystemExit) as refused:
+        evaluate.main([*args, "--seed=1", "--save-replays", str(tmp_path)])
+    assert refused.value.code == 1 and "exists already; give --overwrite" in capsys.readouterr().err
+    assert (tmp_path / names[0]).read_text() == before
+    evaluate.main([*args, "--seed=1", "--save-replays", str(tmp_path), "--overwrite"])
+    assert (tmp_path / names[0]).read_text() != before
 
 
 def test_a_table_tournament_seats_every_agent(tmp_path: Path) -> None:
