@@ -254,7 +254,8 @@ class Tournament:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        labels, rates, errors = [], [], [[], []]
+        labels, rates = [], []
+        errors: list[list[float]] = [[], []]
         for pairing in self.pairings:
             for spec in self.reported(pairing):
                 rate, low, high = pairing.score(spec)
@@ -307,7 +308,8 @@ def run_tournament(
     for game in range(games):
         for index, pairing in enumerate(results):
             if seating == "one" and not table:
-                seats = one_against_all(*pairing.agents, num_players, game)
+                player, others = pairing.agents
+                seats = one_against_all(player, others, num_players, game)
             else:
                 seats = seat_order(pairing.agents, num_players, game)
             record = play_game(env_name, seats, seed + index * 1_000_003 + game, lineup, options)
