@@ -44,8 +44,9 @@ VALUES = ("reward", "points", "margin")
 class _Node:
     __slots__ = ("actor", "available", "children", "total", "visits")
 
-    def __init__(self, actor: str | None) -> None:
+    def __init__(self, actor: str) -> None:
         self.actor = actor
+        """The seat whose action leads to this node; at the root, the searching seat."""
         self.children: dict[tuple[str, int], _Node] = {}
         self.visits = 0
         self.available = 0
@@ -92,7 +93,7 @@ class ISMCTSAgent(SearchAgent):
         """The lowest and highest return seen in the current search (for points and margins)."""
 
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
-        root = _Node(None)
+        root = _Node(agent)
         self._lowest, self._highest = math.inf, -math.inf
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
         reward = None if self.value == "reward" else "points"

@@ -154,7 +154,7 @@ def load_archive(path: str | Path) -> Any:
         return MaskablePPO.load(path, device="cpu")
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    return MaskableActorCriticPolicy.load(path, device="cpu")
+    return MaskableActorCriticPolicy.load(str(path), device="cpu")
 
 
 class PPOAgent:

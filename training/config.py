@@ -325,7 +325,7 @@ def _typed(name: str, value: Any, expected: Any, blame: str | None = None) -> An
             return None
         (inner,) = [arg for arg in typing.get_args(expected) if arg is not type(None)]
         return _typed(name, value, inner, blame)
-    if dataclasses.is_dataclass(kind):
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         if isinstance(value, kind):
             return value
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):

@@ -302,7 +302,8 @@ class Tournament:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        labels, rates, errors = [], [], [[], []]
+        labels, rates = [], []
+        errors: list[list[float]] = [[], []]
         for pairing in self.pairings:
             for spec in self.reported(pairing):
                 rate, low, high = pairing.score(spec)
@@ -362,7 +363,8 @@ def run_tournament(
     for game in range(games):
         for index, pairing in enumerate(results):
             if seating == "one" and not table:
-                seats = one_against_all(*pairing.agents, num_players, game)
+                player, others = pairing.agents
+                seats = one_against_all(player, others, num_players, game)
             else:
                 seats = seat_order(pairing.agents, num_players, game)
             replay = None if paths is None else paths[index][game]

@@ -52,7 +52,9 @@ class Anchor:
         import torch
 
         with torch.no_grad():
-            target = self.reference.get_distribution(observations, masks).distribution.probs
+            reference = self.reference.get_distribution(observations, masks).distribution
+            assert isinstance(reference, torch.distributions.Categorical)  # one Discrete action
+            target = reference.probs
             probs = distribution.distribution.probs
             log_ratio = torch.log(target.clamp_min(1e-30)) - torch.log(probs.clamp_min(1e-30))
             divergence = torch.where(target > 0, target * log_ratio, 0.0).sum(dim=1)

@@ -205,7 +205,8 @@ def collect(
     next_episode = n
     last = np.full((n, players), -1, np.int64)
     """Each seat's latest recorded row in its game, −1 before its first."""
-    observations, masks, labels, episodes = [], [], [], []
+    observations, masks, episodes = [], [], []
+    labels: list[int] = []
     following: list[int] = []
     """Each row's next decision of the same seat in the same game (−1: none)."""
     rewards: list[float] = []
@@ -355,6 +356,7 @@ def clone(
         policy.set_training_mode(False)
         if not stopping:
             continue
+        assert judged is not None  # stopping is judged on held-out states
         share = float(
             (greedy_actions(policy, judged.observations, judged.masks) == judged.labels).mean()
         )

@@ -17,7 +17,7 @@ vector}`; the masking RLModule (`training.rllib_module`) reads both keys.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import snail_envs
 from agents.rllib_policy import rllib_missing
@@ -26,6 +26,9 @@ try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ModuleNotFoundError as missing:
     raise rllib_missing(missing) from None
+
+if TYPE_CHECKING:
+    from ray.rllib.utils.typing import AgentID, MultiAgentDict
 
 
 class SnailMultiAgentEnv(MultiAgentEnv):
@@ -37,14 +40,15 @@ class SnailMultiAgentEnv(MultiAgentEnv):
         self.env_name: str = config.get("env", "")
         self.game = snail_envs.make_parallel(self.env_name, **dict(config.get("options") or {}))
         self.possible_agents = list(self.game.possible_agents)
-        self.agents: list[str] = []
+        self.agents = []
         self.observation_spaces = {a: self.game.observation_space(a) for a in self.possible_agents}
         self.action_spaces = {a: self.game.action_space(a) for a in self.possible_agents}
         super().__init__()
 
-    def reset(
+    # RLlib's MultiAgentEnv returns dicts where gymnasium's Env, its base, does not
+    def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[MultiAgentDict, MultiAgentDict]:
         observations, infos = self.game.reset(seed=seed, options=options)
         self.agents = list(self.game.agents)
         acting = self._acting(observations)
@@ -53,9 +57,9 @@ class SnailMultiAgentEnv(MultiAgentEnv):
             {agent: infos[agent] for agent in acting},
         )
 
-    def step(
-        self, action_dict: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
+    def step(  # type: ignore[override]
+        self, action_dict: MultiAgentDict
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         observations, rewards, terminated, truncated, infos = self.game.step(action_dict)
         self.agents = list(self.game.agents)
         finished = [a for a in terminated if terminated[a] or truncated[a]]
@@ -70,7 +74,7 @@ class SnailMultiAgentEnv(MultiAgentEnv):
             {agent: infos[agent] for agent in shown},
         )
 
-    def _acting(self, observations: dict[str, Any]) -> list[str]:
+    def _acting(self, observations: MultiAgentDict) -> list[AgentID]:
         return [agent for agent in self.agents if observations[agent]["action_mask"].any()]
 
     def render(self) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gymnasium import spaces
+
 from agents.rllib_policy import masked_logits, mlp, rllib_missing
 
 try:
@@ -31,9 +33,13 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
     "action_mask"}`."""
 
     def setup(self) -> None:
-        hidden = list(self.model_config.get("hidden", DEFAULT_HIDDEN))
-        size = self.observation_space["observation"].shape[0]
-        self.policy = mlp(size, hidden, self.action_space.n)
+        config, observations, actions = self.model_config, self.observation_space, self.action_space
+        # RLlib's types allow any of these to be missing or of another kind; ours are not
+        assert isinstance(config, dict), "model_config must be a dict: {'hidden': [sizes]}"
+        assert isinstance(observations, spaces.Dict) and isinstance(actions, spaces.Discrete)
+        hidden = list(config.get("hidden", DEFAULT_HIDDEN))
+        size = spaces.flatdim(observations["observation"])
+        self.policy = mlp(size, hidden, int(actions.n))
         self.value = mlp(size, hidden, 1)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

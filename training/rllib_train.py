@@ -172,7 +172,7 @@ def ppo_in_folder(folder: Path) -> type:
     class PPOInRunFolder(PPO):
         def _setup_logdir(self) -> None:
             folder.mkdir(parents=True, exist_ok=True)
-            self._logdir = str(folder)
+            self._logdir = str(folder)  # type: ignore[assignment]  # Ray leaves it unannotated
 
     return PPOInRunFolder
 
@@ -296,6 +296,7 @@ def start_from_sb3(algorithm: Any, args: Args) -> None:
     from training.finetune import initial_policy
     from training.rllib_module import state_from_sb3
 
+    assert args.init_from is not None
     policy = initial_policy(args.init_from, args.env, args.options, args.hidden)
     sb3_state = {name: value.numpy() for name, value in policy.state_dict().items()}
     weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])

@@ -445,6 +445,7 @@ def run(
         progress = checkpoint.progress
         restore(checkpoint, model, pool)
         games = np.random.SeedSequence([config.seed, progress.timesteps]).generate_state(1)
+        assert model.env is not None  # the model was built on venv
         model.env.seed(int(games[0]))
         set_random_states(checkpoint.generators)
         if self_play is not None and "self_play" in checkpoint.generators:
@@ -539,6 +540,7 @@ def start_from(config: TrainConfig, model: Any, run_dir: Path) -> None:
     first stage). Without an imitation stage, an anchored ppo stage starts from that policy: it
     is kept as the run's clone, the anchor of the stage when resumed. A resumed run never calls
     this: its checkpoint holds the weights."""
+    assert config.init_from is not None
     saved = initial_policy(config.init_from, config.env, config.env_options, config.net_arch)
     model.policy.load_state_dict(saved.state_dict())
     if "imitation" not in config.stages and config.anchor_coef > 0:
@@ -585,7 +587,7 @@ def run_imitation(
     from training.imitation import ImitationRound, imitate
 
     def after_round(report: ImitationRound) -> None:
-        point = {"stage": "imitation", "labelled_states": report.labelled_states}
+        point: dict[str, Any] = {"stage": "imitation", "labelled_states": report.labelled_states}
         if config.eval_games > 0:
             point |= score_rates(config, PPOAgent(model), config.eval_games, 10**7)
         progress.learning_curve.append(point)

@@ -18,6 +18,8 @@ from snail_envs.core.host import ILLEGAL, GameHost
 class SnailAECEnv(GameHost, AECEnv):
     """A PettingZoo `AECEnv` over the rules engine of `spec`."""
 
+    agent_selection: str
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         GameHost.__init__(self, *args, **kwargs)
         self.agents: list[str] = []
@@ -27,16 +29,16 @@ class SnailAECEnv(GameHost, AECEnv):
         """Whether `rewards` holds a nonzero reward (to be cleared at the next step)."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._start_game(seed, options)
+        game = self._start_game(seed, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._tick_actions = {}
         self._rewards_paid = False
-        if self.game.outcome is not None or self.game.truncated:
+        if game.outcome is not None or game.truncated:
             self._settle()
         else:
             self._begin_tick()
@@ -68,14 +70,14 @@ class SnailAECEnv(GameHost, AECEnv):
             self._clear_rewards()
             self.agent_selection = self.possible_agents[self._tick_seats[len(self._tick_actions)]]
             return
-        self.game.apply(self._tick_actions)
+        self._require_game().apply(self._tick_actions)
         self._tick_actions = {}
         self._settle()
 
     # ----------------------------------------------------------------- bookkeeping
 
     def _begin_tick(self) -> None:
-        self._tick_seats = list(self.game.acting_seats())
+        self._tick_seats = list(self._require_game().acting_seats())
         self.agent_selection = self.possible_agents[self._tick_seats[0]]
 
     def _settle(self) -> None:
@@ -84,7 +86,7 @@ class SnailAECEnv(GameHost, AECEnv):
         Every agent is live here: finished agents are selected (to step None) before any live
         agent acts again, so none is waiting when a transition is played.
         """
-        game = self.game
+        game = self._require_game()
         if self.reward_mode == "winlose" and game.outcome is None and not game.truncated:
             seat_of = self._seat_of
             if all(game.is_in_game(seat_of[agent]) for agent in self.agents):

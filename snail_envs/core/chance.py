@@ -50,7 +50,7 @@ class SeededChance(Chance):
     def pick(self, options: Sequence[T]) -> T:
         # _randbelow is what randrange(n) returns for n > 0, without its argument checks: the
         # same outcomes (a test holds them equal), at a fraction of the cost on the hot path
-        return options[self._generator._randbelow(len(options))]
+        return options[self._generator._randbelow(len(options))]  # type: ignore[attr-defined]
 
     def __deepcopy__(self, memo: dict) -> SeededChance:
         # the generator's own deep copy goes through 625 boxed integers; its state is one tuple

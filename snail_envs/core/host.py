@@ -81,7 +81,7 @@ class GameHost:
         self.render_mode = render_mode
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.options = parse_options(self.spec.options_class, rule_options, info.env_name)
+        self.options: Any = parse_options(self.spec.options_class, rule_options, info.env_name)
         self.possible_agents = [f"player_{seat}" for seat in range(self.options.num_players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._observer = self.spec.new_observer(self.options)
@@ -94,7 +94,7 @@ class GameHost:
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {
+        self.action_spaces: dict[str, spaces.Discrete] = {
             agent: spaces.Discrete(info.num_actions) for agent in self.possible_agents
         }
         self.state_space = self._observer.state_layout.box()

@@ -40,11 +40,17 @@ class SingleAgentVecEnv(DummyVecEnv):
     methods (as `snail_envs.single_agent` views have), as one `VecEnv` (see the module
     docstring)."""
 
+    envs: list[Any]
+    """The environments; `__init__` checks that each has `action_masks` and `check_action`."""
+
     def __init__(self, env_fns: Sequence[Callable[[], gymnasium.Env]]) -> None:
         super().__init__(list(env_fns))
-        if not isinstance(self.observation_space, gymnasium.spaces.Box):
+        if not isinstance(self.observation_space, gymnasium.spaces.Box) or not isinstance(
+            self.action_space, gymnasium.spaces.Discrete
+        ):
             raise ValueError(
-                f"SingleAgentVecEnv needs Box observations; got {self.observation_space}"
+                "SingleAgentVecEnv needs Box observations and Discrete actions; got "
+                f"{self.observation_space} and {self.action_space}"
             )
         if not all(
             callable(getattr(env, method, None))
@@ -55,8 +61,9 @@ class SingleAgentVecEnv(DummyVecEnv):
                 "SingleAgentVecEnv needs environments with action_masks() and check_action() "
                 "methods (snail_envs.single_agent views)"
             )
-        self.observations = self.buf_obs[None]
-        self.masks = np.zeros((self.num_envs, self.action_space.n), dtype=bool)
+        # the one array of a Box space is keyed None (SB3 types the keys as str only)
+        self.observations = self.buf_obs[None]  # type: ignore[index]
+        self.masks = np.zeros((self.num_envs, self.action_space.n), dtype=np.bool_)
         self._rows = np.arange(self.num_envs)
 
     def reset(self) -> np.ndarray:

@@ -180,7 +180,7 @@ class SnailSprint:
         self.num_players = options.num_players
         self.chance = chance
         """The source of every chance event still to come (dice)."""
-        tin = TIN_SYMBOLS
+        tin: Sequence[frozenset[int]] = TIN_SYMBOLS
         if options.tin_order == "reversed":
             tin = tin[::-1]
         elif options.tin_order == "shuffled":

@@ -100,8 +100,8 @@ class SnailedItObserver:
 
     def reset(self, game: SnailedIt) -> None:
         """Forget the cached table: a new game, or hidden information redrawn."""
-        self._table: np.ndarray | None = None
-        self._table_of: tuple[SnailedIt, int] | None = None
+        self._table = None
+        self._table_of = None
 
     def observe(self, game: SnailedIt, seat: int) -> np.ndarray:
         vector = self._public_table(game).copy()

@@ -148,8 +148,8 @@ def render_rgb(game: SnailedIt) -> np.ndarray:
     draw.text((x, MARGIN), heading, fill=(255, 255, 255))
     for seat in range(game.num_players):
         y = MARGIN + 24 + seat * 40
-        colour = (255, 230, 120) if seat == game.turn and game.outcome is None else (255, 255, 255)
-        draw.text((x, y), f"player_{seat}: total {game.totals[seat]}", fill=colour)
+        ink = (255, 230, 120) if seat == game.turn and game.outcome is None else (255, 255, 255)
+        draw.text((x, y), f"player_{seat}: total {game.totals[seat]}", fill=ink)
         for i in range(min(len(game.hands[seat]), 20)):
             draw.rectangle((x + i * 9, y + 14, x + i * 9 + 7, y + 30), fill=(90, 60, 120))
     if game.outcome is not None:

@@ -164,6 +164,17 @@ class SnailedItOptions:
 class SnailedIt:
     """One game of Snailed It! in progress."""
 
+    # the round in play, set up by _start_round (documented there)
+    hands: list[list[int]]
+    penalty_pile: list[int]
+    tossed_pile: list[int]
+    card_lot: list[int]
+    lot_held: list[list[int]]
+    turn: int
+    previous_colour: int | None
+    last_play: tuple[int, int, int] | None
+    last_tosses: list[tuple[int, int]]
+
     def __init__(self, options: SnailedItOptions, chance: Chance) -> None:
         self.options = options
         self.num_players = n = options.num_players
@@ -401,7 +412,7 @@ class SnailedIt:
             deck, self.num_players, self.options.hand_size, first_seat=self.starter
         )
         """The penalty pile's top is its last card."""
-        self.tossed_pile: list[int] = []
+        self.tossed_pile = []
         self.card_lot = [0] * NUM_CARDS
         """Hidden cards by where they may be: lot 0 was dealt at the start of the round; lot k
         was the tossed pile shuffled into the k-th new penalty pile of the round."""
@@ -409,8 +420,8 @@ class SnailedIt:
         """How many of each seat's cards come from each lot (public: draws and plays are)."""
         self.turn = self.starter
         self.phase = PLAY
-        self.previous_colour: int | None = None
+        self.previous_colour = None
         self.same_colour_draw = False
-        self.last_play: tuple[int, int, int] | None = None
-        self.last_tosses: list[tuple[int, int]] = []
+        self.last_play = None
+        self.last_tosses = []
         self.fit_low = self.fit_high = -1

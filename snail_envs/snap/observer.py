@@ -232,9 +232,9 @@ class SnapObserver:
                 vector[last_calls + len(CALLS) * seat + call - 1] = 1.0
                 if game.last_correct[seat]:
                     vector[last_correct + seat] = 1.0
-        for seat, pile, card in game.just_flipped:
+        for seat, onto, card in game.just_flipped:
             vector[at["just_flipped"] + seat] = 1.0
-            if game.piles[pile] and game.piles[pile][-1] == card:
+            if game.piles[onto] and game.piles[onto][-1] == card:
                 vector[at["flipped_showing"] + seat] = 1.0
         if game.outcome is None and not game.truncated:
             if options.speed:

@@ -239,7 +239,8 @@ class SnapOptions:
                     "pictures and copies apply to match_key='picture' only; "
                     f"got pictures={self.pictures!r}, copies={self.copies!r}"
                 )
-            packs = (2 if n > MAX_PLAYERS_ONE_PACK else 1) if self.decks == "auto" else self.decks
+            auto_packs = 2 if n > MAX_PLAYERS_ONE_PACK else 1
+            packs = self.decks if isinstance(self.decks, int) else auto_packs
             if packs == 1 and n > MAX_PLAYERS_ONE_PACK:
                 raise ValueError(
                     "num_players must be from 2 to 6 with one pack (decks=1), up to 12 with "

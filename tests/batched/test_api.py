@@ -13,6 +13,7 @@ import pytest
 import snail_envs
 import snail_envs.batched
 from tests.hangs import error_without_hanging
+from tests.marks import slow
 
 ENGINES = sorted(snail_envs.batched.ENGINES)
 ELIMINATIONS = {"snap_v1"}
@@ -169,9 +170,9 @@ def test_numba_is_imported_only_by_the_engines_and_its_absence_is_explained(monk
     ("env_name", "opponents"),
     [
         ("snail_sprint_v0", {"random": 1, "heuristic": 3}),
-        ("pedzace_slimaki_v0", {"random": 1, "heuristic": 1}),
-        ("snailed_it_v0", {"random": 1, "heuristic": 1}),
-        ("snap_v1", {"random": 1, "heuristic": 1}),
+        slow("pedzace_slimaki_v0", {"random": 1, "heuristic": 1}),
+        slow("snailed_it_v0", {"random": 1, "heuristic": 1}),
+        slow("snap_v1", {"random": 1, "heuristic": 1}),
     ],
 )
 def test_maskable_ppo_trains_on_the_learner_vec_env(env_name: str, opponents) -> None:
@@ -374,6 +375,7 @@ def test_the_same_seed_seats_policy_players_where_in_kernel_players_would_sit(
     assert np.array_equal(kinds, plain.seating["kinds"] == 1)
 
 
+@pytest.mark.slow
 def test_a_tiny_batched_training_run(tmp_path) -> None:
     from training.config import load_config
     from training.train import train

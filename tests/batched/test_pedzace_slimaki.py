@@ -10,14 +10,15 @@ import pytest
 import snail_envs.batched
 from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
 from tests.batched.differential import run_differential, run_learner_replay
+from tests.marks import slow
 
 OPTION_SETS = [
     {},
-    {"num_players": 3, "rounds": 3},
+    slow({"num_players": 3, "rounds": 3}),
     {"num_players": 5, "snail_face_backwards": True, "reward": "points"},
     {"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40},
     {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
-    {"num_players": 4, "rounds": 3, "reward": "margin"},
+    slow({"num_players": 4, "rounds": 3, "reward": "margin"}),
 ]
 
 

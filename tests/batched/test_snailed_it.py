@@ -24,17 +24,18 @@ from snail_envs.snailed_it.rules import (
     play_action,
 )
 from tests.batched.differential import run_differential, run_learner_replay
+from tests.marks import slow
 from tests.snailed_it.scripted import card, deal
 
 # (options, games): 11,500 games in all. A default game is ~160 ticks of up to 5 acting seats,
 # each compared with the reference observer; smaller hands, lower targets and fewer rounds make
 # most of the games short, to keep this affordable.
 OPTION_SETS = [
-    ({}, 1_000),
-    ({"num_players": 6, "reward": "points", "max_rounds": 1}, 1_000),
-    ({"num_players": 2, "hand_size": 5, "target": 30, "max_turns": 60}, 1_000),
-    ({"num_players": 3, "target": 8}, 1_500),
-    ({"num_players": 5, "hand_size": 4, "max_rounds": 2}, 1_500),
+    slow({}, 1_000),
+    slow({"num_players": 6, "reward": "points", "max_rounds": 1}, 1_000),
+    slow({"num_players": 2, "hand_size": 5, "target": 30, "max_turns": 60}, 1_000),
+    slow({"num_players": 3, "target": 8}, 1_500),
+    slow({"num_players": 5, "hand_size": 4, "max_rounds": 2}, 1_500),
     ({"num_players": 4, "hand_size": 3, "target": 6}, 2_500),
     (
         {"num_players": 3, "hand_size": 6, "max_rounds": 1, "card_points": [3] * 18},

@@ -18,6 +18,7 @@ from snail_envs.batched.core import random_legal_actions
 from snail_envs.batched.snap import BELIEF_THRESHOLD, numpy_sum
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
+from tests.marks import slow
 
 # (options, games, patience): 16,600 games and 1,270 sessions in all. Random seats call at once
 # nearly always; patient ones (waiting with probability `patience`) let windows run their ticks
@@ -27,20 +28,20 @@ from tests.batched.differential import run_differential, run_learner_replay
 # from an empty pile while a match shows); two or more right calls of a kind in one tick are
 # common among random seats, so `same_tick="random"` draws often.
 OPTION_SETS = [
-    ({}, 2_000, 0.0),
-    ({"num_players": 3, "double": True, "slapjack": True, "reward": "points"}, 1_500, 0.0),
+    slow({}, 2_000, 0.0),
+    slow({"num_players": 3, "double": True, "slapjack": True, "reward": "points"}, 1_500, 0.0),
     ({"num_players": 2, "speed": True}, 1_000, 0.5),
-    ({"num_players": 3, "speed": True, "ruleset": "snap_pot", "max_flips": 300}, 800, 0.0),
-    ({"num_players": 4, "single_pile": True, "slapjack": True}, 800, 0.0),
-    ({"num_players": 3, "match_key": "picture", "pictures": 5, "copies": 7}, 1_000, 0.5),
-    ({"num_players": 4}, 800, 0.8),
-    (
+    slow({"num_players": 3, "speed": True, "ruleset": "snap_pot", "max_flips": 300}, 800, 0.0),
+    slow({"num_players": 4, "single_pile": True, "slapjack": True}, 800, 0.0),
+    slow({"num_players": 3, "match_key": "picture", "pictures": 5, "copies": 7}, 1_000, 0.5),
+    slow({"num_players": 4}, 800, 0.8),
+    slow(
         {"num_players": 2, "ruleset": "snap_pot", "double": True, "reward": "points"},
         600,
         0.0,
     ),
-    ({"num_players": 5, "ruleset": "snap_pot", "slapjack": True, "max_flips": 150}, 500, 0.5),
-    (
+    slow({"num_players": 5, "ruleset": "snap_pot", "slapjack": True, "max_flips": 150}, 500, 0.5),
+    slow(
         {
             "num_players": 4,
             "reaction_delay": (0, 1, 2, 1),
@@ -76,10 +77,10 @@ OPTION_SETS = [
         0.0,
     ),
     # margins: seats go out, and the mean of the others runs over the seats still in
-    ({"num_players": 4, "ruleset": "snap_pot", "max_flips": 300, "reward": "margin"}, 500, 0.3),
+    slow({"num_players": 4, "ruleset": "snap_pot", "max_flips": 300, "reward": "margin"}, 500, 0.3),
     ({"num_players": 3, "flipper_may_call": False, "double": True, "reward": "margin"}, 500, 0.5),
     ({"same_tick": "random", "refresh": "shuffle"}, 1_000, 0.0),
-    (
+    slow(
         {
             "num_players": 4,
             "ruleset": "snap_pot",
@@ -91,13 +92,13 @@ OPTION_SETS = [
         0.5,
     ),
     ({"num_players": 3, "speed": True, "same_tick": "random", "refresh": "shuffle"}, 500, 0.0),
-    ({"glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random", "refresh": "shuffle"}, 800, 0.5),
-    (
+    slow({"glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random", "refresh": "shuffle"}, 800, 0.5),
+    slow(
         {"num_players": 4, "single_pile": True, "slapjack": True, "glimpse_error": (0.5, 0.2)},
         500,
         0.5,
     ),
-    (
+    slow(
         {
             "num_players": 4,
             "ruleset": "snap_pot",
@@ -398,28 +399,34 @@ def heuristic_for(options: SnapOptions) -> SnapHeuristic:
             "same_tick": "random",
             "refresh": "shuffle",
         },
-        {
-            "num_players": 4,
-            "ruleset": "snap_pot",
-            "slapjack": True,
-            "glimpse_error": (0.6, 0.3, 0.0),
-            "same_tick": "random",
-            "refresh": "shuffle",
-        },
-        {
-            "num_players": 3,
-            "single_pile": True,
-            "slapjack": True,
-            "reaction_delay": (0, 1, 0),
-            "glimpse_error": (0.9, 0.5),
-        },
-        {
-            "num_players": 5,
-            "slapjack": True,
-            "reaction_ticks": 1,
-            "glimpse_error": (0.75,),
-            "flipper_may_call": False,
-        },
+        slow(
+            {
+                "num_players": 4,
+                "ruleset": "snap_pot",
+                "slapjack": True,
+                "glimpse_error": (0.6, 0.3, 0.0),
+                "same_tick": "random",
+                "refresh": "shuffle",
+            }
+        ),
+        slow(
+            {
+                "num_players": 3,
+                "single_pile": True,
+                "slapjack": True,
+                "reaction_delay": (0, 1, 0),
+                "glimpse_error": (0.9, 0.5),
+            }
+        ),
+        slow(
+            {
+                "num_players": 5,
+                "slapjack": True,
+                "reaction_ticks": 1,
+                "glimpse_error": (0.75,),
+                "flipper_may_call": False,
+            }
+        ),
     ],
     ids=str,
 )
@@ -507,7 +514,7 @@ class KernelRandom:
             },
             "random",
         ),
-        (
+        slow(
             {
                 "num_players": 4,
                 "single_pile": True,
@@ -517,7 +524,7 @@ class KernelRandom:
             },
             {"random": 1, "policy": 1},
         ),
-        (
+        slow(
             {
                 "num_players": 3,
                 "glimpse_error": (0.6, 0.3, 0.0),
@@ -527,7 +534,7 @@ class KernelRandom:
             },
             "heuristic",
         ),
-        (
+        slow(
             {
                 "num_players": 4,
                 "ruleset": "snap_pot",
@@ -538,7 +545,7 @@ class KernelRandom:
             },
             {"heuristic": 2, "random": 1, "policy": 1},
         ),
-        (
+        slow(
             {
                 "num_players": 3,
                 "ruleset": "snap_pot",
@@ -576,7 +583,7 @@ def test_the_learner_vec_env_follows_the_reference_game(options: dict, opponents
             },
             "heuristic",
         ),
-        (
+        slow(
             {
                 "num_players": 4,
                 "session": "best_of_5",

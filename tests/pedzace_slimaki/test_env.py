@@ -17,6 +17,7 @@ from snail_envs import pedzace_slimaki_v0
 from snail_envs.core import testing
 from snail_envs.pedzace_slimaki.observer import public_table
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
+from tests.marks import slow_cases
 
 GOLDEN = Path(__file__).parent / "golden"
 OPTION_SETS = [
@@ -90,10 +91,10 @@ RANDOM_PLAY = [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("options", "games"), RANDOM_PLAY, ids=str)
+@pytest.mark.parametrize(("options", "games"), [({}, 100), *slow_cases(RANDOM_PLAY)], ids=str)
 def test_random_play(options: dict, games: int) -> None:
-    """10,000 random games in all: spaces, masks, rewards, lengths and the invariant hold."""
+    """10,000 random games in all (100 in the quick case): spaces, masks, rewards, lengths and
+    the invariant hold."""
     report = testing.check_random_play(
         lambda: pedzace_slimaki_v0.env(**options), games=games, invariant=Invariant()
     )

@@ -15,6 +15,7 @@ from snail_envs import snail_sprint_v0
 from snail_envs.core import testing
 from snail_envs.snail_sprint.observer import OBSERVATION, STATE
 from snail_envs.snail_sprint.rules import ON_PODIUM
+from tests.marks import slow_cases
 
 GOLDEN = Path(__file__).parent / "golden"
 OPTION_SETS = [
@@ -63,10 +64,15 @@ def sprint_invariant(game) -> None:
 @pytest.mark.parametrize(
     ("options", "games"),
     [
-        ({"num_players": 2}, 3000),
-        ({"num_players": 3, "board": "B"}, 3000),
-        ({"num_players": 4, "tin_order": "shuffled", "tin_top_stacking": False}, 2000),
-        ({"num_players": 4, "reward": "points", "expose_forced_moves": True}, 2000),
+        ({"num_players": 2}, 200),
+        *slow_cases(
+            [
+                ({"num_players": 2}, 3000),
+                ({"num_players": 3, "board": "B"}, 3000),
+                ({"num_players": 4, "tin_order": "shuffled", "tin_top_stacking": False}, 2000),
+                ({"num_players": 4, "reward": "points", "expose_forced_moves": True}, 2000),
+            ]
+        ),
     ],
     ids=str,
 )

@@ -17,6 +17,7 @@ from snail_envs import snailed_it_v0
 from snail_envs.core import testing
 from snail_envs.snailed_it.observer import OBSERVATION
 from snail_envs.snailed_it.rules import PASS, TOSS, TOSS_WINDOW, card_name
+from tests.marks import slow_cases
 from tests.snailed_it.invariants import check_position
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -63,11 +64,11 @@ RANDOM_PLAY = [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("options", "games"), RANDOM_PLAY, ids=str)
+@pytest.mark.parametrize(("options", "games"), [({}, 20), *slow_cases(RANDOM_PLAY)], ids=str)
 def test_random_play_keeps_every_card_accounted_for(options: dict, games: int) -> None:
-    """10,000 random games in all: all 80 cards in exactly one place after every step, masks
-    equal to the rules, observations in bounds, returns within the declared range."""
+    """10,000 random games in all (20 in the quick case): all 80 cards in exactly one place after
+    every step, masks equal to the rules, observations in bounds, returns within the declared
+    range."""
     report = testing.check_random_play(
         lambda: snailed_it_v0.env(**options),
         games=games,

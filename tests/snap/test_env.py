@@ -17,6 +17,7 @@ from snail_envs.core import host, testing
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
+from tests.marks import slow, slow_cases
 from tests.snap.helpers import NoWindowOnAnUnchangedTable, deck_order, invariant
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -101,11 +102,11 @@ RANDOM_PLAY = [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("options", "games"), RANDOM_PLAY, ids=str)
+@pytest.mark.parametrize(("options", "games"), [({}, 40), *slow_cases(RANDOM_PLAY)], ids=str)
 def test_random_play_conserves_every_card(options: dict, games: int) -> None:
-    """Over 10,000 random games in all: every card of the deck is in exactly one stack, pile or
-    pool after every step; masks equal the rules; games end within the declared length."""
+    """Over 10,000 random games in all (40 in the quick case): every card of the deck is in
+    exactly one stack, pile or pool after every step; masks equal the rules; games end within
+    the declared length."""
     report = testing.check_random_play(
         lambda: snap_v1.env(**options),
         games=games,
@@ -169,12 +170,12 @@ def test_parallel_random_play(options: dict) -> None:
         ({"num_players": 3, "ruleset": "snap_pot", **SMALL_DECK}, 3),
         ({"num_players": 3, "speed": True}, 1),
         ({"num_players": 3, "single_pile": True, **SMALL_DECK}, 3),
-        ({"num_players": 3, "double": True, "slapjack": True}, 1),
+        slow({"num_players": 3, "double": True, "slapjack": True}, 1),
         ({"num_players": 3, "double": True, "refresh": "shuffle", **SMALL_DECK}, 3),
-        ({"num_players": 3, "glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random"}, 1),
+        slow({"num_players": 3, "glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random"}, 1),
         ({"num_players": 3, "glimpse_error": (0.7,), "single_pile": True, **SMALL_DECK}, 2),
         ({"glimpse_error": (0.6, 0.3), "refresh": "shuffle", **SMALL_DECK}, 3),
-        ({"num_players": 3, "session": "best_of_3", **SMALL_DECK}, 2),
+        slow({"num_players": 3, "session": "best_of_3", **SMALL_DECK}, 2),
     ],
     ids=str,
 )

@@ -414,6 +414,7 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_name", list(RUNS))
 def test_a_tiny_run_writes_checkpoints_and_its_policy(
     tiny_runs: dict[str, Any], env_name: str
@@ -435,6 +436,7 @@ def test_a_tiny_run_writes_checkpoints_and_its_policy(
     assert len(saved["iteration_seconds"]) == 2
 
 
+@pytest.mark.slow
 def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
     run = tiny_runs["out"] / "resumed" / "snap_v1-0-1"
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
@@ -442,6 +444,7 @@ def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
     assert [line["iteration"] for line in lines] == [3, 4]
 
 
+@pytest.mark.slow
 def test_a_run_starts_from_a_policy_of_train(tiny_runs: dict[str, Any]) -> None:
     """With a step size too small to change an action, the exported policy plays as the SB3
     policy it started from."""
@@ -456,6 +459,7 @@ def test_a_run_starts_from_a_policy_of_train(tiny_runs: dict[str, Any]) -> None:
     assert played == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_name", list(RUNS))
 def test_the_trained_policy_plays_legal_moves_in_a_tournament(
     tiny_runs: dict[str, Any], env_name: str
@@ -465,6 +469,7 @@ def test_the_trained_policy_plays_legal_moves_in_a_tournament(
     assert len(tournament.pairings[0].records) == 4  # an illegal move would have raised
 
 
+@pytest.mark.slow
 def test_runs_write_nothing_outside_their_folder(tiny_runs: dict[str, Any]) -> None:
     assert not any(tiny_runs["home"].iterdir())
     assert not tiny_runs["new_ray_traces"]

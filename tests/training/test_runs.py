@@ -188,6 +188,7 @@ def test_a_crafted_policy_runs_no_code_in_the_commands(tmp_path: Path, capsys) -
     assert not marker.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_signal_saves_a_checkpoint_and_the_summary(
     tmp_path: Path, stop: signal.Signals

@@ -228,6 +228,7 @@ def test_a_resumed_run_keeps_its_clone_anchor_and_best(two_stages: dict) -> None
     assert all(torch.equal(best[name], final[name]) for name in best)
 
 
+@pytest.mark.slow
 def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "training.train", "--env=snail_sprint_v0", *TINY]
     command += ["imitation.states=100000000", f"output_dir={tmp_path}"]
