@@ -10,6 +10,7 @@ import numpy as np
 
 from snail_envs.core.layout import Layout, Piece
 from snail_envs.snail_sprint.rules import (
+    FACTS,
     LAST_SPACE,
     NUM_SNAILS,
     ON_PODIUM,
@@ -18,7 +19,8 @@ from snail_envs.snail_sprint.rules import (
     SnailSprintOptions,
 )
 
-MAX_PLAYERS = 4
+MAX_PLAYERS = FACTS.max_players
+"""Pieces with one entry a seat have this many entries."""
 SPACES = LAST_SPACE + 1
 MAX_TOWER_LEVEL = NUM_SNAILS - 1
 
