@@ -39,7 +39,7 @@ PUBLIC_PIECES = (
         LAST_SPACE * NUM_SNAILS,
         "symbol s printed on space p (1–36): index 6·(p−1) + s",
     ),
-    Piece("num_players", MAX_PLAYERS - 1, "one-hot: 2, 3 or 4 players"),
+    Piece("num_players", MAX_PLAYERS - FACTS.min_players + 1, "one-hot: 2, 3 or 4 players"),
 )
 OBSERVATION = Layout(
     (
@@ -109,7 +109,7 @@ class SnailSprintObserver:
                 for symbol in track[space]
             ]
         ] = 1
-        vector[layout.offset("num_players") + self.num_players - 2] = 1
+        vector[layout.offset("num_players") + self.num_players - FACTS.min_players] = 1
         return vector
 
     @staticmethod
