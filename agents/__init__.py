@@ -15,6 +15,12 @@ Snailed It!, with the `batched` extra), `human`,
 `training.train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
 checkpoint folder of `training.rllib_train`, or its `policy.pt`; needs torch, not Ray).
 
+Every agent is made for one table: `make_agent(kind, env_name, seed, options)` names the
+environment and the options it was made with, so that no agent guesses the rules from what it
+sees. A heuristic is built for the rule options (`for_rules`), heuristic rollouts and opponent
+models inside a search alike; search agents plan in the environment they are handed, whose rules
+are the table's; a trained policy must have been trained on `env_name`.
+
 Trained policies load weights only: a file never runs code, whoever made it (`agents.weights`).
 A Stable-Baselines3 archive, which is a pickle, loads only with `trusted=True` (see `agents.ppo`).
 """
@@ -59,10 +65,10 @@ def make_agent(
     options: Mapping[str, Any] | None = None,
     trusted: bool = False,
 ) -> Any:
-    """An agent of `kind` for environment `env_name`, whose table has these `options` (the
-    environment's options; a heuristic that reads observations by the rules is told them).
-    `trusted`: `ppo:PATH` may also be a Stable-Baselines3 archive, whose loading runs any code
-    pickled in it."""
+    """An agent of `kind` for a table of environment `env_name` made with these `options` (the
+    environment's keywords; its rule options, all but `HOST_OPTIONS`, are what a heuristic is
+    built for). `trusted`: `ppo:PATH` may also be a Stable-Baselines3 archive, whose loading
+    runs any code pickled in it."""
     rules = {key: value for key, value in (options or {}).items() if key not in HOST_OPTIONS}
     name, _, argument = kind.partition(":")
     if name == "random":

@@ -32,8 +32,9 @@ import numpy as np
 from agents.base import SearchAgent
 from snail_envs.batched import engine_class
 from snail_envs.core.options import check_choice, check_int
+from snail_envs.registry import GAMES
 
-SEARCHABLE = ("snailed_it_v0",)
+SEARCHABLE = tuple(game.env_name for game in GAMES if game.searchable)
 """The environments whose batched engine can load a game in progress and roll it out."""
 
 

@@ -21,16 +21,12 @@ import pettingzoo
 from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
 from snail_envs.core.options import check_int
+from snail_envs.registry import GAMES
 
 __version__ = "0.2.0"
 
-ENV_NAMES: tuple[str, ...] = (
-    "snap_v1",
-    "snailed_it_v0",
-    "snail_sprint_v0",
-    "pedzace_slimaki_v0",
-)
-"""The environments of the library, by name."""
+ENV_NAMES: tuple[str, ...] = tuple(game.env_name for game in GAMES)
+"""The environments of the library, by name (from `snail_envs.registry`)."""
 
 RETIRED_NAMES: dict[str, str] = {"snap_v0": "snap_v1"}
 """Earlier versions of the environments, each with the version that replaced it."""
@@ -82,13 +78,21 @@ def make_parallel(name: str, **options: Any) -> Any:
     return _module(name).parallel_env(**options)
 
 
-def single_agent(name: str, **kwargs: Any) -> Any:
-    """A single-agent Gymnasium view of `name`: one learner seat, opponents played inside
-    (see `snail_envs.core.single_agent.SingleAgentEnv`)."""
+def single_agent(
+    name: str,
+    opponents: Any = None,
+    opponent_weights: Any = None,
+    seat: int | None = None,
+    render_mode: str | None = None,
+    **options: Any,
+) -> Any:
+    """A single-agent Gymnasium view of `name`, with rule and env options as keywords: one
+    learner seat, opponents played inside (see `snail_envs.core.single_agent.SingleAgentEnv`
+    for `opponents`, `opponent_weights` and `seat`)."""
     from snail_envs.core.single_agent import SingleAgentEnv
 
-    _module(name)
-    return SingleAgentEnv(name, **kwargs)
+    game = make(name, render_mode=render_mode, **options)
+    return SingleAgentEnv(game, opponents, opponent_weights, seat)
 
 
 def make_vec_env(name: str, num_envs: int, **kwargs: Any) -> Any:
@@ -118,8 +122,8 @@ for _name in available_env_names():
     if registry_id(_name) not in gymnasium.registry:
         gymnasium.register(
             registry_id(_name),
-            entry_point="snail_envs.core.single_agent:SingleAgentEnv",
-            kwargs={"env_name": _name},
+            entry_point="snail_envs:single_agent",
+            kwargs={"name": _name},
             disable_env_checker=True,
         )
 for _name in (*available_env_names(), *RETIRED_NAMES):

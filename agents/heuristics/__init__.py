@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
-from agents.heuristics.snail_sprint import SnailSprintHeuristic
-from agents.heuristics.snailed_it import SnailedItHeuristic
-from agents.heuristics.snap import SnapHeuristic
+from snail_envs.registry import GAMES, load_named
 
 HEURISTICS: dict[str, type] = {
-    "pedzace_slimaki_v0": PedzaceSlimakiHeuristic,
-    "snail_sprint_v0": SnailSprintHeuristic,
-    "snailed_it_v0": SnailedItHeuristic,
-    "snap_v1": SnapHeuristic,
+    game.env_name: load_named(game.heuristic) for game in GAMES if game.heuristic
 }
-"""The heuristic player of each environment, by environment name."""
+"""The heuristic player of each environment, by environment name (from the game's facts)."""

@@ -22,17 +22,13 @@ game kernels that call them compile again.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from typing import Any
 
-ENGINES: dict[str, str] = {
-    "snail_sprint_v0": "snail_envs.batched.snail_sprint:SnailSprintBatch",
-    "pedzace_slimaki_v0": "snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
-    "snailed_it_v0": "snail_envs.batched.snailed_it:SnailedItBatch",
-    "snap_v1": "snail_envs.batched.snap:SnapBatch",
-}
-"""The batched engine of each environment that has one."""
+from snail_envs.registry import GAMES, load_named
+
+ENGINES: dict[str, str] = {game.env_name: game.engine for game in GAMES if game.engine}
+"""The batched engine (`module:class`) of each environment that has one, from its facts."""
 
 
 def require_numba() -> None:
@@ -52,8 +48,7 @@ def engine_class(name: str) -> Any:
         snail_envs._module(name)
         raise ValueError(f"{name} has no batched engine yet; batched engines: {', '.join(ENGINES)}")
     require_numba()
-    module, _, cls = ENGINES[name].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    return load_named(ENGINES[name])
 
 
 def make(name: str, num_envs: int, **options: Any) -> Any:

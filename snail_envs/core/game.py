@@ -97,10 +97,14 @@ class Observer(Protocol):
 
 @dataclass(frozen=True)
 class GameInfo:
-    """Facts about a game, declared once and used by the adapters and the generic tests."""
+    """Facts about a game, declared once beside its rules (`FACTS` in `<game>/rules.py`) and
+    read there by the rules, the observer, the environment, the generic tests and the registry
+    (`snail_envs.registry`)."""
 
     env_name: str
+    """The environment's name and module (`snap_v1`: `snail_envs.snap_v1`)."""
     title: str
+    """The game's name as its box prints it."""
     min_players: int
     max_players: int
     num_actions: int
@@ -112,6 +116,13 @@ class GameInfo:
     simultaneous: bool
     points_names: tuple[str, ...] = ()
     """Other names the game gives its `reward="points"` signal (Snap: "cards")."""
+    engine: str | None = None
+    """The game's batched engine (`snail_envs.batched`), as `module:class`; None if it has none."""
+    searchable: bool = False
+    """Whether that engine loads a game in progress and rolls it out with its heuristic, as
+    the rollout search (`agents.rollout_search`) needs."""
+    heuristic: str | None = None
+    """The game's hand-written player (`agents.heuristics`), as `module:class`; None if none."""
 
 
 @dataclass(frozen=True)

@@ -72,8 +72,8 @@ class RandomOpponent:
 class SingleAgentEnv(gymnasium.Env):
     """One seat of a snail_envs game as a Gymnasium environment (see the module docstring).
 
-    `env_name` names the game (its options follow as keywords), or is an AEC environment of the
-    library already built."""
+    `game` is an AEC environment of the library (`snail_envs.single_agent` builds one by name,
+    with its options); the view renders as it does."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": list(RENDER_MODES),
@@ -82,23 +82,14 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(
         self,
-        env_name: str | Any,
+        game: Any,
         opponents: Opponent | Sequence[Opponent] | None = None,
         opponent_weights: Sequence[float] | None = None,
         seat: int | None = None,
-        render_mode: str | None = None,
-        **options: Any,
     ) -> None:
-        if isinstance(env_name, str):
-            import snail_envs
-
-            self.game = snail_envs.make(env_name, render_mode=render_mode, **options)
-        elif options or render_mode is not None:
-            raise ValueError("options and render_mode go to the environment's own constructor")
-        else:
-            self.game = env_name
-        self.env_name = self.game.metadata["name"]
-        self.render_mode = render_mode
+        self.game = game
+        self.env_name = game.metadata["name"]
+        self.render_mode = game.render_mode
         if opponents is None:
             opponents = [RandomOpponent()]
         elif callable(opponents):

@@ -322,12 +322,10 @@ def _assert_same_observation(seen: dict, other: dict, agent: str) -> None:
 # --------------------------------------------------------------------------- determinism
 
 
-def game_digest(env_name: str, options: dict[str, Any], seed: int) -> str:
+def game_digest(make_env: EnvFactory, seed: int) -> str:
     """A fingerprint of one seeded game played with seeded random actions: every agent,
     action, reward and observation, in order."""
-    import snail_envs
-
-    env = snail_envs.make(env_name, **options)
+    env = make_env()
     env.reset(seed=seed)
     digest = hashlib.sha256()
     rng = random.Random(seed)
@@ -349,18 +347,20 @@ def game_digest(env_name: str, options: dict[str, Any], seed: int) -> str:
 
 
 def digests_in_subprocess(
-    env_name: str, options: dict[str, Any], seeds: list[int], hash_seed: int
+    module: Any, options: dict[str, Any], seeds: list[int], hash_seed: int
 ) -> list[str]:
-    """`game_digest` for each seed, computed in a fresh interpreter with PYTHONHASHSEED set."""
+    """`game_digest` for each seed of `module.env(**options)` (an env module, such as
+    `snail_envs.snap_v1`), computed in a fresh interpreter with PYTHONHASHSEED set."""
     code = (
-        "import json, sys\n"
+        "import importlib, json, sys\n"
         "from snail_envs.core.testing import game_digest\n"
         "name, options, seeds = json.loads(sys.argv[1])\n"
-        "print(json.dumps([game_digest(name, options, s) for s in seeds]))\n"
+        "module = importlib.import_module(name)\n"
+        "print(json.dumps([game_digest(lambda: module.env(**options), s) for s in seeds]))\n"
     )
     environment = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
     result = subprocess.run(
-        [sys.executable, "-c", code, json.dumps([env_name, options, seeds])],
+        [sys.executable, "-c", code, json.dumps([module.__name__, options, seeds])],
         capture_output=True,
         text=True,
         env=environment,
@@ -369,11 +369,11 @@ def digests_in_subprocess(
     return json.loads(result.stdout)
 
 
-def check_determinism(env_name: str, options: dict[str, Any], seeds: list[int]) -> None:
-    """Same seed and actions give the same game in two processes with different hash seeds;
-    different seeds give different games."""
-    first = digests_in_subprocess(env_name, options, seeds, hash_seed=1)
-    second = digests_in_subprocess(env_name, options, seeds, hash_seed=2)
+def check_determinism(module: Any, options: dict[str, Any], seeds: list[int]) -> None:
+    """Same seed and actions give the same game of env module `module` in two processes with
+    different hash seeds; different seeds give different games."""
+    first = digests_in_subprocess(module, options, seeds, hash_seed=1)
+    second = digests_in_subprocess(module, options, seeds, hash_seed=2)
     assert first == second, "the same seed gave different games in two processes"
     assert len(set(first)) == len(seeds), "different seeds gave the same game"
 
@@ -448,11 +448,15 @@ _EXPECTED_PETTINGZOO_WARNINGS = (
 
 def check_docstring(module: Any) -> None:
     """The env module's docstring is its spec table: it shows the observation and state
-    layouts exactly as the observer builds them, and names every option."""
+    layouts exactly as the observer builds them, names every option, and gives the player range
+    of the game's facts."""
     import dataclasses
 
     doc = module.__doc__ or ""
     spec = module.SPEC
+    info, default = spec.info, spec.options_class()
+    players = f"| `num_players` | {default.num_players} | {info.min_players}–{info.max_players}"
+    assert players in doc, f"the options table's num_players row differs from {players!r}"
     observer = spec.new_observer(spec.options_class())
     for layout in (observer.observation_layout, observer.state_layout):
         assert layout.table() in doc, "the docstring's layout table differs from the observer's"
@@ -462,31 +466,17 @@ def check_docstring(module: Any) -> None:
     assert "Version history" in doc
 
 
-# --------------------------------------------------------------------------- presets
-
-
-def rule_presets(game: str) -> list[Any]:
-    """The YAML presets of rule options in `configs/<game>/` of a source checkout (training
-    configs, `ppo*.yaml`, are not rule presets)."""
-    from pathlib import Path
-
-    folder = Path(__file__).resolve().parents[2] / "configs" / game
-    return sorted(p for p in folder.glob("*.yaml") if not p.name.startswith("ppo"))
-
-
 # --------------------------------------------------------------------------- golden traces
 
 
-def playthrough(env_name: str, options: dict[str, Any], seed: int) -> str:
-    """A human-readable trace of one seeded game with seeded random actions: the table before
-    every decision, the action by name, and the rewards. Any change of behaviour shows up in a
-    diff of this text."""
-    import snail_envs
-
-    env = snail_envs.make(env_name, render_mode="ansi", **options)
+def playthrough(module: Any, options: dict[str, Any], seed: int) -> str:
+    """A human-readable trace of one seeded game of env module `module` (such as
+    `snail_envs.snap_v1`) with seeded random actions: the table before every decision, the
+    action by name, and the rewards. Any change of behaviour shows up in a diff of this text."""
+    env = module.env(render_mode="ansi", **options)
     env.reset(seed=seed)
     rng = random.Random(seed)
-    lines = [f"# {env_name} {json.dumps(options, sort_keys=True)} seed={seed}"]
+    lines = [f"# {env.metadata['name']} {json.dumps(options, sort_keys=True)} seed={seed}"]
     for agent in env.agent_iter():
         observation, reward, terminated, truncated, _ = env.last()
         if terminated or truncated:

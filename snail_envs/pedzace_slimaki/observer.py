@@ -18,6 +18,7 @@ import numpy as np
 from snail_envs.core.layout import Layout, Piece
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
+    FACTS,
     MAX_BOARD_LENGTH,
     MAX_PLAYERS,
     MIN_BOARD_LENGTH,
@@ -63,7 +64,11 @@ class PedzaceSlimakiObserver:
                 Piece("turn", MAX_PLAYERS, turn_meaning),
                 Piece("race", MAX_RACES, "one-hot: the race being run (1–3)"),
                 Piece("three_races", 1, "1 when the game is three races (`rounds=3`)"),
-                Piece("num_players", MAX_PLAYERS - 1, "one-hot: 2, 3, 4 or 5 players"),
+                Piece(
+                    "num_players",
+                    MAX_PLAYERS - FACTS.min_players + 1,
+                    "one-hot: 2, 3, 4 or 5 players",
+                ),
             )
 
         self.observation_layout = Layout(
@@ -114,7 +119,7 @@ class PedzaceSlimakiObserver:
         for leaf, mushroom in enumerate(game.is_mushroom):
             vector[mushrooms + leaf] = mushroom
         vector[layout.offset("three_races")] = self.rounds == MAX_RACES
-        vector[layout.offset("num_players") + self.num_players - 2] = 1
+        vector[layout.offset("num_players") + self.num_players - FACTS.min_players] = 1
         return vector
 
     def _write_table(

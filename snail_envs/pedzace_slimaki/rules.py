@@ -79,7 +79,7 @@ from enum import IntEnum
 
 from snail_envs.core.chance import Chance
 from snail_envs.core.dice import Die
-from snail_envs.core.game import Outcome
+from snail_envs.core.game import GameInfo, Outcome
 from snail_envs.core.options import (
     check_bool,
     check_choice,
@@ -162,7 +162,7 @@ class PedzaceSlimakiOptions:
     """The cards as pairs of snail indices."""
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, 2, MAX_PLAYERS)
+        check_int("num_players", self.num_players, FACTS.min_players, FACTS.max_players)
         check_int("board_length", self.board_length, MIN_BOARD_LENGTH, MAX_BOARD_LENGTH)
         last = self.board_length
         mushrooms = self.mushrooms
@@ -210,10 +210,38 @@ class PedzaceSlimakiOptions:
 
     def max_points(self) -> float:
         """An upper bound on one seat's points over a whole game (infinite without `max_turns`)."""
-        if self.max_turns is None:
-            return float("inf")
-        per_race = 1 + 2 * max(self.place_points)
-        return float(MAX_PUSHED * self.max_turns + self.rounds * per_race)
+        return most_points(self.max_turns, self.rounds, self.place_points)
+
+
+def most_points(max_turns: int | None, rounds: int, place_points: Sequence[int]) -> float:
+    """An upper bound on one seat's points over a game of at most `max_turns` turns (infinite
+    without a limit): every move pushes the most snails, every race pays the best place."""
+    if max_turns is None:
+        return float("inf")
+    per_race = 1 + 2 * max(place_points)
+    return float(MAX_PUSHED * max_turns + rounds * per_race)
+
+
+FACTS = GameInfo(
+    env_name="pedzace_slimaki_v0",
+    title="Pędzące Ślimaki",
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    num_actions=NUM_SNAILS,
+    max_game_length=DEFAULT_MAX_TURNS,
+    points_range=(
+        0.0,
+        most_points(
+            PedzaceSlimakiOptions.max_turns,
+            PedzaceSlimakiOptions.rounds,
+            PedzaceSlimakiOptions.place_points,
+        ),
+    ),
+    hidden_information=True,
+    simultaneous=False,
+    engine="snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
+    heuristic="agents.heuristics.pedzace_slimaki:PedzaceSlimakiHeuristic",
+)
 
 
 @dataclass(frozen=True)

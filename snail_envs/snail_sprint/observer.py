@@ -10,6 +10,7 @@ import numpy as np
 
 from snail_envs.core.layout import Layout, Piece
 from snail_envs.snail_sprint.rules import (
+    FACTS,
     LAST_SPACE,
     NUM_SNAILS,
     ON_PODIUM,
@@ -18,7 +19,8 @@ from snail_envs.snail_sprint.rules import (
     SnailSprintOptions,
 )
 
-MAX_PLAYERS = 4
+MAX_PLAYERS = FACTS.max_players
+"""Pieces with one entry a seat have this many entries."""
 SPACES = LAST_SPACE + 1
 MAX_TOWER_LEVEL = NUM_SNAILS - 1
 
@@ -37,7 +39,7 @@ PUBLIC_PIECES = (
         LAST_SPACE * NUM_SNAILS,
         "symbol s printed on space p (1–36): index 6·(p−1) + s",
     ),
-    Piece("num_players", MAX_PLAYERS - 1, "one-hot: 2, 3 or 4 players"),
+    Piece("num_players", MAX_PLAYERS - FACTS.min_players + 1, "one-hot: 2, 3 or 4 players"),
 )
 OBSERVATION = Layout(
     (
@@ -107,7 +109,7 @@ class SnailSprintObserver:
                 for symbol in track[space]
             ]
         ] = 1
-        vector[layout.offset("num_players") + self.num_players - 2] = 1
+        vector[layout.offset("num_players") + self.num_players - FACTS.min_players] = 1
         return vector
 
     @staticmethod

@@ -57,7 +57,7 @@ from enum import IntEnum
 
 from snail_envs.core.chance import Chance
 from snail_envs.core.dice import Die
-from snail_envs.core.game import Outcome
+from snail_envs.core.game import GameInfo, Outcome
 from snail_envs.core.options import check_bool, check_choice, check_int, check_optional_int
 from snail_envs.snail_sprint.boards import BOARD_SPACES, RACE_CARDS, SNAIL_LETTERS, TIN_SPACES
 
@@ -128,7 +128,7 @@ class SnailSprintOptions:
     cards: tuple[frozenset[int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, 2, 4)
+        check_int("num_players", self.num_players, FACTS.min_players, FACTS.max_players)
         if isinstance(self.board, str):
             check_choice("board", self.board, BOARDS)
             spaces = BOARD_SPACES[self.board].split()
@@ -153,6 +153,21 @@ class SnailSprintOptions:
         object.__setattr__(self, "race_cards", cards)
         object.__setattr__(self, "board_spaces", tuple(map(parse_symbols, spaces)))
         object.__setattr__(self, "cards", tuple(map(parse_symbols, cards)))
+
+
+FACTS = GameInfo(
+    env_name="snail_sprint_v0",
+    title="Snail Sprint!",
+    min_players=2,
+    max_players=4,
+    num_actions=NUM_SNAILS,
+    max_game_length=3 * 37 + 3 * 36,
+    points_range=(0.0, 6.0),
+    hidden_information=True,
+    simultaneous=False,
+    engine="snail_envs.batched.snail_sprint:SnailSprintBatch",
+    heuristic="agents.heuristics.snail_sprint:SnailSprintHeuristic",
+)
 
 
 @dataclass(frozen=True)

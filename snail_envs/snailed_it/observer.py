@@ -12,6 +12,7 @@ import numpy as np
 
 from snail_envs.core.layout import Layout, Piece
 from snail_envs.snailed_it.rules import (
+    FACTS,
     NUM_CARDS,
     NUM_COLOURS,
     NUM_VALUES,
@@ -21,8 +22,8 @@ from snail_envs.snailed_it.rules import (
     SnailedItOptions,
 )
 
-MAX_PLAYERS = 6
-MIN_PLAYERS = 2
+MIN_PLAYERS, MAX_PLAYERS = FACTS.min_players, FACTS.max_players
+"""The player range: pieces with one entry a seat have `MAX_PLAYERS` entries."""
 CARD_SCALE = NUM_CARDS
 """Counts of cards (hand and pile sizes) are divided by 72, the number of number cards."""
 

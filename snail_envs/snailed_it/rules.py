@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
-from snail_envs.core.game import Outcome
+from snail_envs.core.game import GameInfo, Outcome
 from snail_envs.core.options import check_int, check_optional_int, is_int
 
 COLOURS = ("orange", "yellow", "blue", "pink")
@@ -142,7 +142,7 @@ class SnailedItOptions:
     max_turns: int | None = None
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, 2, 6)
+        check_int("num_players", self.num_players, FACTS.min_players, FACTS.max_players)
         check_int("hand_size", self.hand_size, 1, NUM_CARDS // self.num_players)
         check_int("target", self.target, 1)
         check_int("max_rounds", self.max_rounds, 1)
@@ -159,6 +159,28 @@ class SnailedItOptions:
                 f"got {points!r}"
             )
         object.__setattr__(self, "card_points", tuple(int(p) for p in points))
+
+
+MAX_TURNS_PER_ROUND = NUM_CARDS
+"""Every turn leaves one more number card on the rows until the round ends."""
+MAX_TOSS_TICKS = NUM_VALUES - 2 + 1
+"""A gap fits at most 16 cards, each tossed at most once per window, then one tick of passes."""
+MAX_ROUND_POINTS = sum(DEFAULT_CARD_POINTS) * 4
+
+FACTS = GameInfo(
+    env_name="snailed_it_v0",
+    title="Snailed It!",
+    min_players=2,
+    max_players=6,
+    num_actions=NUM_ACTIONS,
+    max_game_length=SnailedItOptions.max_rounds * MAX_TURNS_PER_ROUND * (1 + MAX_TOSS_TICKS * 5),
+    points_range=(-float(SnailedItOptions.target - 1 + MAX_ROUND_POINTS), 0.0),
+    hidden_information=True,
+    simultaneous=True,
+    engine="snail_envs.batched.snailed_it:SnailedItBatch",
+    searchable=True,
+    heuristic="agents.heuristics.snailed_it:SnailedItHeuristic",
+)
 
 
 class SnailedIt:

@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 from snail_envs.core.aec import SnailAECEnv
-from snail_envs.core.game import GameInfo, GameSpec
+from snail_envs.core.game import GameSpec
 from snail_envs.core.parallel import SnailParallelEnv
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.render import render_ansi, render_rgb
-from snail_envs.snap.rules import DEFAULT_MAX_TICKS, MAX_PLAYERS, NUM_ACTIONS, Snap, SnapOptions
+from snail_envs.snap.rules import FACTS, Snap, SnapOptions
 
 SPEC = GameSpec(
-    info=GameInfo(
-        env_name="snap_v1",
-        title="Snap",
-        min_players=2,
-        max_players=MAX_PLAYERS,
-        num_actions=NUM_ACTIONS,
-        max_game_length=DEFAULT_MAX_TICKS * MAX_PLAYERS,
-        points_range=(-1.0, 1.0),
-        hidden_information=True,
-        simultaneous=True,
-        points_names=("cards",),
-    ),
+    info=FACTS,
     options_class=SnapOptions,
     new_game=Snap,
     new_observer=SnapObserver,

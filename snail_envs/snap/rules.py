@@ -152,7 +152,7 @@ from dataclasses import dataclass, field
 
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
-from snail_envs.core.game import Outcome
+from snail_envs.core.game import GameInfo, Outcome
 from snail_envs.core.options import check_bool, check_choice, check_int, check_optional_int
 
 WAIT, SNAP, SNAP_POOL, SLAP = range(4)
@@ -177,6 +177,21 @@ DEFAULT_MAX_TICKS = 10_000
 NO_KEY = -1
 SEEN, NEVER_SEEN = 0, 1
 """`Snap.hidden_group` of a card every seat can follow, and of a card never turned face up."""
+
+FACTS = GameInfo(
+    env_name="snap_v1",
+    title="Snap",
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    num_actions=NUM_ACTIONS,
+    max_game_length=DEFAULT_MAX_TICKS * MAX_PLAYERS,
+    points_range=(-1.0, 1.0),
+    hidden_information=True,
+    simultaneous=True,
+    points_names=("cards",),
+    engine="snail_envs.batched.snap:SnapBatch",
+    heuristic="agents.heuristics.snap:SnapHeuristic",
+)
 
 
 @dataclass(frozen=True)
@@ -213,7 +228,7 @@ class SnapOptions:
     """`reaction_delay` with one entry a seat."""
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, 2, MAX_PLAYERS)
+        check_int("num_players", self.num_players, FACTS.min_players, FACTS.max_players)
         check_choice("ruleset", self.ruleset, RULESETS)
         check_choice("match_key", self.match_key, MATCH_KEYS)
         check_choice("decks", self.decks, DECKS)
@@ -243,8 +258,9 @@ class SnapOptions:
             packs = self.decks if isinstance(self.decks, int) else auto_packs
             if packs == 1 and n > MAX_PLAYERS_ONE_PACK:
                 raise ValueError(
-                    "num_players must be from 2 to 6 with one pack (decks=1), up to 12 with "
-                    f"two (decks=2 or 'auto'); got {n}"
+                    f"num_players must be from {FACTS.min_players} to {MAX_PLAYERS_ONE_PACK} with "
+                    f"one pack (decks=1), up to {FACTS.max_players} with two (decks=2 or 'auto'); "
+                    f"got {n}"
                 )
             keys, copies = len(RANKS), len(SUITS) * packs
             card_keys = tuple((card % PACK) // len(SUITS) for card in range(PACK * packs))

@@ -46,7 +46,7 @@ def random_states(env_name: str, count: int, seed: int = 0, **options: object):
 @pytest.mark.parametrize("env_name", sorted(HEURISTICS))
 @pytest.mark.parametrize("kind", ["random", "heuristic", "ismcts:10"])
 def test_agents_choose_only_legal_actions(env_name: str, kind: str) -> None:
-    player = make_agent(kind, env_name, seed=1)
+    player = make_agent(kind, env_name, seed=1, options={"num_players": 3})
     count = 30 if kind.startswith("ismcts") else 400
     for env, agent in random_states(env_name, count, num_players=3):
         assert choose_action(player, env, agent) in env.unwrapped.legal_actions(agent)
@@ -249,6 +249,28 @@ def test_ismcts_spec_names_its_rollout_policy() -> None:
     assert make_agent("ismcts:9:margin:model", "pedzace_slimaki_v0").value == "margin"
     with pytest.raises(ValueError, match="points or for the margin, not both"):
         make_agent("ismcts:9:points:margin", "pedzace_slimaki_v0")
+
+
+class ToldHeuristic:
+    """A heuristic that remembers the rule options it was built for."""
+
+    def __init__(self, rules: dict) -> None:
+        self.rules = rules
+
+    @classmethod
+    def for_rules(cls, rule_options) -> ToldHeuristic:
+        return cls(dict(rule_options))
+
+
+def test_every_heuristic_is_told_the_tables_rules(monkeypatch) -> None:
+    """make_agent builds a heuristic for the rule options of its table, host options left out,
+    also inside a search (heuristic rollouts, the opponent model)."""
+    monkeypatch.setitem(HEURISTICS, "snail_sprint_v0", ToldHeuristic)
+    table = {"num_players": 3, "tin_order": "reversed", "reward": "points", "render_mode": None}
+    rules = {"num_players": 3, "tin_order": "reversed"}
+    assert make_agent("heuristic", "snail_sprint_v0", options=table).rules == rules
+    searcher = make_agent("ismcts:9:heuristic:model", "snail_sprint_v0", options=table)
+    assert searcher.rollout.rules == searcher.opponents.rules == rules
 
 
 def test_a_margin_is_the_points_gained_less_the_others_mean() -> None:

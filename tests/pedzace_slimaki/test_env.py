@@ -18,6 +18,7 @@ from snail_envs.core import testing
 from snail_envs.pedzace_slimaki.observer import public_table
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
 from tests.marks import slow_cases
+from tests.presets import rule_presets
 
 GOLDEN = Path(__file__).parent / "golden"
 OPTION_SETS = [
@@ -146,7 +147,7 @@ def test_resampling_keeps_the_seats_card_and_redeals_the_others() -> None:
 
 def test_determinism_across_processes() -> None:
     testing.check_determinism(
-        "pedzace_slimaki_v0", {"num_players": 4, "snail_face_backwards": True}, [0, 1, 2]
+        pedzace_slimaki_v0, {"num_players": 4, "snail_face_backwards": True}, [0, 1, 2]
     )
 
 
@@ -357,11 +358,11 @@ def test_pickled_env_before_reset_works() -> None:
 def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
     golden(
-        GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("pedzace_slimaki_v0", options, seed)
+        GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough(pedzace_slimaki_v0, options, seed)
     )
 
 
-PRESETS = testing.rule_presets("pedzace_slimaki")
+PRESETS = rule_presets("pedzace_slimaki")
 
 
 def test_there_are_presets_for_every_variant() -> None:

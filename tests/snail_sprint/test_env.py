@@ -16,6 +16,7 @@ from snail_envs.core import testing
 from snail_envs.snail_sprint.observer import OBSERVATION, STATE
 from snail_envs.snail_sprint.rules import ON_PODIUM
 from tests.marks import slow_cases
+from tests.presets import rule_presets
 
 GOLDEN = Path(__file__).parent / "golden"
 OPTION_SETS = [
@@ -42,7 +43,7 @@ def test_docstring_is_the_spec_table() -> None:
 )
 def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
-    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("snail_sprint_v0", options, seed))
+    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough(snail_sprint_v0, options, seed))
 
 
 def sprint_invariant(game) -> None:
@@ -110,9 +111,9 @@ def test_no_hidden_information_leaks() -> None:
 
 
 def test_same_seed_same_game_in_any_process_and_different_seeds_differ() -> None:
-    testing.check_determinism("snail_sprint_v0", {"num_players": 3}, seeds=[0, 1, 2, 3])
+    testing.check_determinism(snail_sprint_v0, {"num_players": 3}, seeds=[0, 1, 2, 3])
     testing.check_determinism(
-        "snail_sprint_v0", {"num_players": 4, "tin_order": "shuffled"}, seeds=[5, 6]
+        snail_sprint_v0, {"num_players": 4, "tin_order": "shuffled"}, seeds=[5, 6]
     )
 
 
@@ -206,7 +207,7 @@ def test_rgb_array_is_an_image() -> None:
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 5
 
 
-@pytest.mark.parametrize("preset", testing.rule_presets("snail_sprint"), ids=lambda p: p.stem)
+@pytest.mark.parametrize("preset", rule_presets("snail_sprint"), ids=lambda p: p.stem)
 def test_config_presets_make_playable_games(preset: Path) -> None:
     options = yaml.safe_load(preset.read_text())
     report = testing.check_random_play(lambda: snail_envs.make("snail_sprint_v0", **options), 20)

@@ -18,10 +18,11 @@ from snail_envs.core import testing
 from snail_envs.snailed_it.observer import OBSERVATION
 from snail_envs.snailed_it.rules import PASS, TOSS, TOSS_WINDOW, card_name
 from tests.marks import slow_cases
+from tests.presets import rule_presets
 from tests.snailed_it.invariants import check_position
 
 GOLDEN = Path(__file__).parent / "golden"
-PRESETS = testing.rule_presets("snailed_it")
+PRESETS = rule_presets("snailed_it")
 OPTION_SETS = [
     {},
     {"num_players": 3, "reward": "points"},
@@ -119,7 +120,7 @@ def test_no_hidden_information_leaks() -> None:
 
 
 def test_determinism_across_processes() -> None:
-    testing.check_determinism("snailed_it_v0", {"num_players": 4}, seeds=[0, 1, 2])
+    testing.check_determinism(snailed_it_v0, {"num_players": 4}, seeds=[0, 1, 2])
 
 
 def test_copies_continue_like_the_original() -> None:
@@ -441,4 +442,4 @@ def test_observation_shows_own_hand_and_relative_seats() -> None:
 )
 def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
-    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("snailed_it_v0", options, seed))
+    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough(snailed_it_v0, options, seed))

@@ -18,6 +18,7 @@ from snail_envs.core.chance import ScriptedChance
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
 from tests.marks import slow, slow_cases
+from tests.presets import rule_presets
 from tests.snap.helpers import NoWindowOnAnUnchangedTable, deck_order, invariant
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -196,11 +197,11 @@ def test_resampling_mid_tick_hides_the_choices_already_made() -> None:
 
 @pytest.mark.slow
 def test_determinism_across_processes_and_different_seeds_differ() -> None:
-    testing.check_determinism("snap_v1", {}, [0, 1, 2])
-    testing.check_determinism("snap_v1", {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
+    testing.check_determinism(snap_v1, {}, [0, 1, 2])
+    testing.check_determinism(snap_v1, {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
     noisy = {"same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.6, 0.3)}
-    testing.check_determinism("snap_v1", noisy, [5, 6])
-    testing.check_determinism("snap_v1", {"num_players": 3, "session": "best_of_3"}, [7])
+    testing.check_determinism(snap_v1, noisy, [5, 6])
+    testing.check_determinism(snap_v1, {"num_players": 3, "session": "best_of_3"}, [7])
 
 
 def test_different_seeds_deal_different_games() -> None:
@@ -481,7 +482,7 @@ def test_penalize_ends_the_game_on_an_illegal_action() -> None:
 # --------------------------------------------------------------------------- presets, goldens
 
 
-PRESETS = testing.rule_presets("snap")
+PRESETS = rule_presets("snap")
 
 
 def test_every_variant_has_a_preset() -> None:
@@ -534,7 +535,7 @@ GOLDENS = [
 def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
     name = "".join(c for c in name if c.isalnum() or c in "-_")
-    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough("snap_v1", options, seed))
+    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough(snap_v1, options, seed))
 
 
 def test_reward_cards_is_the_card_share_shaping() -> None:
