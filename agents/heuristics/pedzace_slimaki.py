@@ -78,6 +78,7 @@ def rule_parameters(
 
 
 def snail_leaf(observation: Sequence[float], parameters: Sequence[int], snail: int) -> int:
+    """The leaf `snail` stands on."""
     leaves = parameters[LAST_LEAF] + 1
     row = parameters[SNAIL_LEAVES] + leaves * snail
     for leaf in range(leaves):
@@ -220,9 +221,19 @@ def expected_places(parameters: Sequence[int], leaves: Sequence[int], guesses: l
     """A rough guess of each snail's place points at the end of a race still running (see
     `PedzaceSlimakiHeuristic`)."""
     first, second, rear = parameters[FIRST_PLACE], parameters[SECOND_PLACE], parameters[LAST_PLACE]
-    order = sorted(leaves)
-    low, second_low = order[0], order[1]
-    second_high, high = order[NUM_SNAILS - 2], order[NUM_SNAILS - 1]
+    # the two rearmost and the two foremost leaves (no sort: compiled, sorting costs most)
+    low, high = min(leaves[0], leaves[1]), max(leaves[0], leaves[1])
+    second_low, second_high = high, low
+    for snail in range(2, NUM_SNAILS):
+        leaf = leaves[snail]
+        if leaf < low:
+            low, second_low = leaf, low
+        elif leaf < second_low:
+            second_low = leaf
+        if leaf > high:
+            high, second_high = leaf, high
+        elif leaf > second_high:
+            second_high = leaf
     progress = high / parameters[LAST_LEAF]
     per_leaf = first * (0.01 + 0.07 * progress)
     alone_at_back = rear * progress * progress * 2 / 3
