@@ -16,8 +16,9 @@ The kernels are compiled by numba (`pip install -e ".[batched]"`) on first use, 
 start unless cached: numba caches them on disk beside the modules (or in `NUMBA_CACHE_DIR`).
 Importing `snail_envs` does not import numba. Numba checks a cached kernel against its own
 source file only: after editing `chance.py` or `core.py` (or `MAX_DEALS` in
-`snail_envs/core/options.py`) in a checkout, delete `snail_envs/batched/__pycache__` so that the
-game kernels that call them compile again.
+`snail_envs/core/options.py`, or a strategy the kernels compile from `agents/heuristics/`) in a
+checkout, delete `snail_envs/batched/__pycache__` so that the game kernels that call them compile
+again.
 """
 
 from __future__ import annotations

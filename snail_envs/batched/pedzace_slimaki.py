@@ -8,11 +8,11 @@ are written exactly as `PedzaceSlimakiObserver` writes them. Every rule option i
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
+from agents.heuristics import pedzace_slimaki as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
     MARGIN,
@@ -52,11 +52,27 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
-POSITION_WEIGHT = 0.5
-"""How much a guessed place point is worth against a point in hand (as in the heuristic)."""
-MAX_WORLDS = 720
-"""The most ways of holding the unseen cards the heuristic port weighs (the Python heuristic
-weighs them all; with the default cards there are at most 24)."""
+
+for helper in (
+    strategy.snail_leaf,
+    strategy.die_face,
+    strategy.is_mushroom,
+    strategy.seat_points,
+    strategy.own_card,
+    strategy.player_count,
+    strategy.race_index,
+    strategy.race_count,
+    strategy.unseen_cards,
+    strategy.card_points,
+    strategy.push_from,
+    strategy.preview,
+    strategy.snail_places,
+    strategy.expected_places,
+    strategy.chance_to_win,
+):
+    register_jitable(helper)
+choose = register_jitable(strategy.choose)
+"""The heuristic's strategy, compiled where a kernel calls it."""
 
 PIECES = pieces_dtype(
     (
@@ -124,11 +140,9 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("max_turns", np.int64),  # −1: no limit
             ("reward", np.int64),  # the index in REWARD_MODES
             ("observation", PIECES),
+            ("observation_size", np.int64),
             ("state", PIECES),
-            # the heuristic player's view of each card a seat may hold (see `heuristic_tables`)
-            ("weights", np.float64, (num_cards, NUM_SNAILS)),
-            ("worlds", np.uint8, (num_cards, MAX_WORLDS, MAX_PLAYERS - 1)),
-            ("world_count", np.int64, num_cards),
+            ("heuristic", np.int64, strategy.CARDS + num_cards),  # `strategy.rule_parameters`
         ]
     )
 
@@ -356,124 +370,14 @@ def random_action(g) -> int:
     return -1
 
 
-def heuristic_tables(options: PedzaceSlimakiOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What the heuristic works out from the cards it cannot see, for each card a seat may hold:
-    how much each snail's place points matter to the seat (1 if on its card, less the share of
-    the unseen cards naming it), and every way the other seats may hold the unseen cards (snail
-    bits, next seat first; −1 ways when there are more than `MAX_WORLDS`)."""
-    cards = options.card_snails
-    weights = np.zeros((len(cards), NUM_SNAILS), np.float64)
-    worlds = np.zeros((len(cards), MAX_WORLDS, MAX_PLAYERS - 1), np.uint8)
-    counts = np.zeros(len(cards), np.int64)
-    for index, card in enumerate(cards):
-        unseen = list(cards)
-        unseen.remove(card)
-        for snail in range(NUM_SNAILS):
-            shared = sum(snail in other for other in unseen) / max(1, len(unseen))
-            weights[index, snail] = (snail in card) - shared
-        ways = list(
-            itertools.islice(
-                itertools.permutations(unseen, options.num_players - 1), MAX_WORLDS + 1
-            )
-        )
-        counts[index] = len(ways) if len(ways) <= MAX_WORLDS else -1
-        for way, world in enumerate(ways[:MAX_WORLDS]):
-            worlds[index, way, : len(world)] = [(1 << a) | (1 << b) for a, b in world]
-    return weights, worlds, counts
-
-
-@njit(cache=True)
-def expected_places(rules, leaves: np.ndarray, guesses: np.ndarray) -> None:
-    """`PedzaceSlimakiHeuristic.expected_places`: a rough guess of each snail's place points at
-    the end of a race still running (the same arithmetic, in the same order)."""
-    first, second, rear = rules.place_points[0], rules.place_points[1], rules.place_points[2]
-    order = np.sort(leaves)
-    progress = order[NUM_SNAILS - 1] / rules.last_leaf
-    per_leaf = first * (0.01 + 0.07 * progress)
-    alone_at_back = rear * progress * progress * 2 / 3
-    shared_back = rear * progress * progress * 0.4
-    mean = (first + second + rear) / NUM_SNAILS
-    low, second_low = order[0], order[1]
-    second_high, high = order[NUM_SNAILS - 2], order[NUM_SNAILS - 1]
-    for snail in range(NUM_SNAILS):
-        leaf = leaves[snail]
-        ahead = leaf - (second_high if leaf == high else high)
-        behind = leaf - (second_low if leaf == low else low)
-        back = alone_at_back if behind < 0 else shared_back if behind == 0 else 0.0
-        guesses[snail] = mean + per_leaf * min(4, max(-6, ahead)) + back
-
-
-@njit(cache=True)
-def chance_to_win(g, rules, seat: int, places: np.ndarray, gained: int) -> float:
-    """`PedzaceSlimakiHeuristic.chance_to_win`: the seat's expected game score (win 1, shared
-    win ½) if the game ended now with `places`, over every way the others may hold their cards."""
-    index, n = g.card_index[seat], rules.num_players
-    mine = g.scores[seat] + gained
-    for snail in range(NUM_SNAILS):
-        if g.card[seat] >> snail & 1:
-            mine += places[snail]
-    if rules.world_count[index] == 0:
-        return 0.5
-    total = 0.0
-    for way in range(rules.world_count[index]):
-        best = -1
-        for position in range(1, n):
-            other = g.scores[(seat + position) % n]
-            card = rules.worlds[index, way, position - 1]
-            for snail in range(NUM_SNAILS):
-                if card >> snail & 1:
-                    other += places[snail]
-            best = max(best, other)
-        total += 1.0 if mine > best else 0.5 if mine == best else 0.0
-    return total / rules.world_count[index]
-
-
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.pedzace_slimaki.PedzaceSlimakiHeuristic`, told the game's options: the
-    die whose move is worth most, points scored at once plus the place points it settles (or
-    half those it may expect), a sure win first and a sure loss last in the game's last race."""
-    weights = rules.weights[g.card_index[seat]]
-    final_race = g.race == rules.rounds - 1
-    saved = g.leaf.copy()
-    places = np.empty(NUM_SNAILS, np.int64)
-    guesses = np.empty(NUM_SNAILS, np.float64)
-    best_die, best_verdict, best_worth = -1, -1, 0.0
-    for die in range(NUM_SNAILS):
-        if not g.legal[die]:
-            continue
-        face = g.faces[die]
-        if face != SNAIL_FACE:
-            gained = move_forward(g, rules, die, face)
-        elif rules.backwards:
-            move_back(g, rules, die, SNAIL_FACE_LEAVES)
-            gained = 0
-        else:
-            gained = move_forward(g, rules, die, SNAIL_FACE_LEAVES)
-        verdict = 1
-        worth = 0.0
-        if g.leaf[die] == rules.last_leaf:
-            snail_places(rules, g.leaf, places)
-            for snail in range(NUM_SNAILS):
-                worth += places[snail] * weights[snail]
-            if final_race:
-                chance = chance_to_win(g, rules, seat, places, gained)
-                verdict = 2 if chance == 1.0 else 0 if chance == 0.0 else 1
-        else:
-            expected_places(rules, g.leaf, guesses)
-            for snail in range(NUM_SNAILS):
-                worth += guesses[snail] * weights[snail]
-            worth = POSITION_WEIGHT * worth
-        g.leaf[:] = saved
-        # equal worths are ties, not float noise
-        worth = round(gained + worth, 9)
-        if (
-            best_die < 0
-            or verdict > best_verdict
-            or (verdict == best_verdict and worth > best_worth)
-        ):
-            best_die, best_verdict, best_worth = die, verdict, worth
-    return best_die
+    """`agents.heuristics.pedzace_slimaki.choose` on what `seat`, the seat to play, sees."""
+    observation = np.empty(rules.observation_size, np.float32)
+    mask = np.empty(NUM_SNAILS, np.bool_)
+    write_observation(g, rules, seat, observation)
+    write_mask(g, mask)
+    return choose(observation, mask, rules.heuristic)
 
 
 @njit(cache=True)
@@ -750,7 +654,6 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     seating_dtype = seating_record(MAX_PLAYERS)
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
-        weights, worlds, world_count = heuristic_tables(options)
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)
         is_mushroom[: options.board_length + 1] = options.is_mushroom
         return record(
@@ -765,22 +668,18 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             max_turns=-1 if options.max_turns is None else options.max_turns,
             reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
+            observation_size=self.observation_layout.size,
             state=_pieces(self.state_layout),
-            weights=weights,
-            worlds=worlds,
-            world_count=world_count,
+            heuristic=strategy.rule_parameters(
+                self.observation_layout,
+                options.card_snails,
+                options.place_points,
+                options.snail_face_backwards,
+            ),
         )
-
-    def check_opponent(self, name: str) -> None:
-        if name == "heuristic" and (self.rules["world_count"] < 0).any():
-            raise ValueError(
-                f"the heuristic port weighs at most {MAX_WORLDS} ways of holding the unseen "
-                "cards; these cards give more"
-            )
 
     def heuristic_actions(self) -> np.ndarray:
         """The Pędzące Ślimaki heuristic's choice for the seat to play in each game."""
-        self.check_opponent("heuristic")
         out = np.zeros(self.num_envs, np.int64)
         heuristic_all(self.games, self.rules, self.seat.astype(np.int64), out)
         return out

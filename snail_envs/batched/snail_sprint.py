@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
+from agents.heuristics import snail_sprint as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
     MARGIN,
@@ -35,7 +37,7 @@ from snail_envs.core.layout import Layout
 from snail_envs.core.options import MAX_DEALS
 from snail_envs.snail_sprint.boards import TIN_SPACES
 from snail_envs.snail_sprint.env import SPEC
-from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL
+from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL, OBSERVATION
 from snail_envs.snail_sprint.rules import (
     LAST_SPACE,
     NUM_SNAILS,
@@ -58,6 +60,11 @@ OPPONENTS = ("random", "heuristic")
 HEURISTIC = OPPONENTS.index("heuristic")
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
+
+register_jitable(strategy.snail_space)
+choose = register_jitable(strategy.choose)
+"""The heuristic's strategy, compiled where a kernel calls it."""
+OBSERVATION_SIZE = OBSERVATION.size
 
 PIECES = pieces_dtype(
     ("cards", "spaces", "levels", "free", "podium", "dice", "track", "players", "turn")
@@ -297,18 +304,13 @@ def pay(g, rules, rewards: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def heuristic_action(g, seat: int) -> int:
-    """`agents.heuristics.snail_sprint.SnailSprintHeuristic`: a snail on the seat's card before
-    one that is not; of two of its snails the one ahead, of two others the one behind."""
-    best, best_mine, best_key = NONE, 0, 0
-    for snail in range(NUM_SNAILS):
-        if g.target[snail] == NONE:
-            continue
-        mine = g.card[seat] >> snail & 1
-        key = g.space[snail] if mine else -g.space[snail]
-        if best == NONE or mine > best_mine or (mine == best_mine and key > best_key):
-            best, best_mine, best_key = snail, mine, key
-    return best
+def heuristic_action(g, rules, seat: int) -> int:
+    """`agents.heuristics.snail_sprint.choose` on what `seat`, the seat to play, sees."""
+    observation = np.empty(OBSERVATION_SIZE, np.float32)
+    mask = np.empty(NUM_SNAILS, np.bool_)
+    write_observation(g, rules, seat, observation)
+    write_mask(g, mask)
+    return choose(observation, mask)
 
 
 @njit(cache=True)
@@ -327,9 +329,9 @@ def random_action(g) -> int:
 
 
 @njit(cache=True)
-def opponent_action(g, kind: int) -> int:
+def opponent_action(g, rules, kind: int) -> int:
     if kind == HEURISTIC:
-        return heuristic_action(g, g.turn)
+        return heuristic_action(g, rules, g.turn)
     return random_action(g)
 
 
@@ -478,9 +480,9 @@ def state_all(games, rules_array, out) -> None:
 
 
 @njit(cache=True)
-def heuristic_all(games, seats, out) -> None:
+def heuristic_all(games, rules_array, seats, out) -> None:
     for i in range(games.shape[0]):
-        out[i] = heuristic_action(games[i], seats[i])
+        out[i] = heuristic_action(games[i], rules_array[0], seats[i])
 
 
 # --------------------------------------------------------------------------- one learner seat
@@ -496,7 +498,7 @@ def play_opponents(g, rules, s) -> None:
         and g.turn != s.learner
         and s.kinds[g.turn] != POLICY
     ):
-        move(g, rules, opponent_action(g, s.kinds[g.turn]))
+        move(g, rules, opponent_action(g, rules, s.kinds[g.turn]))
         roll_until_decision(g, rules)
 
 
@@ -626,5 +628,5 @@ class SnailSprintBatch(TurnBasedGame):
     def heuristic_actions(self) -> np.ndarray:
         """The Snail Sprint! heuristic's choice for the seat to play in each game."""
         out = np.zeros(self.num_envs, np.int64)
-        heuristic_all(self.games, self.seat.astype(np.int64), out)
+        heuristic_all(self.games, self.rules, self.seat.astype(np.int64), out)
         return out

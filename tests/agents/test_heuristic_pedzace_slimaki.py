@@ -13,10 +13,10 @@ import pytest
 
 import snail_envs
 from agents import make_agent
-from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
+from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic, chance_to_win, preview
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.core.testing import deciding_agents
-from snail_envs.pedzace_slimaki.observer import PedzaceSlimakiObserver, public_table
+from snail_envs.pedzace_slimaki.observer import PedzaceSlimakiObserver
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
     NUM_SNAILS,
@@ -153,7 +153,8 @@ def test_a_finish_is_weighed_against_every_deal_of_the_others_cards() -> None:
         points=[10, 10, 10, 10, 9],
     )
     places = [2, 3, 0, 0, 5]
-    assert bot.chance_to_win(public_table(observation), places, gained=1) == 0.125
+    parameters = bot.parameters(observation.size)
+    assert chance_to_win(observation.tolist(), parameters, places, gained=1) == 0.125
 
 
 # --------------------------------------------------------------------------- variants
@@ -199,6 +200,31 @@ VARIANTS = [
     {"num_players": 2, "board_length": 60, "mushrooms": [], "rounds": 3},
     {"num_players": 3, "cards": [["blue", "red"], ["green", "purple"], ["yellow", "red"]]},
 ]
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=str)
+def test_it_foresees_every_move_as_the_rules_make_it(options: dict) -> None:
+    """The bot's look-ahead, from its observation alone, against the rules' own preview."""
+    bot = PedzaceSlimakiHeuristic.for_rules(options)
+    env = snail_envs.make("pedzace_slimaki_v0", **options)
+    rng = random.Random(1)
+    after = [0] * NUM_SNAILS
+    moves = 0
+    for seed in range(10):
+        env.reset(seed=seed)
+        for agent in deciding_agents(env):
+            game = env.unwrapped.game
+            observation = env.observe(agent)["observation"]
+            parameters = bot.parameters(observation.size)
+            for die in game.legal:
+                face = game.faces[die]
+                gained = preview(
+                    observation.tolist(), parameters, game.leaf, die, face, game.backwards, after
+                )
+                assert (after, gained) == game.preview(game.leaf, die, face)
+                moves += 1
+            env.step(rng.choice(game.legal))
+    assert moves > 200
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=str)

@@ -1,5 +1,5 @@
-"""Batched Snail Sprint!: the kernels replay as the reference rules, the heuristic port decides
-as the Python heuristic, and the learner's vector env follows the reference game."""
+"""Batched Snail Sprint!: the kernels replay as the reference rules, the in-kernel heuristic
+decides as the heuristic agent, and the learner's vector env follows the reference game."""
 
 from __future__ import annotations
 
