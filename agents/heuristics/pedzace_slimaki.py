@@ -20,7 +20,7 @@ from snail_envs.pedzace_slimaki.observer import (
     MAX_RACES,
     NUM_FACES,
     POINTS_SCALE,
-    observation_layout,
+    PedzaceSlimakiObserver,
 )
 from snail_envs.pedzace_slimaki.rules import (
     DEFAULT_CARDS,
@@ -375,9 +375,9 @@ class PedzaceSlimakiHeuristic:
       played, and a finish that loses whatever they hold is never played when another move
       exists.
 
-    Ties go to the lower die. The board (its length, from the observation's size, and its
-    mushrooms), the players, the races and the points are read from the observation. What the
-    observation does not show is taken as the rules' defaults unless given here: the cards
+    Ties go to the lower die. The board's mushrooms, the players, the races and the points are
+    read from the observation. What the observation does not show is taken as the rules'
+    defaults unless given here: the board's length (`board_length`), the cards
     (`cards`), the place points (`place_points`) and whether the snail face moves back
     (`snail_face_backwards`; also inferred whenever the mask forbids a rolled die, which only
     that variant does); `for_rules` gives them all. The bot keeps no memory between moves, so
@@ -387,20 +387,28 @@ class PedzaceSlimakiHeuristic:
     def __init__(
         self,
         *,
+        board_length: int = PedzaceSlimakiOptions.board_length,
         cards: Sequence[Sequence[str]] = DEFAULT_CARDS,
         place_points: Sequence[int] = (5, 2, 3),
         snail_face_backwards: bool = False,
     ) -> None:
+        self.board_length = board_length
         self.cards = tuple(parse_card(card) for card in cards)
         self.place_points = tuple(place_points)
         self.snail_face_backwards = snail_face_backwards
-        self._parameters: dict[int, list[int]] = {}
+        table = PedzaceSlimakiOptions(board_length=board_length, mushrooms=())
+        self.layout = PedzaceSlimakiObserver(table).observation_layout
+        self.parameters = rule_parameters(
+            self.layout, self.cards, self.place_points, self.snail_face_backwards
+        ).tolist()
 
     @classmethod
     def for_rules(cls, rule_options: Mapping[str, Any]) -> PedzaceSlimakiHeuristic:
-        """The heuristic told the cards, place points and snail face of these rule options."""
+        """The heuristic told the board length, cards, place points and snail face of these rule
+        options."""
         options = parse_options(PedzaceSlimakiOptions, rule_options, "pedzace_slimaki_v0")
         return cls(
+            board_length=options.board_length,
             cards=options.cards,
             place_points=options.place_points,
             snail_face_backwards=options.snail_face_backwards,
@@ -414,18 +422,13 @@ class PedzaceSlimakiHeuristic:
         if not mask.any():
             raise ValueError("no legal action: the mask is all zero")
         vector = np.asarray(observation)
+        if vector.shape[-1] != self.layout.size:
+            raise ValueError(
+                f"this heuristic reads the observations of a {self.board_length}-leaf board "
+                f"({self.layout.size} entries), not {vector.shape[-1]}: make it for the table's "
+                "rules with PedzaceSlimakiHeuristic.for_rules(options)"
+            )
         # lists: the interpreter indexes them faster than arrays
-        return choose(vector.tolist(), mask.tolist(), self.parameters(vector.shape[-1]))
+        return choose(vector.tolist(), mask.tolist(), self.parameters)
 
     __call__ = act
-
-    def parameters(self, size: int) -> list[int]:
-        """What `choose` reads besides an observation of `size` floats."""
-        parameters = self._parameters.get(size)
-        if parameters is None:
-            layout = observation_layout(size)
-            parameters = rule_parameters(
-                layout, self.cards, self.place_points, self.snail_face_backwards
-            ).tolist()
-            self._parameters[size] = parameters
-        return parameters

@@ -66,6 +66,14 @@ def choice(roll: dict[int, int], leaves: dict[int, int], **table: object) -> int
     return PedzaceSlimakiHeuristic().act(*seen(roll, leaves, **table))
 
 
+def test_it_refuses_the_observations_of_another_board() -> None:
+    """It is told the board's length; it does not guess it from an observation's size."""
+    observation, mask = seen({RED: 1, YELLOW: 2}, {}, board_length=8, mushrooms=[2, 5])
+    with pytest.raises(ValueError, match="20-leaf board .*for_rules"):
+        PedzaceSlimakiHeuristic().act(observation, mask)
+    assert mask[PedzaceSlimakiHeuristic(board_length=8).act(observation, mask)]
+
+
 def test_it_is_the_registered_heuristic() -> None:
     assert isinstance(make_agent("heuristic", "pedzace_slimaki_v0"), PedzaceSlimakiHeuristic)
 
@@ -153,7 +161,7 @@ def test_a_finish_is_weighed_against_every_deal_of_the_others_cards() -> None:
         points=[10, 10, 10, 10, 9],
     )
     places = [2, 3, 0, 0, 5]
-    parameters = bot.parameters(observation.size)
+    parameters = bot.parameters
     assert chance_to_win(observation.tolist(), parameters, places, gained=1) == 0.125
 
 
@@ -215,7 +223,7 @@ def test_it_foresees_every_move_as_the_rules_make_it(options: dict) -> None:
         for agent in deciding_agents(env):
             game = env.unwrapped.game
             observation = env.observe(agent)["observation"]
-            parameters = bot.parameters(observation.size)
+            parameters = bot.parameters
             for die in game.legal:
                 face = game.faces[die]
                 gained = preview(
@@ -231,7 +239,7 @@ def test_it_foresees_every_move_as_the_rules_make_it(options: dict) -> None:
 def test_it_only_chooses_legal_dice_and_decides_the_same_way_twice(options: dict) -> None:
     """Every seat played by the bot for whole games: every choice is legal, and asking again
     gives the same answer."""
-    bot = PedzaceSlimakiHeuristic()
+    bot = PedzaceSlimakiHeuristic.for_rules(options)
     env = snail_envs.make("pedzace_slimaki_v0", **options)
     rng = random.Random(0)
     decisions = 0

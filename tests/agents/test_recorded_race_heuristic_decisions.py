@@ -67,7 +67,7 @@ def test_the_compiled_strategy_decides_as_recorded(index: int) -> None:
     observations, masks, actions = decisions(index)
     parameters = np.zeros(0, np.int64)
     if name == "pedzace_slimaki_v0":
-        parameters = np.array(heuristic(index).parameters(observations.shape[1]), np.int64)
+        parameters = np.array(heuristic(index).parameters, np.int64)
         if told:
             engine = snail_envs.batched.make(name, 1, **options)
             assert engine.rules["heuristic"][0].tolist() == parameters.tolist()

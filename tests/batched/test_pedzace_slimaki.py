@@ -78,6 +78,7 @@ def test_the_learner_plays_its_own_seat_and_gets_its_own_result(reward: str) -> 
 
 def told_the_options(options) -> PedzaceSlimakiHeuristic:
     return PedzaceSlimakiHeuristic(
+        board_length=options.board_length,
         cards=options.cards,
         place_points=options.place_points,
         snail_face_backwards=options.snail_face_backwards,
