@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -11,6 +12,17 @@ from snail_envs.core.testing import deciding_agents, random_legal_action
 
 Box = tuple[int, int, int, int]
 """x0, y0, x1, y1 (x1, y1 excluded)."""
+
+
+def picture(host: Any, seat: int | None = None) -> np.ndarray:
+    """The picture of `host`'s table: a spectator's, or `seat`'s view."""
+    return host.spec.render_rgb(host.game, seat)
+
+
+def region(picture: np.ndarray, box: Box) -> np.ndarray:
+    """The pixels of `box` in `picture`."""
+    x0, y0, x1, y1 = box
+    return picture[y0:y1, x0:x1]
 
 
 def changed_box(before: np.ndarray, after: np.ndarray) -> Box | None:
@@ -36,6 +48,21 @@ def colours_in(picture: np.ndarray, region: Box) -> int:
     """How many different colours the region holds (1 for a blank area)."""
     x0, y0, x1, y1 = region
     return len(np.unique(picture[y0:y1, x0:x1].reshape(-1, 3), axis=0))
+
+
+def assert_distinct_shapes(draw_shape: Any, count: int) -> None:
+    """`draw_shape(draw, index, cx, cy, r, fill)` draws `count` shapes, none blank, each told
+    apart from every other by its outline alone (drawn in one colour)."""
+    from PIL import Image, ImageDraw
+
+    masks = []
+    for index in range(count):
+        image = Image.new("L", (40, 40))
+        draw_shape(ImageDraw.Draw(image), index, 20, 20, 16, 255)
+        masks.append(np.asarray(image) > 0)
+    assert all(mask.any() for mask in masks)
+    for first, second in itertools.combinations(masks, 2):
+        assert (first != second).sum() > 20
 
 
 def assert_fixed_size(make_env: Any, games: int, seed: int = 0, every: int = 7) -> None:

@@ -72,6 +72,19 @@ class Canvas:
             y += step
         return y
 
+    def heading(self, x: float, y: float, title: str, subtitle: str, ink: Colour) -> None:
+        """A title with a line of details under it."""
+        self.text(x, y, title, ink, 15)
+        self.text(x, y + 20, subtitle, ink, 11)
+
+    def headline(
+        self, x: float, y: float, width: float, text: str, band: Colour, ink: Colour
+    ) -> float:
+        """The status on a band of colour `band`, on up to two lines; returns the y below it."""
+        self.draw.rectangle((x - 4, y - 2, x + width, y + 34), fill=band)
+        self.lines(x, y, text, ink, width - 4, 2, 13)
+        return y + 40
+
     def legend(
         self,
         x: float,
@@ -128,6 +141,11 @@ def _cut(text: str, width: float, measure: Callable[[str], float]) -> str:
     while text and measure(text + "…") > width:
         text = text[:-1]
     return text.rstrip() + "…"
+
+
+def view_title(game_title: str, seat: int | None) -> str:
+    """A picture's title: the game's, and whose view it is (none for a spectator)."""
+    return game_title if seat is None else f"{game_title}  player_{seat}'s view"
 
 
 def seat_name(seat: int, viewer: int | None) -> str:

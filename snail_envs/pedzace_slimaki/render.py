@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, font, seat_name, status_text
+from snail_envs.core.picture import Canvas, Colour, font, seat_name, status_text, view_title
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
     COLOURS,
@@ -250,19 +250,10 @@ def _draw_dice(canvas: Canvas, game: PedzaceSlimaki, y: int) -> None:
 
 def _draw_panel(canvas: Canvas, game: PedzaceSlimaki, seat: int | None, x: int) -> None:
     draw, width = canvas.draw, PANEL_W - MARGIN
-    title = "Pędzące Ślimaki" + ("" if seat is None else f"  player_{seat}'s view")
-    canvas.text(x, MARGIN, title, INK, 15)
-    canvas.text(
-        x,
-        MARGIN + 20,
-        f"race {game.race + 1} of {game.options.rounds}, turn {game.turns_played + 1}",
-        INK,
-        11,
-    )
+    details = f"race {game.race + 1} of {game.options.rounds}, turn {game.turns_played + 1}"
+    canvas.heading(x, MARGIN, view_title("Pędzące Ślimaki", seat), details, INK)
     status = status_text(game.outcome, game.truncated, f"{seat_name(game.turn, seat)} to play")
-    draw.rectangle((x - 4, MARGIN + 38, x + width, MARGIN + 60), fill=HIGHLIGHT)
-    canvas.text(x, MARGIN + 42, status, INK, 14)
-    y = MARGIN + 70
+    y = canvas.headline(x, MARGIN + 40, width, status, HIGHLIGHT, INK)
     canvas.text(x, y, "last move:", INK, 12)
     last = describe_move(game.last_move) if game.last_move is not None else "none yet"
     canvas.lines(x + 8, y + 16, last, INK, width - 8, 3, 11)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, seat_name, status_text
+from snail_envs.core.picture import Canvas, Colour, seat_name, status_text, view_title
 from snail_envs.snail_sprint.boards import SNAIL_LETTERS
 from snail_envs.snail_sprint.rules import (
     LAST_SPACE,
@@ -204,20 +204,11 @@ def _draw_podium(canvas: Canvas, game: SnailSprint) -> None:
 def _draw_panel(canvas: Canvas, game: SnailSprint, seat: int | None) -> None:
     draw, x, width = canvas.draw, PANEL_X, PANEL_W - MARGIN
     board = game.options.board if isinstance(game.options.board, str) else "custom"
-    title = "Snail Sprint!" + ("" if seat is None else f"  player_{seat}'s view")
-    canvas.text(x, MARGIN, title, INK, 15)
-    canvas.text(
-        x,
-        MARGIN + 20,
-        f"board {board}, tin {game.options.tin_order}, {game.turns_played} rolls played",
-        INK,
-        11,
-    )
+    details = f"board {board}, tin {game.options.tin_order}, {game.turns_played} rolls played"
+    canvas.heading(x, MARGIN, view_title("Snail Sprint!", seat), details, INK)
     playing = f"{seat_name(game.turn, seat)} to play"
     status = status_text(game.outcome, game.truncated, playing)
-    draw.rectangle((x - 4, MARGIN + 38, x + width, MARGIN + 60), fill=HIGHLIGHT)
-    canvas.text(x, MARGIN + 42, status, INK, 14)
-    y = MARGIN + 70
+    y = canvas.headline(x, MARGIN + 40, width, status, HIGHLIGHT, INK)
     if game.dice is not None:
         roll = "rolled" if game.outcome is None and not game.truncated else "last roll"
         canvas.text(x, y + 12, f"player_{game.turn} {roll}", INK, 12)

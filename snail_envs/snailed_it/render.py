@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, font, seat_name, status_text
+from snail_envs.core.picture import Canvas, font, seat_name, status_text, view_title
 from snail_envs.snailed_it.rules import (
     COLOUR,
     COLOURS,
@@ -191,7 +191,7 @@ def _draw_rows(canvas: Canvas, game: SnailedIt) -> None:
         _snail_card(canvas, MARGIN + CARD_W + 8, y, name)
         canvas.text(GAP_X, y + 20, _gap_text(game, colour), WHITE, 13)
         if window and COLOUR[game.fit_low] == colour:
-            canvas.lines(GAP_X, y + 40, "toss window: these fit", WHITE, 118, 2, 11)
+            canvas.lines(GAP_X, y + 40, "toss window open", WHITE, 118, 2, 11)
 
 
 def _draw_piles(canvas: Canvas, game: SnailedIt) -> None:
@@ -208,19 +208,12 @@ def _draw_piles(canvas: Canvas, game: SnailedIt) -> None:
 
 def _draw_panel(canvas: Canvas, game: SnailedIt, seat: int | None) -> None:
     draw, x, width = canvas.draw, PANEL_X, PANEL_W - MARGIN
-    title = "Snailed It!" + ("" if seat is None else f"  player_{seat}'s view")
-    canvas.text(x, MARGIN, title, WHITE, 15)
-    canvas.text(
-        x,
-        MARGIN + 20,
-        f"round {game.rounds_played + 1}, {game.turns_played} turns played, target "
-        f"{game.options.target} (lowest total wins)",
-        WHITE,
-        11,
+    details = (
+        f"round {game.rounds_played + 1}, turns played {game.turns_played}, target "
+        f"{game.options.target} (lowest total wins)"
     )
-    draw.rectangle((x - 4, MARGIN + 38, x + width, MARGIN + 74), fill=(255, 236, 150))
-    canvas.lines(x, MARGIN + 40, _status(game, seat), DARK, width - 4, 2, 13)
-    y = MARGIN + 82
+    canvas.heading(x, MARGIN, view_title("Snailed It!", seat), details, WHITE)
+    y = canvas.headline(x, MARGIN + 40, width, _status(game, seat), (255, 236, 150), DARK) + 2
     canvas.lines(x, y, _last_play_text(game), WHITE, width, 2, 11)
     y += 30
     tosses = ", ".join(f"player_{s} {card_name(card)}" for s, card in game.last_tosses)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, seat_name, status_text
+from snail_envs.core.picture import Canvas, Colour, seat_name, status_text, view_title
 from snail_envs.snap.rules import SUITS, WAIT, Snap
 
 CALL_NAMES = {1: "snap", 2: "snap_pool", 3: "slap"}
@@ -199,9 +199,7 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
     columns = _columns(game)
     width = MARGIN * 2 + COLUMN * columns
     canvas = Canvas(width, HEIGHT, FELT)
-    draw = canvas.draw
-    title = "Snap" + ("" if seat is None else f"  player_{seat}'s view")
-    canvas.text(MARGIN, MARGIN - 2, title, INK, 14)
+    canvas.text(MARGIN, MARGIN - 2, view_title("Snap", seat), INK, 14)
     canvas.text(
         MARGIN + 150 + (0 if seat is None else 110),
         MARGIN,
@@ -244,8 +242,7 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
     text_width = width - 2 * MARGIN
     window = ("" if game.reopened else "reaction ") + _window_text(game, seat)
     status = status_text(game.outcome, game.truncated, window)
-    draw.rectangle((MARGIN - 4, y - 2, width - MARGIN, y + 36), fill=(255, 236, 150))
-    canvas.lines(MARGIN, y, status, DARK, text_width - 4, 2, 13)
+    canvas.headline(MARGIN, y, text_width, status, (255, 236, 150), DARK)
     y = canvas.lines(
         MARGIN, CALLS_Y, f"last calls: {last_calls_text(game)}", INK, text_width, 2, 11
     )

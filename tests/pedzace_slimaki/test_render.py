@@ -10,7 +10,12 @@ from snail_envs.core import testing
 from snail_envs.core.game import Outcome
 from snail_envs.pedzace_slimaki import render
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, NOT_ROLLED, SNAIL_FACE
-from tests.pictures import assert_changes_within, assert_fixed_size, colours_in
+from tests.pictures import (
+    assert_changes_within,
+    assert_fixed_size,
+    colours_in,
+    picture,
+)
 
 
 def table(**options: object) -> object:
@@ -19,17 +24,13 @@ def table(**options: object) -> object:
     return env.unwrapped
 
 
-def picture(host: object, seat: int | None = None) -> np.ndarray:
-    return host.spec.render_rgb(host.game, seat)
-
-
 def regions(host: object) -> dict[str, tuple[int, int, int, int]]:
     height, width, _ = picture(host).shape
     board = render.MARGIN + render.CELL * render._leaf_rows(host.game)
     return {
         "dice": (0, board, render.PANEL_X - render.MARGIN, board + 8 + render.DIE + 32),
         "panel": (render.PANEL_X - 4, 0, width, height),
-        "status": (render.PANEL_X - 4, render.MARGIN + 38, width, render.MARGIN + 61),
+        "status": (render.PANEL_X - 4, render.MARGIN + 38, width, render.MARGIN + 75),
         "legend": (0, height - render.LEGEND_H, render.PANEL_X, height),
     }
 

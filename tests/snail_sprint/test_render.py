@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
-from PIL import Image, ImageDraw
 
 from snail_envs import snail_sprint_v0
 from snail_envs.core import testing
 from snail_envs.core.game import Outcome
 from snail_envs.snail_sprint import render
 from snail_envs.snail_sprint.rules import NUM_SNAILS
-from tests.pictures import assert_changes_within, assert_fixed_size, colours_in
+from tests.pictures import (
+    assert_changes_within,
+    assert_distinct_shapes,
+    assert_fixed_size,
+    colours_in,
+    picture,
+)
 
 PANEL = (render.PANEL_X - 4, 0, render.WIDTH, render.LEGEND_Y)
 TRACK = (0, 0, render.PANEL_X, render.LEGEND_Y)
-STATUS = (render.PANEL_X - 4, render.MARGIN + 38, render.WIDTH, render.MARGIN + 61)
+STATUS = (render.PANEL_X - 4, render.MARGIN + 38, render.WIDTH, render.MARGIN + 75)
 LEGEND = (0, render.LEGEND_Y, render.WIDTH, render.HEIGHT)
 
 
@@ -26,19 +29,8 @@ def table(seed: int = 1) -> object:
     return env.unwrapped
 
 
-def picture(host: object, seat: int | None = None) -> np.ndarray:
-    return host.spec.render_rgb(host.game, seat)
-
-
 def test_the_six_symbols_are_six_different_shapes() -> None:
-    masks = []
-    for symbol in range(NUM_SNAILS):
-        image = Image.new("L", (40, 40))
-        render.draw_symbol(ImageDraw.Draw(image), symbol, 20, 20, 16, 255)
-        masks.append(np.asarray(image) > 0)
-    assert all(mask.any() for mask in masks)
-    for first, second in itertools.combinations(masks, 2):
-        assert (first != second).sum() > 20
+    assert_distinct_shapes(render.draw_symbol, NUM_SNAILS)
 
 
 def test_the_dice_are_drawn_in_the_panel() -> None:

@@ -10,7 +10,13 @@ from snail_envs.core import testing
 from snail_envs.core.game import Outcome
 from snail_envs.snailed_it import render
 from snail_envs.snailed_it.rules import NUM_COLOURS, NUM_VALUES, PLAY, TOSS_WINDOW
-from tests.pictures import assert_changes_within, assert_fixed_size, colours_in
+from tests.pictures import (
+    assert_changes_within,
+    assert_fixed_size,
+    colours_in,
+    picture,
+    region,
+)
 
 ROWS = (0, 0, render.PANEL_X, render.MARGIN + NUM_COLOURS * render.ROW_H)
 PANEL = (render.PANEL_X - 4, 0, render.WIDTH, render.LEGEND_Y)
@@ -22,15 +28,6 @@ def table() -> object:
     env = snailed_it_v0.env(num_players=4)
     env.reset(seed=3)
     return env.unwrapped
-
-
-def picture(host: object, seat: int | None = None) -> np.ndarray:
-    return host.spec.render_rgb(host.game, seat)
-
-
-def region(picture: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
-    x0, y0, x1, y1 = box
-    return picture[y0:y1, x0:x1]
 
 
 def test_the_toss_window_frames_its_row_and_names_the_cards_that_fit() -> None:

@@ -6,14 +6,20 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from PIL import Image, ImageDraw
 
 from snail_envs import snap_v1
 from snail_envs.core import testing
 from snail_envs.core.game import Outcome
 from snail_envs.snap import render
 from snail_envs.snap.rules import SNAP, SUITS
-from tests.pictures import assert_changes_within, assert_fixed_size, colours_in
+from tests.pictures import (
+    assert_changes_within,
+    assert_distinct_shapes,
+    assert_fixed_size,
+    colours_in,
+    picture,
+    region,
+)
 
 STATUS = (0, render.STATUS_Y - 2, 10_000, render.CALLS_Y - 4)
 CALLS = (0, render.CALLS_Y, 10_000, render.LEGEND_Y)
@@ -27,24 +33,8 @@ def table(**options: object) -> object:
     return env.unwrapped
 
 
-def picture(host: object, seat: int | None = None) -> np.ndarray:
-    return host.spec.render_rgb(host.game, seat)
-
-
-def region(picture: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
-    x0, y0, x1, y1 = box
-    return picture[y0:y1, x0:x1]
-
-
 def test_the_four_suits_are_four_different_shapes() -> None:
-    masks = []
-    for suit in range(len(SUITS)):
-        image = Image.new("L", (40, 40))
-        render.draw_suit(ImageDraw.Draw(image), suit, 20, 20, 16, 255)
-        masks.append(np.asarray(image) > 0)
-    assert all(mask.any() for mask in masks)
-    for first, second in itertools.combinations(masks, 2):
-        assert (first != second).sum() > 20
+    assert_distinct_shapes(render.draw_suit, len(SUITS))
 
 
 def test_a_pile_shows_the_suit_of_its_top_card() -> None:
