@@ -1,4 +1,4 @@
-"""You, at the terminal: the table, your own hidden information, your legal actions by name."""
+"""You, at the terminal: the table as your seat sees it, your legal actions by name."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 
 class HumanAgent:
-    """Shows the table (the environment's `ansi` view) and what only this seat knows, lists the
-    legal actions with their names, and reads a choice; bad input is explained and asked again."""
+    """Shows the table as this seat sees it (the environment's `render_seat` text: the public
+    table and this seat's own hand or card, never another seat's), lists the legal actions with
+    their names, and reads a choice; bad input is explained and asked again."""
 
     def __init__(
         self,
@@ -21,10 +22,7 @@ class HumanAgent:
     def act_in(self, env: Any, agent: str) -> int:
         host = env.unwrapped
         legal = host.legal_actions(agent)
-        self._write(host.render_text())
-        private = host.private_text(agent)
-        if private:
-            self._write(f"{agent} (you): {private}")
+        self._write(host.render_seat(agent))
         for action in legal:
             self._write(f"  {action}: {host.action_to_string(agent, action)}")
         while True:

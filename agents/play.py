@@ -40,7 +40,8 @@ def play_game(
     save_replay: str | Path | None = None,
 ) -> dict[str, float]:
     """Play one game; returns each agent's return. Prints the table when `show` (and always to
-    people, before their decisions). `record`: a GIF to write, `save_replay`: a replay to write
+    people, as their own seat sees it, before their decisions; at the end, a lone person sees
+    its seat's view too). `record`: a GIF to write, `save_replay`: a replay to write
     (`agents.replay`), which must not exist unless `overwrite`; `trusted`: see
     `agents.make_agent`."""
     refuse_existing([path for path in (record, save_replay) if path], overwrite)
@@ -75,7 +76,9 @@ def play_game(
         env.step(action)
         replay.record(env, agent, action)
     if show:
-        print(env.unwrapped.render_text())
+        humans = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
+        host = env.unwrapped
+        print(host.render_seat(humans[0]) if len(humans) == 1 else host.render_text())
         for agent, kind in zip(env.possible_agents, seats, strict=True):
             print(
                 f"{agent} ({kind}): {'won' if returns[agent] > 0 else 'lost'} ({returns[agent]:+g})"

@@ -23,6 +23,7 @@ mushrooms and pushing snails back. The full rules are in `snail_envs.pedzace_sli
 | game length | random play: 27.6 decisions a race on average, 46 at most in 10,000 games (30.4 and 70 with `snail_face_backwards`); pushing back and forth could go on forever, so `max_turns` (1000) truncates |
 | hidden information | opponents' cards (in `state()` only; `resample_from_infostate` deals them again from the cards the seat does not hold) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
+| seat view | `env.unwrapped.render_seat(agent, mode="ansi")` (text) or `mode="rgb_array"` (the picture, the size of `render()`'s): the public table and that seat's own card face up; the other cards face down until the race ends |
 
 Dice cycle: the seat to play rolls the dice it holds and chooses one; a pip die is set aside, a
 snail-face die stays in the pool, and the pool passes to the next seat, which rolls it. A seat

@@ -22,6 +22,7 @@ card of three snails and scores when they reach the podium. The full rules are i
 | game length | at most 219 rolls (every roll moves one snail at least one space forward) |
 | hidden information | opponents' race cards (in `state()` only; `resample_from_infostate` redraws them) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
+| seat view | `env.unwrapped.render_seat(agent, mode="ansi")` (text) or `mode="rgb_array"` (the picture, the size of `render()`'s): the public table and that seat's own race card face up; the other cards face down until the end |
 
 Forced moves: a roll that allows one move only (doubles, one rolled snail blocked, or the
 rearmost-snail rule) is played by the environment without asking, and the next seat rolls. With

@@ -25,6 +25,7 @@ the lowest total wins. The full rules are in `snail_envs.snailed_it.rules`.
 | game length | at most `max_rounds` rounds of at most 72 turns; a toss window lasts at most 17 ticks (at most 16 cards fit a gap); bound 123,840 decisions with the defaults, random play with 4 seats ≈ 325 decisions |
 | hidden information | other seats' hands, the order of the penalty and tossed piles (in `state()` only; `resample_from_infostate` redeals them) |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
+| seat view | `env.unwrapped.render_seat(agent, mode="ansi")` (text) or `mode="rgb_array"` (the picture, the size of `render()`'s): the public table and that seat's own hand face up (in a toss window, the cards it may toss framed); the other hands face down, their sizes shown |
 
 Toss window: after a play that leaves a gap (|a − b| ≥ 2 between the row's tops) every other seat
 acts in each tick, at once: in the parallel API one `step` is one tick and takes every seat's action

@@ -28,6 +28,7 @@ accuracy (`glimpse_error`). The full rules are in `snail_envs.snap.rules`.
 | game length | at most `max_ticks` ticks (10000), each one decision per seat acting (at most 120000 decisions) |
 | hidden information | the order of every stack (in `state()` only, as each stack's top card and key counts); with `glimpse_error`, also the true key of the card flipped last while it is glimpsed, and the other seats' glimpses. `resample_from_infostate` reshuffles every group of interchangeable cards (never seen; one shuffled refresh) among its places, and with `glimpse_error` first draws the flipped card by the seat's glimpses and the others' glimpses anew |
 | render modes | `ansi`, `rgb_array` (Pillow), `human` (prints the text view) |
+| seat view | `env.unwrapped.render_seat(agent, mode="ansi")` (text) or `mode="rgb_array"` (the picture, the size of `render()`'s): the public table as one seat sees it; with `glimpse_error`, the card flipped last as that seat glimpsed it (its rank only), its own glimpses, and no hint whether a claim is real |
 
 ## Time: flips, windows and ticks
 

@@ -133,5 +133,7 @@ class GameSpec:
     options_class: type
     new_game: Callable[[Any, Chance], Game]
     new_observer: Callable[[Any], Observer]
-    render_ansi: Callable[[Any], str]
-    render_rgb: Callable[[Any], np.ndarray]
+    render_ansi: Callable[[Any, int | None], str]
+    """The table as text: what a spectator sees (seat None), or what one seat sees."""
+    render_rgb: Callable[[Any, int | None], np.ndarray]
+    """The table as an RGB picture, a spectator's or one seat's, the same size all game."""

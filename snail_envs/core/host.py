@@ -41,6 +41,7 @@ from snail_envs.core.options import check_choice, is_int, parse_options
 REWARD_MODES = ("winlose", "points", "margin")
 ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 RENDER_MODES = ("ansi", "rgb_array", "human")
+SEAT_VIEW_MODES = ("ansi", "rgb_array")
 RENDER_FPS = 2
 
 WIN, LOSS, ILLEGAL = 1.0, -1.0, -1.0
@@ -169,7 +170,7 @@ class GameHost:
             )
             return None
         if self.render_mode == "rgb_array":
-            return self.spec.render_rgb(game)
+            return self.spec.render_rgb(game, None)
         text = self.render_text()
         if self.render_mode == "human":
             print(text)
@@ -178,7 +179,19 @@ class GameHost:
 
     def render_text(self) -> str:
         """The table as a spectator sees it, as text (the `ansi` view, whatever `render_mode`)."""
-        return self.spec.render_ansi(self._require_game())
+        return self.spec.render_ansi(self._require_game(), None)
+
+    def render_seat(self, agent: str, mode: str = "ansi") -> str | np.ndarray:
+        """What `agent` sees of the table, as text (`mode="ansi"`) or as an RGB picture
+        (`mode="rgb_array"`, the size of `render()`'s), whatever `render_mode` is: the public
+        table, `agent`'s own hidden information (its hand, its card, its glimpses) and, of the
+        other seats, only what is public (hand sizes, cards face down)."""
+        game = self._require_game()
+        seat = self._seat(agent)
+        check_choice("mode", mode, SEAT_VIEW_MODES)
+        if mode == "rgb_array":
+            return self.spec.render_rgb(game, seat)
+        return self.spec.render_ansi(game, seat)
 
     def close(self) -> None:
         """Nothing to release: rendering opens no windows."""

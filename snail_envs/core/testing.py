@@ -301,6 +301,55 @@ def check_no_leak(make_env: EnvFactory, games: int, seed: int = 0, resamples: in
     return changed
 
 
+def check_seat_view_no_leak(
+    make_env: EnvFactory,
+    games: int,
+    seed: int = 0,
+    resamples: int = 2,
+    share: float = 0.2,
+    own_secrets: bool = True,
+) -> int:
+    """A seat's view (`render_seat`, text and picture) shows nothing hidden from that seat.
+
+    At a random `share` of the decisions of `games` random games, every agent still in the game
+    is given `resamples` worlds in which everything hidden from it is redrawn: its view must be
+    the same in each. Each world is also viewed by another seat, whose own hidden cards were
+    redrawn: the count of such views that changed is returned, and must be positive for a game
+    when seats have secrets of their own (`own_secrets`: a hand, a card; in Snap, only glimpses),
+    so that a view that drew none of its own could not pass.
+    """
+    rng = random.Random(seed)
+    env = make_env()
+    host = env.unwrapped
+    changed = 0
+    for game_index in range(games):
+        env.reset(seed=seed * 7919 + game_index)
+        for _agent in deciding_agents(env):
+            if rng.random() < share:
+                for viewer in list(env.agents):
+                    text = host.render_seat(viewer)
+                    picture = host.render_seat(viewer, mode="rgb_array")
+                    others = [agent for agent in env.agents if agent != viewer]
+                    for _ in range(resamples):
+                        twin = host.resample_from_infostate(viewer, rng.randrange(2**31))
+                        assert twin.render_seat(viewer) == text, (
+                            f"{viewer}'s text view changed when only what it cannot see was "
+                            "redrawn: a leak"
+                        )
+                        assert np.array_equal(twin.render_seat(viewer, "rgb_array"), picture), (
+                            f"{viewer}'s picture changed when only what it cannot see was "
+                            "redrawn: a leak"
+                        )
+                        if others:
+                            other = rng.choice(others)
+                            changed += twin.render_seat(other) != host.render_seat(other)
+            observation, *_ = env.last()
+            env.step(random_legal_action(observation["action_mask"], rng))
+    if own_secrets:
+        assert changed > 0, "no seat's view ever showed its own hidden information"
+    return changed
+
+
 def _assert_new_future(env: Any, twin: Any) -> None:
     """The resampled world's future chance events are not the real game's."""
     real = copy.deepcopy(env.unwrapped.game.chance)

@@ -1,17 +1,23 @@
 """Pictures of a Pędzące Ślimaki table: text (`ansi`) and an RGB image (`rgb_array`, Pillow).
 
-Both show what a spectator sees: leaves, mushrooms, snails, the dice rolled and set aside, and
-everyone's points. Cards stay face down during a race; a finished race shows the revealed cards.
+Both show what a spectator sees: leaves, mushrooms, snails, the dice rolled and set aside, whose
+turn it is, the last move, everyone's points and, at the end, the winner. Cards stay face down
+during a race; a finished race shows the revealed cards. A seat's view (`seat`) is the same table
+with that seat's own card face up.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from snail_envs.core.picture import Canvas, Colour, font, seat_name, status_text, view_title
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
     COLOURS,
     LETTERS,
+    NOT_ROLLED,
     SNAIL_FACE,
     START,
     PedzaceSlimaki,
@@ -60,7 +66,7 @@ def describe_race(result: RaceResult) -> str:
     )
 
 
-def render_ansi(game: PedzaceSlimaki) -> str:
+def render_ansi(game: PedzaceSlimaki, seat: int | None = None) -> str:
     """The table as text: one cell per leaf, `leaf (m = mushroom) [snails]`."""
     options = game.options
     lines = [
@@ -93,69 +99,181 @@ def render_ansi(game: PedzaceSlimaki) -> str:
         )
         aside = ", ".join(COLOURS[die] for die in ALL_DICE if game.set_aside[die]) or "-"
         lines.append(f"player_{game.turn} rolled {rolled}; set aside: {aside}")
+    if seat is not None and game.outcome is None:
+        lines.append(f"player_{seat} (you): {game.private_text(seat)}")
     lines.append(f"legend: m mushroom, * last leaf, snails {LEGEND}")
     return "\n".join(lines)
 
 
 CELL = 72
 MARGIN = 16
+PANEL_X = MARGIN * 2 + CELL * LEAVES_PER_ROW
+PANEL_W = 310
+LEGEND_H = 50
+DIE = 50
 RGB = ((50, 110, 210), (60, 160, 70), (236, 200, 30), (140, 70, 170), (215, 50, 50))
-BACKGROUND = (250, 246, 235)
+PAPER = (250, 246, 235)
 INK = (40, 40, 40)
+HIGHLIGHT = (255, 236, 150)
+LEAF, LEAF_EDGE, LAST_LEAF_EDGE = (150, 200, 110), (40, 90, 40), (200, 150, 20)
+MUSHROOM = (200, 40, 40)
+SET_ASIDE_FILL = (215, 212, 205)
 
 
-def render_rgb(game: PedzaceSlimaki) -> np.ndarray:
-    """The leaves as a winding path (start top left), mushrooms as red caps, snails as coloured
-    discs, then the dice: rolled ones bright with their faces, set-aside ones faded."""
-    from PIL import Image, ImageDraw
+def _faded(colour: Colour) -> Colour:
+    return (
+        (colour[0] + 2 * 235) // 3,
+        (colour[1] + 2 * 235) // 3,
+        (colour[2] + 2 * 235) // 3,
+    )
 
-    leaf_rows = (game.last_leaf + LEAVES_PER_ROW) // LEAVES_PER_ROW
-    width = MARGIN * 2 + CELL * LEAVES_PER_ROW
-    height = MARGIN * 2 + CELL * (leaf_rows + 1) + 20 * (game.num_players + 1)
-    image = Image.new("RGB", (width, height), BACKGROUND)
-    draw = ImageDraw.Draw(image)
+
+def _pip_ink(die: int) -> Colour:
+    return INK if COLOURS[die] == "yellow" else (255, 255, 255)
+
+
+def draw_snail_face(draw: Any, cx: float, cy: float, size: float, ink: Colour) -> None:
+    """The die's snail face: a shell with its spiral on a body."""
+    draw.ellipse((cx - size, cy + 0.2 * size, cx + size, cy + 0.7 * size), fill=ink)
+    shell = 0.6 * size
+    draw.ellipse((cx - shell, cy - 0.7 * size, cx + shell, cy + 0.5 * size), outline=ink, width=3)
+    draw.ellipse((cx - 0.2 * size, cy - 0.3 * size, cx + 0.2 * size, cy + 0.1 * size), fill=ink)
+
+
+def draw_die(draw: Any, die: int, face: int, x: float, y: float, faded: bool) -> None:
+    """Die `die` at (x, y): its colour, and its face (pips or the snail) unless `face` is
+    NOT_ROLLED; faded when set aside."""
+    fill = _faded(RGB[die]) if faded else RGB[die]
+    draw.rounded_rectangle((x, y, x + DIE, y + DIE), 8, fill=fill, outline=INK, width=2)
+    if face == SNAIL_FACE:
+        draw_snail_face(draw, x + DIE / 2, y + DIE / 2, DIE * 0.3, _pip_ink(die))
+    elif face:
+        for px, py in PIPS[face]:
+            cx, cy = x + DIE * px, y + DIE * py
+            draw.ellipse((cx - 4, cy - 4, cx + 4, cy + 4), fill=_pip_ink(die))
+
+
+PIPS = {
+    1: ((0.5, 0.5),),
+    2: ((0.28, 0.28), (0.72, 0.72)),
+    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
+    4: ((0.28, 0.28), (0.72, 0.28), (0.28, 0.72), (0.72, 0.72)),
+    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
+}
+
+
+def draw_snail(draw: Any, snail: int, cx: float, cy: float, r: float) -> None:
+    """A snail as a disc of its colour, with its colour's letter."""
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=RGB[snail], outline=(0, 0, 0))
+    draw.text((cx, cy), LETTERS[snail], fill=_pip_ink(snail), font=font(int(r * 1.3)), anchor="mm")
+
+
+def _leaf_rows(game: PedzaceSlimaki) -> int:
+    return (game.last_leaf + LEAVES_PER_ROW) // LEAVES_PER_ROW
+
+
+def render_rgb(game: PedzaceSlimaki, seat: int | None = None) -> np.ndarray:
+    """The leaves as a winding path (start top left; mushrooms as red caps, the last leaf
+    ringed gold), snails as discs, the five dice (rolled ones with their faces, set-aside ones
+    faded), and a panel: whose turn or who won, the last move, every seat's points and card
+    (face down during a race, except `seat`'s own), finished races, and a legend."""
+    board_h = MARGIN + CELL * _leaf_rows(game)
+    width = PANEL_X + PANEL_W
+    height = max(board_h + 170, MARGIN + 250 + 34 * game.num_players + 48 * game.options.rounds)
+    canvas = Canvas(width, height, PAPER)
+    _draw_leaves(canvas, game)
+    _draw_dice(canvas, game, board_h + 8)
+    _draw_panel(canvas, game, seat, PANEL_X)
+    legend = [
+        (
+            lambda d, x, y, size: d.pieslice(
+                (x, y, x + size, y + 2 * size), 180, 360, fill=MUSHROOM
+            ),
+            "mushroom: +1 point, pushes nobody",
+        ),
+        (
+            lambda d, x, y, size: d.ellipse(
+                (x, y, x + size, y + size), outline=LAST_LEAF_EDGE, width=3
+            ),
+            f"last leaf {game.last_leaf}: the race ends",
+        ),
+        ((RGB[0]), "bright die: rolled, choose one"),
+        (_faded(RGB[0]), "faded: set aside"),
+        (
+            lambda d, x, y, size: draw_snail_face(d, x + size / 2, y + size / 2, size / 2, INK),
+            "snail face: " + ("2 leaves back" if game.backwards else "2 leaves, die stays"),
+        ),
+    ]
+    canvas.legend(MARGIN, height - LEGEND_H, legend, INK, CELL * LEAVES_PER_ROW)
+    return canvas.array()
+
+
+def _draw_leaves(canvas: Canvas, game: PedzaceSlimaki) -> None:
+    draw = canvas.draw
     for leaf in range(game.last_leaf + 1):
         row, col = divmod(leaf, LEAVES_PER_ROW)
         if row % 2:
             col = LEAVES_PER_ROW - 1 - col
         x, y = MARGIN + col * CELL, MARGIN + row * CELL
-        outline = (200, 150, 20) if leaf == game.last_leaf else (40, 90, 40)
+        last = leaf == game.last_leaf
         draw.ellipse(
             (x + 3, y + 8, x + CELL - 3, y + CELL - 8),
-            fill=(150, 200, 110),
-            outline=outline,
-            width=2,
+            fill=LEAF,
+            outline=LAST_LEAF_EDGE if last else LEAF_EDGE,
+            width=4 if last else 2,
         )
-        draw.text((x + CELL // 2 - 6, y + 14), "S" if leaf == START else str(leaf), fill=INK)
+        canvas.centred(x + CELL // 2, y + 20, "start" if leaf == START else str(leaf), INK, 11)
         if game.is_mushroom[leaf]:
-            draw.pieslice(
-                (x + CELL - 26, y + 4, x + CELL - 6, y + 24), 180, 360, fill=(200, 40, 40)
-            )
+            draw.pieslice((x + CELL - 26, y + 4, x + CELL - 6, y + 24), 180, 360, fill=MUSHROOM)
             draw.rectangle((x + CELL - 19, y + 14, x + CELL - 13, y + 22), fill=(245, 235, 215))
         here = [s for s in ALL_DICE if game.leaf[s] == leaf]
         for i, snail in enumerate(here):
-            cx, cy = x + 14 + 11 * i, y + CELL // 2 + 6
-            draw.ellipse((cx - 7, cy - 7, cx + 7, cy + 7), fill=RGB[snail], outline=(0, 0, 0))
-    y = MARGIN + leaf_rows * CELL + 8
+            draw_snail(draw, snail, x + 13 + 11.5 * i, y + CELL // 2 + 9, 8)
+
+
+def _draw_dice(canvas: Canvas, game: PedzaceSlimaki, y: int) -> None:
+    over = game.outcome is not None or game.truncated
     for die in ALL_DICE:
-        x = MARGIN + die * (CELL - 8)
-        face = game.faces[die]
-        faded = game.set_aside[die] or not face or game.outcome is not None
-        fill = tuple((c + 2 * 235) // 3 for c in RGB[die]) if faded else RGB[die]
-        draw.rounded_rectangle((x, y, x + 44, y + 44), radius=6, fill=fill, outline=(0, 0, 0))
-        if face and not game.set_aside[die]:
-            draw.text(
-                (x + 8, y + 16),
-                "snail" if face == SNAIL_FACE else f"  {face}",
-                fill=(255, 255, 255),
+        x = MARGIN + die * (DIE + 22)
+        face = NOT_ROLLED if over else game.faces[die]
+        aside = game.set_aside[die] and not over
+        draw_die(canvas.draw, die, face, x, y, aside)
+        canvas.centred(x + DIE / 2, y + DIE + 10, COLOURS[die], INK, 11)
+        state = "set aside" if aside else ("rolled" if face else "")
+        canvas.centred(x + DIE / 2, y + DIE + 24, state, INK, 11)
+    if not over and game.turn is not None:
+        canvas.text(MARGIN + 5 * (DIE + 22), y + 8, f"dice of player_{game.turn}", INK, 12)
+        canvas.text(
+            MARGIN + 5 * (DIE + 22), y + 24, f"race {game.race + 1}/{game.options.rounds}", INK, 12
+        )
+
+
+def _draw_panel(canvas: Canvas, game: PedzaceSlimaki, seat: int | None, x: int) -> None:
+    draw, width = canvas.draw, PANEL_W - MARGIN
+    details = f"race {game.race + 1} of {game.options.rounds}, turn {game.turns_played + 1}"
+    canvas.heading(x, MARGIN, view_title("Pędzące Ślimaki", seat), details, INK)
+    status = status_text(game.outcome, game.truncated, f"{seat_name(game.turn, seat)} to play")
+    y = canvas.headline(x, MARGIN + 40, width, status, HIGHLIGHT, INK)
+    canvas.text(x, y, "last move:", INK, 12)
+    last = describe_move(game.last_move) if game.last_move is not None else "none yet"
+    canvas.lines(x + 8, y + 16, last, INK, width - 8, 3, 11)
+    y += 70
+    canvas.text(x, y, "points and cards (5 first, 2 second, 3 last):", INK, 12)
+    y += 20
+    for other, total in enumerate(game.scores):
+        if other == game.turn and game.outcome is None and not game.truncated:
+            draw.rectangle((x - 4, y - 3, x + width, y + 25), fill=HIGHLIGHT)
+        canvas.text(x, y + 5, seat_name(other, seat), INK, 12)
+        won = game.outcome is not None and other in game.outcome.winners
+        canvas.text(x + 110, y + 5, f"{total} pts" + ("  won" if won else ""), INK, 12)
+        if other == seat or game.outcome is not None:
+            for i, snail in enumerate(game.cards[other]):
+                draw_snail(draw, snail, x + 222 + 22 * i, y + 11, 10)
+        else:
+            draw.rounded_rectangle(
+                (x + 210, y, x + 256, y + 22), 4, fill=(120, 90, 60), outline=INK
             )
-    draw.text(
-        (MARGIN + 5 * (CELL - 8), y + 4), f"race {game.race + 1}/{game.options.rounds}", fill=INK
-    )
-    draw.text((MARGIN + 5 * (CELL - 8), y + 22), f"to play: player_{game.turn}", fill=INK)
-    y += CELL - 8
-    for seat, total in enumerate(game.scores):
-        marker = ">" if seat == game.turn and game.outcome is None else " "
-        won = " (won)" if game.outcome is not None and seat in game.outcome.winners else ""
-        draw.text((MARGIN, y + 20 * seat), f"{marker} player_{seat}: {total} points{won}", fill=INK)
-    return np.asarray(image, dtype=np.uint8)
+        y += 34
+    y += 4
+    for result in game.race_results:
+        y = canvas.lines(x, y, describe_race(result), INK, width, 3, 11) + 4

@@ -1,13 +1,19 @@
 """Pictures of a Snail Sprint! table: text (`ansi`) and an RGB image (`rgb_array`, with Pillow).
 
-Both show what a spectator sees: the track, towers, tin walls, podium and dice. Race cards are
-face down during the game and shown once it is over.
+Both show what a spectator sees: the track, towers, tin walls, podium, the dice, whose turn it is,
+the last moves and, at the end, every race card with its points and the winner. Race cards are
+face down during the game. A seat's view (`seat`) is the same table with that seat's own race
+card face up.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
+from snail_envs.core.picture import Canvas, Colour, seat_name, status_text, view_title
 from snail_envs.snail_sprint.boards import SNAIL_LETTERS
 from snail_envs.snail_sprint.rules import (
     LAST_SPACE,
@@ -16,6 +22,7 @@ from snail_envs.snail_sprint.rules import (
     SNAIL_NAMES,
     START,
     TIN,
+    Snail,
     SnailSprint,
 )
 
@@ -34,7 +41,7 @@ def letters(snails: object) -> str:
     return "".join(SNAIL_LETTERS[snail] for snail in sorted(snails))  # type: ignore[call-overload]
 
 
-def render_ansi(game: SnailSprint) -> str:
+def render_ansi(game: SnailSprint, seat: int | None = None) -> str:
     """The table as text: one cell per space, `printed symbols [tower, bottom first]`."""
     options = game.options
     lines = [
@@ -53,13 +60,13 @@ def render_ansi(game: SnailSprint) -> str:
         f"{place + 1}. {SNAIL_NAMES[snail]}" for place, snail in enumerate(game.podium)
     )
     lines.append(f"podium: {podium or '-'}")
-    for seat, snail, target in game.recent_moves:
+    for mover, snail, target in game.recent_moves:
         place = game.podium.index(snail) + 1 if target == ON_PODIUM else 0
         where = f"onto podium place {place}" if place else f"to {target}"
-        lines.append(f"player_{seat} moved the {SNAIL_NAMES[snail]} snail {where}")
+        lines.append(f"player_{mover} moved the {SNAIL_NAMES[snail]} snail {where}")
     if game.outcome is not None:
-        for seat, card in enumerate(game.race_cards):
-            lines.append(f"player_{seat}: card {letters(card)}, {game.card_points(card)} points")
+        for holder, card in enumerate(game.race_cards):
+            lines.append(f"player_{holder}: card {letters(card)}, {game.card_points(card)} points")
         winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
         lines.append(f"game over ({game.outcome.reason}): won by {winners}")
     elif game.truncated:
@@ -67,6 +74,8 @@ def render_ansi(game: SnailSprint) -> str:
     elif game.dice is not None:
         dice = " + ".join(SNAIL_NAMES[symbol].split()[1] for symbol in game.dice)
         lines.append(f"player_{game.turn} rolled {dice}")
+    if seat is not None and game.outcome is None:
+        lines.append(f"player_{seat} (you): {game.private_text(seat)}")
     lines.append(
         "legend: | tin wall (one snail), ^ tin top, [tower bottom→top]; "
         f"points per place {PLACE_POINTS}"
@@ -76,50 +85,172 @@ def render_ansi(game: SnailSprint) -> str:
 
 CELL = 64
 MARGIN = 16
+PER_ROW = 7
+TRACK_ROWS = -(-(LAST_SPACE + 1) // PER_ROW)
+PANEL_X = MARGIN * 2 + CELL * PER_ROW
+PANEL_W = 300
+WIDTH = PANEL_X + PANEL_W
+LEGEND_Y = MARGIN + CELL * TRACK_ROWS + 8
+HEIGHT = LEGEND_Y + 56
+PAPER = (250, 246, 235)
+INK = (40, 40, 40)
+HIGHLIGHT = (255, 236, 150)
+BOARD, TIN_TOP_FILL, WALL_FILL = (235, 225, 200), (225, 225, 238), (196, 196, 210)
+PODIUM_FILL = (255, 250, 225)
 
 
-def render_rgb(game: SnailSprint) -> np.ndarray:
-    """The track as a grid of spaces: printed symbols as small dots, snails as stacked discs."""
-    from PIL import Image, ImageDraw
+def draw_symbol(draw: Any, symbol: int, cx: float, cy: float, r: float, fill: Colour) -> None:
+    """A snail's symbol centred on (cx, cy), `r` pixels from the centre to its edge: star,
+    flower, circle, cloverleaf, triangle, square."""
+    if symbol == Snail.STAR:
+        points = [
+            (
+                cx + (r if k % 2 == 0 else 0.45 * r) * math.sin(math.pi * k / 5),
+                cy - (r if k % 2 == 0 else 0.45 * r) * math.cos(math.pi * k / 5),
+            )
+            for k in range(10)
+        ]
+        draw.polygon(points, fill=fill)
+    elif symbol == Snail.FLOWER:
+        petal = 0.38 * r
+        for k in range(5):
+            px = cx + (r - petal) * math.sin(2 * math.pi * k / 5)
+            py = cy - (r - petal) * math.cos(2 * math.pi * k / 5)
+            draw.ellipse((px - petal, py - petal, px + petal, py + petal), fill=fill)
+        draw.ellipse((cx - petal, cy - petal, cx + petal, cy + petal), fill=fill)
+    elif symbol == Snail.CIRCLE:
+        draw.ellipse((cx - 0.8 * r, cy - 0.8 * r, cx + 0.8 * r, cy + 0.8 * r), fill=fill)
+    elif symbol == Snail.CLOVERLEAF:
+        leaf = 0.42 * r
+        for dx, dy in ((0, -0.5), (-0.5, 0.2), (0.5, 0.2)):
+            lx, ly = cx + dx * r, cy + dy * r
+            draw.ellipse((lx - leaf, ly - leaf, lx + leaf, ly + leaf), fill=fill)
+        draw.line((cx, cy, cx + 0.2 * r, cy + r), fill=fill, width=max(1, round(r / 5)))
+    elif symbol == Snail.TRIANGLE:
+        draw.polygon(
+            ((cx, cy - r), (cx + 0.9 * r, cy + 0.7 * r), (cx - 0.9 * r, cy + 0.7 * r)), fill=fill
+        )
+    else:
+        side = 0.75 * r
+        draw.rectangle((cx - side, cy - side, cx + side, cy + side), fill=fill)
 
-    per_row = SPACES_PER_ROW + 1
-    rows = -(-(LAST_SPACE + 1) // per_row) + 1  # the track, then a row for podium and dice
-    width = MARGIN * 2 + CELL * per_row
-    height = MARGIN * 2 + CELL * rows
-    image = Image.new("RGB", (width, height), (250, 246, 235))
-    draw = ImageDraw.Draw(image)
+
+def draw_snail(draw: Any, snail: int, cx: float, cy: float, r: float) -> None:
+    """A snail as a disc of its colour with its symbol in white."""
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=RGB[snail], outline=(0, 0, 0))
+    draw_symbol(draw, snail, cx, cy, 0.62 * r, (255, 255, 255))
+
+
+def draw_die(draw: Any, symbol: int, x: float, y: float, size: float) -> None:
+    """A die showing `symbol`: the symbol in its snail's colour on a white face."""
+    draw.rounded_rectangle(
+        (x, y, x + size, y + size), 6, fill=(255, 255, 255), outline=(0, 0, 0), width=2
+    )
+    draw_symbol(draw, symbol, x + size / 2, y + size / 2, 0.36 * size, RGB[symbol])
+
+
+def _cell(space: int) -> tuple[int, int]:
+    row, col = divmod(space, PER_ROW)
+    return MARGIN + col * CELL, MARGIN + row * CELL
+
+
+def render_rgb(game: SnailSprint, seat: int | None = None) -> np.ndarray:
+    """The track as a grid of spaces (printed symbols small, top right; snails as discs showing
+    their symbols, towers bottom first), the podium, and a panel: whose turn, the dice, the last
+    moves, the race cards (face down until the end, except `seat`'s own) with their points, and
+    a legend."""
+    canvas = Canvas(WIDTH, HEIGHT, PAPER)
+    draw = canvas.draw
     for space in range(LAST_SPACE + 1):
-        row, col = divmod(space, per_row)
-        x, y = MARGIN + col * CELL, MARGIN + row * CELL
-        fill = (
-            (200, 200, 210)
-            if game.holds_one[space]
-            else ((225, 225, 235) if space in TIN else (235, 225, 200))
-        )
+        x, y = _cell(space)
+        fill = WALL_FILL if game.holds_one[space] else (TIN_TOP_FILL if space in TIN else BOARD)
         draw.rectangle((x + 2, y + 2, x + CELL - 2, y + CELL - 2), fill=fill, outline=(90, 80, 60))
-        draw.text((x + 5, y + 4), "S" if space == START else str(space), fill=(40, 40, 40))
+        canvas.text(x + 5, y + 4, "start" if space == START else str(space), INK, 11)
         for i, symbol in enumerate(sorted(game.track[space])):
-            cx = x + CELL - 12 - 10 * i
-            draw.ellipse((cx - 4, y + 6, cx + 4, y + 14), fill=RGB[symbol])
-        stack = game.stacks[space]
-        for level, snail in enumerate(stack):
+            draw_symbol(draw, symbol, x + CELL - 11 - 13 * i, y + 11, 6, RGB[symbol])
+        for level, snail in enumerate(game.stacks[space]):
             if space == START:
-                cx, cy = x + 10 + 9 * level, y + CELL - 14
+                row, col = divmod(level, 3)
+                cx, cy = x + 13 + 19 * col, y + 30 + 19 * row
             else:
-                cx, cy = x + CELL // 2, y + CELL - 14 - 9 * level
-            draw.ellipse((cx - 8, cy - 8, cx + 8, cy + 8), fill=RGB[snail], outline=(0, 0, 0))
-    y = MARGIN + (rows - 1) * CELL
-    draw.text((MARGIN, y + 4), "podium", fill=(40, 40, 40))
-    for place, snail in enumerate(game.podium):
-        cx = MARGIN + CELL + place * CELL + CELL // 2
-        draw.ellipse((cx - 12, y + 20, cx + 12, y + 44), fill=RGB[snail], outline=(0, 0, 0))
-        draw.text((cx - 3, y + 4), str(place + 1), fill=(40, 40, 40))
-    if game.dice is not None and game.outcome is None:
-        draw.text(
-            (width - MARGIN - 2 * CELL, y + 4), f"player_{game.turn} rolled", fill=(40, 40, 40)
+                cx, cy = x + CELL // 2, y + CELL - 14 - 8 * level
+            draw_snail(draw, snail, cx, cy, 9)
+    _draw_podium(canvas, game)
+    _draw_panel(canvas, game, seat)
+    entries: list = [
+        (lambda d, x, y, size, s=s: draw_snail(d, s, x + size / 2, y + size / 2, size / 2), name)
+        for s, name in enumerate(SNAIL_NAMES)
+    ]
+    entries += [(BOARD, "board"), (TIN_TOP_FILL, "tin top"), (WALL_FILL, "tin wall: one snail")]
+    canvas.legend(MARGIN, LEGEND_Y, entries, INK, WIDTH - 2 * MARGIN)
+    return canvas.array()
+
+
+def _draw_podium(canvas: Canvas, game: SnailSprint) -> None:
+    x, y = _cell(LAST_SPACE + 1)
+    canvas.text(x + 4, y + 6, "podium", INK, 13)
+    canvas.text(x + 4, y + 24, "points on", INK, 11)
+    canvas.text(x + 4, y + 38, "race cards", INK, 11)
+    for place, points in enumerate(PLACE_POINTS):
+        px = x + CELL * (place + 1)
+        canvas.draw.rectangle(
+            (px + 2, y + 2, px + CELL - 2, y + CELL - 2), fill=PODIUM_FILL, outline=(90, 80, 60)
         )
+        canvas.text(px + 5, y + 4, f"{place + 1}.  {points} pts", INK, 11)
+        if place < len(game.podium):
+            draw_snail(canvas.draw, game.podium[place], px + CELL // 2, y + 40, 13)
+
+
+def _draw_panel(canvas: Canvas, game: SnailSprint, seat: int | None) -> None:
+    draw, x, width = canvas.draw, PANEL_X, PANEL_W - MARGIN
+    board = game.options.board if isinstance(game.options.board, str) else "custom"
+    details = f"board {board}, tin {game.options.tin_order}, {game.turns_played} rolls played"
+    canvas.heading(x, MARGIN, view_title("Snail Sprint!", seat), details, INK)
+    playing = f"{seat_name(game.turn, seat)} to play"
+    status = status_text(game.outcome, game.truncated, playing)
+    y = canvas.headline(x, MARGIN + 40, width, status, HIGHLIGHT, INK)
+    if game.dice is not None:
+        roll = "rolled" if game.outcome is None and not game.truncated else "last roll"
+        canvas.text(x, y + 12, f"player_{game.turn} {roll}", INK, 12)
         for i, symbol in enumerate(game.dice):
-            x0 = width - MARGIN - 2 * CELL + i * 40
-            draw.rectangle((x0, y + 16, x0 + 32, y + 48), fill=(255, 255, 255), outline=(0, 0, 0))
-            draw.ellipse((x0 + 8, y + 24, x0 + 24, y + 40), fill=RGB[symbol])
-    return np.asarray(image, dtype=np.uint8)
+            draw_die(draw, symbol, x + 150 + 46 * i, y, 40)
+    y += 50
+    canvas.text(x, y, "last moves:", INK, 12)
+    y += 16
+    moves = [_move_text(game, move) for move in game.recent_moves[-3:]] or ["none yet"]
+    for move in moves:
+        y = canvas.lines(x + 8, y, move, INK, width - 8, 2, 11)
+    y = max(y, MARGIN + 200)
+    canvas.text(x, y, "race cards (points when the podium fills):", INK, 12)
+    y += 18
+    for other in range(game.num_players):
+        if other == game.turn and game.outcome is None and not game.truncated:
+            draw.rectangle((x - 4, y - 2, x + width, y + 26), fill=HIGHLIGHT)
+        canvas.text(x, y + 6, seat_name(other, seat), INK, 12)
+        card = game.race_cards[other]
+        shown = game.outcome is not None or other == seat
+        for i in range(3):
+            cx = x + 110 + 26 * i
+            if shown and i < len(card):
+                draw_snail(draw, sorted(card)[i], cx, y + 12, 11)
+            elif not shown:
+                draw.rounded_rectangle(
+                    (cx - 10, y, cx + 10, y + 24), 3, fill=(120, 90, 60), outline=(0, 0, 0)
+                )
+        if shown:
+            points = game.card_points(card)
+            won = game.outcome is not None and other in game.outcome.winners
+            note = "  won" if won else ("" if game.outcome is not None else " so far")
+            canvas.text(x + 194, y + 6, f"{points} pts{note}", INK, 12)
+        y += 32
+    if seat is None and game.outcome is None:
+        canvas.text(x, y + 2, "race cards stay face down until the end", INK, 11)
+
+
+def _move_text(game: SnailSprint, move: tuple[int, int, int]) -> str:
+    mover, snail, target = move
+    if target == ON_PODIUM:
+        where = f"onto podium place {game.podium.index(snail) + 1}"
+    else:
+        where = f"to space {target}"
+    return f"player_{mover} moved the {SNAIL_NAMES[snail]} snail {where}"

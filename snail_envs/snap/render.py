@@ -1,20 +1,38 @@
 """Pictures of a Snap table: text (`ansi`) and an RGB image (`rgb_array`, with Pillow).
 
 Both show what a spectator sees: stack sizes (never their cards), piles with their top cards,
-pools or pots, the window, and the last calls.
+pools or pots, the reaction window (its tick, who may call), the last calls, session wins and the
+winner at the end. A seat's view (`seat`) shows the table as that seat sees it: with
+`glimpse_error`, the card flipped last as the seat glimpsed it (its rank only), and only its own
+glimpses; and nothing that tells whether a claim is real.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from snail_envs.core.picture import Canvas, Colour, seat_name, status_text, view_title
 from snail_envs.snap.rules import SUITS, WAIT, Snap
 
 CALL_NAMES = {1: "snap", 2: "snap_pool", 3: "slap"}
 
 
-def _top(game: Snap, pile: list[int]) -> str:
-    return game.label(pile[-1]) if pile else "--"
+def _glimpsed_pile(game: Snap, seat: int | None) -> int | None:
+    """The pile whose top `seat` sees only as its glimpse (with `glimpse_error`), if any."""
+    if seat is None or not game.glimpses[seat]:
+        return None
+    return game.just_flipped[0][1]
+
+
+def _top(game: Snap, pile: int, seat: int | None = None) -> str:
+    cards = game.piles[pile]
+    if not cards:
+        return "--"
+    if pile == _glimpsed_pile(game, seat):
+        return game.key_label(game.glimpses[seat][-1]) + "?"
+    return game.label(cards[-1])
 
 
 def _pool_name(game: Snap) -> str:
@@ -34,7 +52,38 @@ def last_calls_text(game: Snap) -> str:
     return "; ".join(calls) + (f" -> cards {', '.join(gains)}" if gains else " -> no card moved")
 
 
-def render_ansi(game: Snap) -> str:
+def _window_text(game: Snap, seat: int | None) -> str:
+    """The reaction window now: its tick, whether a claim shows (spectators only: a seat with
+    imperfect sight must not be told), and who acts."""
+    kind = "reopened window" if game.reopened else "window"
+    claim = ""
+    if seat is None:
+        claim = " (something claimable)" if game.claimable() else " (nothing claimable)"
+    acting = ", ".join(seat_name(s, seat) for s in game.acting_seats())
+    return f"{kind}: tick {game.window_tick + 1} of {game.window_length}{claim}; acting: {acting}"
+
+
+def _session_text(game: Snap) -> str:
+    wins = ", ".join(f"player_{seat} {won}" for seat, won in enumerate(game.session_wins))
+    stage = " (a sudden death)" if game.sudden_deaths else ""
+    number = game.games_played + (game.outcome is None)
+    return f"session {game.options.session}: game {number}{stage}; wins: {wins}"
+
+
+def _glimpses_text(game: Snap, seat: int | None) -> str:
+    if seat is not None:
+        seen = ", ".join(game.key_label(key) for key in game.glimpses[seat])
+        return f"your glimpses of the card flipped last: {seen}" if seen else ""
+    if not any(game.glimpses):
+        return ""
+    seen = ", ".join(
+        f"player_{other} {game.key_label(glimpses[-1])}"
+        for other, glimpses in enumerate(game.glimpses)
+    )
+    return f"glimpses of the card flipped last: {seen}"
+
+
+def render_ansi(game: Snap, seat: int | None = None) -> str:
     """The table as text: one row a seat, then the centre and the last calls."""
     options = game.options
     variants = [
@@ -42,119 +91,219 @@ def render_ansi(game: Snap) -> str:
     ]
     header = f"Snap ({options.ruleset}{''.join(', ' + v for v in variants)}, "
     header += f"{game.num_players} players)  {game.flips} flips, {game.ticks} ticks played"
+    if seat is not None:
+        header += f"; player_{seat}'s view"
     lines = [header, "seat       stack  pile  top"]
-    flipped = {seat for seat, _, _ in game.just_flipped}
-    for seat in range(game.num_players):
-        pile = game.piles[seat]
+    flipped = {flipper for flipper, _, _ in game.just_flipped}
+    for other in range(game.num_players):
+        pile = game.piles[other]
         notes = []
-        if seat in flipped:
+        if other == seat:
+            notes.append("you")
+        if other in flipped:
             notes.append("flipped last")
-        if not game.in_game[seat]:
+        if not game.in_game[other]:
             notes.append("out")
-        elif not game.held(seat):
+        elif not game.held(other):
             notes.append("no cards: out at its turn unless it wins some")
-        if options.delays[seat]:
-            notes.append(f"delay {options.delays[seat]}")
+        if options.delays[other]:
+            notes.append(f"delay {options.delays[other]}")
+        top = _top(game, other, seat) if not options.single_pile else ""
         lines.append(
-            f"player_{seat:<3} {len(game.stacks[seat]):>5} {len(pile):>5}  "
-            f"{_top(game, pile) if not options.single_pile else '':<4} {', '.join(notes)}".rstrip()
+            f"player_{other:<3} {len(game.stacks[other]):>5} {len(pile):>5}  "
+            f"{top:<4} {', '.join(notes)}".rstrip()
         )
     if options.single_pile:
         centre = game.piles[-1]
         below = f" on {game.label(centre[-2])}" if len(centre) > 1 else ""
-        lines.append(f"central pile: {len(centre)} cards, top {_top(game, centre)}{below}")
+        top = _top(game, len(game.piles) - 1, seat)
+        lines.append(f"central pile: {len(centre)} cards, top {top}{below}")
     pools = [f"{game.label(pool[-1])} ×{len(pool)}" for pool in game.pools]
     lines.append(f"{_pool_name(game)}s: {', '.join(pools) if pools else 'none'}")
     lines.append(f"last calls: {last_calls_text(game)}")
     if options.session != "single":
-        wins = ", ".join(f"player_{seat} {won}" for seat, won in enumerate(game.session_wins))
-        stage = " (a sudden death)" if game.sudden_deaths else ""
-        lines.append(
-            f"session {options.session}: game {game.games_played + (game.outcome is None)}"
-            f"{stage}; wins: {wins}"
-        )
+        lines.append(_session_text(game))
     if game.outcome is not None:
-        winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
+        winners = ", ".join(f"player_{winner}" for winner in sorted(game.outcome.winners))
         lines.append(f"game over ({game.outcome.reason}): won by {winners}")
     elif game.truncated:
         lines.append(f"stopped after {game.flips} flips and {game.ticks} ticks (limit)")
     else:
-        kind = "reopened window" if game.reopened else "window"
-        claim = "something claimable" if game.claimable() else "nothing claimable"
-        lines.append(
-            f"{kind}: tick {game.window_tick + 1} of {game.window_length} ({claim}); "
-            f"acting: {', '.join(f'player_{s}' for s in game.acting_seats())}"
-        )
-        if any(game.glimpses):
-            seen = ", ".join(
-                f"player_{seat} {game.key_label(glimpses[-1])}"
-                for seat, glimpses in enumerate(game.glimpses)
-            )
-            lines.append(f"glimpses of the card flipped last: {seen}")
+        lines.append(_window_text(game, seat))
+        glimpses = _glimpses_text(game, seat)
+        if glimpses:
+            lines.append(glimpses)
     return "\n".join(lines)
 
 
 CARD_W, CARD_H = 44, 62
-COLUMN = 96
+COLUMN = 100
+MIN_COLUMNS = 6
 MARGIN = 12
 FELT = (22, 110, 60)
 INK = (240, 240, 230)
+DARK = (20, 20, 20)
 RED = (200, 30, 40)
+GOLD = (255, 215, 60)
+BACK = (40, 60, 150)
+FACE = (250, 250, 245)
+EMPTY = (80, 150, 100)
+OUT_INK = (150, 170, 150)
+SEATS_Y = MARGIN + 22
+CENTRE_Y = SEATS_Y + 16 + CARD_H + 22
+STATUS_Y = CENTRE_Y + CARD_H + 24
+CALLS_Y = STATUS_Y + 42
+HEIGHT = 2 * MARGIN + 2 * CARD_H + 220
+LEGEND_Y = HEIGHT - MARGIN - 30
 
 
-def render_rgb(game: Snap) -> np.ndarray:
-    """The table seen from above: a column a seat (stack, pile), the centre, the last calls."""
-    from PIL import Image, ImageDraw
+def draw_suit(draw: Any, suit: int, cx: float, cy: float, r: float, fill: Colour) -> None:
+    """Suit `suit` (0 clubs, 1 diamonds, 2 hearts, 3 spades, as `SUITS`) centred on (cx, cy),
+    `r` pixels from the centre to its edge."""
+    lobe = 0.5 * r
+    if SUITS[suit] == "♦":
+        draw.polygon(
+            ((cx, cy - r), (cx + 0.7 * r, cy), (cx, cy + r), (cx - 0.7 * r, cy)), fill=fill
+        )
+    elif SUITS[suit] == "♥":
+        for dx in (-lobe, lobe):
+            draw.ellipse((cx + dx - lobe, cy - r, cx + dx + lobe, cy - r + 2 * lobe), fill=fill)
+        draw.polygon(((cx - r, cy - 0.45 * r), (cx + r, cy - 0.45 * r), (cx, cy + r)), fill=fill)
+    elif SUITS[suit] == "♠":
+        for dx in (-lobe, lobe):
+            draw.ellipse(
+                (cx + dx - lobe, cy - 0.3 * r, cx + dx + lobe, cy - 0.3 * r + 2 * lobe), fill=fill
+            )
+        draw.polygon(((cx - r, cy + 0.25 * r), (cx + r, cy + 0.25 * r), (cx, cy - r)), fill=fill)
+        draw.polygon(
+            ((cx, cy + 0.2 * r), (cx + 0.35 * r, cy + r), (cx - 0.35 * r, cy + r)), fill=fill
+        )
+    else:
+        small = 0.42 * r
+        for dx, dy in ((0, -0.5), (-0.52, 0.15), (0.52, 0.15)):
+            lx, ly = cx + dx * r, cy + dy * r
+            draw.ellipse((lx - small, ly - small, lx + small, ly + small), fill=fill)
+        draw.polygon(((cx, cy), (cx + 0.3 * r, cy + r), (cx - 0.3 * r, cy + r)), fill=fill)
 
+
+def _columns(game: Snap) -> int:
+    return max(game.num_players, MIN_COLUMNS)
+
+
+def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
+    """The table seen from above: a column a seat (its stack face down with its size, its pile
+    with the top card; the card flipped last framed gold), the centre (pools or pots, the central
+    pile), then the window, the last calls, the session and a legend. The size depends only on
+    the number of seats: pots that do not fit are counted."""
     options = game.options
-    n = game.num_players
-    centre_cards = len(game.pools) + options.single_pile
-    width = MARGIN * 2 + COLUMN * max(n, centre_cards, 5)
-    height = 2 * MARGIN + 3 * CARD_H + 90
-    image = Image.new("RGB", (width, height), FELT)
-    draw = ImageDraw.Draw(image)
-
-    def card(x: int, y: int, cards: list[int], face_up: bool, caption: str) -> None:
-        if not cards:
-            draw.rectangle((x, y, x + CARD_W, y + CARD_H), outline=(80, 150, 100))
-        elif face_up:
-            draw.rectangle((x, y, x + CARD_W, y + CARD_H), fill=(250, 250, 245), outline=INK)
-            top = cards[-1]
-            red = options.match_key == "rank" and SUITS[top % len(SUITS)] in "♦♥"
-            label = game.label(top)
-            if options.match_key == "rank":
-                label = label[:-1] + "cdhs"[top % len(SUITS)]
-            draw.text((x + 6, y + 6), label, fill=RED if red else (20, 20, 20))
-        else:
-            draw.rectangle((x, y, x + CARD_W, y + CARD_H), fill=(40, 60, 150), outline=INK)
-        draw.text((x, y + CARD_H + 3), caption, fill=INK)
-
-    flipped = {seat for seat, _, _ in game.just_flipped}
-    for seat in range(n):
-        x = MARGIN + COLUMN * seat
-        y = MARGIN
-        status = "" if game.in_game[seat] else " out"
-        mark = " *" if seat in flipped else ""
-        draw.text((x, y), f"player_{seat}{status}{mark}", fill=INK)
-        card(x, y + 14, list(game.stacks[seat]), False, str(len(game.stacks[seat])))
+    columns = _columns(game)
+    width = MARGIN * 2 + COLUMN * columns
+    canvas = Canvas(width, HEIGHT, FELT)
+    canvas.text(MARGIN, MARGIN - 2, view_title("Snap", seat), INK, 14)
+    canvas.text(
+        MARGIN + 150 + (0 if seat is None else 110),
+        MARGIN,
+        f"{options.ruleset}, {game.flips} flips, {game.ticks} ticks",
+        INK,
+        11,
+    )
+    flipped = {pile for _, pile, _ in game.just_flipped}
+    y = SEATS_Y
+    for other in range(game.num_players):
+        x = MARGIN + COLUMN * other
+        ink = INK if game.in_game[other] else OUT_INK
+        name = seat_name(other, seat) + ("" if game.in_game[other] else " out")
+        canvas.text(x, y, name, ink, 11)
+        _stack(canvas, x, y + 16, len(game.stacks[other]))
         if not options.single_pile:
-            pile = game.piles[seat]
-            card(x + CARD_W + 4, y + 14, pile, True, str(len(pile)))
-    y = MARGIN + CARD_H + 44
+            _pile(canvas, game, x + CARD_W + 4, y + 16, other, seat, other in flipped)
+    y = CENTRE_Y
     x = MARGIN
+    slots = columns
     if options.single_pile:
-        centre = game.piles[-1]
-        card(x, y, centre, True, f"centre {len(centre)}")
+        centre = len(game.piles) - 1
+        _pile(canvas, game, x, y, centre, seat, centre in flipped, "centre")
+        if len(game.piles[centre]) > 1:
+            _face(canvas, game, x + CARD_W + 4, y, game.piles[centre][-2])
+            canvas.text(x + CARD_W + 4, y + CARD_H + 3, "under it", INK, 10)
         x += COLUMN
-    for pool in game.pools:
-        card(x, y, pool, True, f"{_pool_name(game)} {len(pool)}")
+        slots -= 1
+    name = _pool_name(game)
+    shown = game.pools if len(game.pools) <= slots else game.pools[: slots - 1]
+    for pool in shown:
+        _face(canvas, game, x, y, pool[-1])
+        canvas.text(x, y + CARD_H + 3, f"{name} {len(pool)}", INK, 11)
         x += COLUMN
+    if len(shown) < len(game.pools):
+        canvas.text(x, y + CARD_H // 2, f"+{len(game.pools) - len(shown)} more {name}s", INK, 12)
     if not game.pools:
-        draw.text((x, y + CARD_H // 2), f"no {_pool_name(game)}", fill=INK)
-    text_y = y + CARD_H + 22
-    draw.text((MARGIN, text_y), f"{game.flips} flips, {game.ticks} ticks", fill=INK)
-    draw.text((MARGIN, text_y + 14), f"last calls: {last_calls_text(game)}", fill=INK)
-    if game.outcome is not None:
-        winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
-        draw.text((MARGIN, text_y + 28), f"game over: won by {winners}", fill=INK)
-    return np.asarray(image, dtype=np.uint8)
+        canvas.text(x, y + CARD_H // 2 - 6, f"no {name}", INK, 12)
+    y = STATUS_Y
+    text_width = width - 2 * MARGIN
+    window = ("" if game.reopened else "reaction ") + _window_text(game, seat)
+    status = status_text(game.outcome, game.truncated, window)
+    canvas.headline(MARGIN, y, text_width, status, (255, 236, 150), DARK)
+    y = canvas.lines(
+        MARGIN, CALLS_Y, f"last calls: {last_calls_text(game)}", INK, text_width, 2, 11
+    )
+    if options.session != "single":
+        canvas.lines(MARGIN, y, _session_text(game), INK, text_width, 1, 11)
+    y += 15
+    if game.outcome is None:
+        canvas.lines(MARGIN, y, _glimpses_text(game, seat), INK, text_width, 1, 11)
+    legend = [
+        (BACK, "stack, face down (its size below)"),
+        (
+            lambda d, x, y, size: d.rectangle((x, y, x + size, y + size), outline=GOLD, width=3),
+            "flipped last",
+        ),
+        (
+            lambda d, x, y, size: draw_suit(d, 2, x + size / 2, y + size / 2, size / 2, RED),
+            "red suits",
+        ),
+    ]
+    if options.glimpse_error:
+        legend.append((FACE, "7? = a glimpse: rank seen, suit not"))
+    canvas.legend(MARGIN, LEGEND_Y, legend, INK, text_width)
+    return canvas.array()
+
+
+def _stack(canvas: Canvas, x: float, y: float, size: int) -> None:
+    fill = BACK if size else None
+    canvas.draw.rectangle((x, y, x + CARD_W, y + CARD_H), fill=fill, outline=INK if size else EMPTY)
+    canvas.text(x, y + CARD_H + 3, f"stack {size}", INK, 10)
+
+
+def _pile(
+    canvas: Canvas,
+    game: Snap,
+    x: float,
+    y: float,
+    pile: int,
+    seat: int | None,
+    flipped_last: bool,
+    caption: str = "pile",
+) -> None:
+    cards = game.piles[pile]
+    if not cards:
+        canvas.draw.rectangle((x, y, x + CARD_W, y + CARD_H), outline=EMPTY)
+    elif pile == _glimpsed_pile(game, seat):
+        canvas.draw.rectangle((x, y, x + CARD_W, y + CARD_H), fill=FACE, outline=INK)
+        canvas.centred(x + CARD_W / 2, y + CARD_H / 2, _top(game, pile, seat), DARK, 16)
+    else:
+        _face(canvas, game, x, y, cards[-1])
+    if flipped_last and cards:
+        canvas.draw.rectangle((x - 3, y - 3, x + CARD_W + 3, y + CARD_H + 3), outline=GOLD, width=3)
+    canvas.text(x, y + CARD_H + 3, f"{caption} {len(cards)}", INK, 10)
+
+
+def _face(canvas: Canvas, game: Snap, x: float, y: float, card: int) -> None:
+    """A card face up: its rank and a drawn suit (or its picture's number)."""
+    canvas.draw.rectangle((x, y, x + CARD_W, y + CARD_H), fill=FACE, outline=INK)
+    if game.options.match_key == "picture":
+        canvas.centred(x + CARD_W / 2, y + CARD_H / 2, game.label(card), DARK, 16)
+        return
+    suit = card % len(SUITS)
+    colour = RED if SUITS[suit] in "♦♥" else DARK
+    canvas.text(x + 4, y + 3, game.key_label(game.key[card]), colour, 15)
+    draw_suit(canvas.draw, suit, x + CARD_W / 2, y + CARD_H / 2 + 10, 11, colour)

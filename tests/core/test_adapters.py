@@ -288,6 +288,18 @@ def test_render_modes() -> None:
         assert env.render() is None
 
 
+def test_render_seat_gives_one_seats_view_in_either_mode_whatever_render_mode() -> None:
+    for env in (ToyAEC(), ToyParallel()):
+        env.reset(seed=0)
+        text = env.render_seat("player_1")
+        assert text.startswith("counter 0") and text.endswith(env.private_text("player_1"))
+        assert env.render_seat("player_1", mode="rgb_array").shape == (8, 8, 3)
+        with pytest.raises(ValueError, match="mode must be one of"):
+            env.render_seat("player_1", mode="human")
+        with pytest.raises(ValueError, match="unknown agent 'bob'"):
+            env.render_seat("bob")
+
+
 def test_state_and_action_to_string() -> None:
     env = ToyAEC(num_players=2)
     env.reset(seed=0)
