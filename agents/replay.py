@@ -27,9 +27,9 @@ The format (version 1) is JSON lines, one JSON object a line, in UTF-8:
 A reader of version 1 refuses any other version. The environments are exact and deterministic:
 the same options, seed and actions give the same game in any process, so `check` re-plays the
 recorded actions and requires every step to match (the seats of the header, then at each step
-the seat to act and the rewards, then the result); the first difference is a `ReplayMismatch` naming the step. A file that is no replay
-(not JSON, another format or version, an unknown environment, a missing field) is a
-`ValueError` naming the file, the line and the problem. Reading never runs code: JSON only.
+the seat to act and the rewards, then the result); the first difference is a `ReplayMismatch`
+naming the step. A file that is no replay (not JSON, another format or version, an unknown
+environment, a missing field) is a `ValueError` naming the file, the line and the problem. Reading never runs code: JSON only.
 
 The command re-simulates the replay, checks it, and shows the game in the terminal (the
 environment's text view, one decision at a time): interactively (Enter or n: next decision,

@@ -69,7 +69,7 @@ def choice(roll: dict[int, int], leaves: dict[int, int], **table: object) -> int
 def test_it_refuses_the_observations_of_another_board() -> None:
     """It is told the board's length; it does not guess it from an observation's size."""
     observation, mask = seen({RED: 1, YELLOW: 2}, {}, board_length=8, mushrooms=[2, 5])
-    with pytest.raises(ValueError, match="20-leaf board .*for_rules"):
+    with pytest.raises(ValueError, match=r"20-leaf board .*for_rules"):
         PedzaceSlimakiHeuristic().act(observation, mask)
     assert mask[PedzaceSlimakiHeuristic(board_length=8).act(observation, mask)]
 
