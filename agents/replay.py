@@ -29,7 +29,8 @@ the same options, seed and actions give the same game in any process, so `check`
 recorded actions and requires every step to match (the seats of the header, then at each step
 the seat to act and the rewards, then the result); the first difference is a `ReplayMismatch`
 naming the step. A file that is no replay (not JSON, another format or version, an unknown
-environment, a missing field) is a `ValueError` naming the file, the line and the problem. Reading never runs code: JSON only.
+environment, a missing field) is a `ValueError` naming the file, the line and the problem.
+Reading never runs code: JSON only.
 
 The command re-simulates the replay, checks it, and shows the game in the terminal (the
 environment's text view, one decision at a time): interactively (Enter or n: next decision,
