@@ -58,6 +58,11 @@ from snail_envs.core.options import (
 REWARD_MODES = ("winlose", "points", "margin")
 WINLOSE, POINTS, MARGIN = range(len(REWARD_MODES))
 """The reward modes as the kernels read them (`rules.reward`: the index in `REWARD_MODES`)."""
+OPPONENTS = ("random", "heuristic")
+"""The in-kernel players, by the index the kernels know them by."""
+RANDOM, HEURISTIC = range(len(OPPONENTS))
+POLICY = len(OPPONENTS)
+"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 NO_DECISION = -2
 """What a kernel returns when a game of the batch met `MAX_DEALS` deals in a row that all ended
 before the first decision they wait for (the learner's, in the learner kernels): the options
@@ -67,7 +72,8 @@ options."""
 
 class Kernels(NamedTuple):
     """The compiled loops of a game module, over all N games (`rules` is the array of one
-    record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`)."""
+    record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`), written once in
+    `snail_envs.batched.drivers`."""
 
     start: Callable[..., int]
     """(games, rules, observations, masks, seats): deal every game, write the acting views;
@@ -90,9 +96,12 @@ class Kernels(NamedTuple):
     policy seats' `asked_actions` (`resume=True`), and play on as `learner_reset` does; returns
     the first game whose learner action is illegal (nothing played then), `NO_DECISION`, or
     else −1."""
-    random: Callable[..., None] | None = None
-    """(games, rules, seats, out): a uniformly random legal action for every acting slot, where
-    a game draws one faster than from its masks (`random_legal_actions`, the default)."""
+    choose: Callable[..., None]
+    """(games, rules, seats, kind, out): the action of in-kernel player `kind` (`OPPONENTS`)
+    for every acting slot."""
+    acting: Callable[..., None]
+    """(games, rules, observations, masks, seats): write every game's acting slots, as `start`
+    does after its deal."""
 
 
 class BatchStep(NamedTuple):
@@ -118,7 +127,7 @@ class BatchedGame:
     game_dtype: ClassVar[np.dtype]
     """The record of one game (`snail_envs.batched.chance.game_record`)."""
     kernels: ClassVar[Kernels]
-    opponents: ClassVar[tuple[str, ...]]
+    opponents: ClassVar[tuple[str, ...]] = OPPONENTS
     """The in-kernel players of the learner's vector env, by the index the kernels use."""
     seating_dtype: ClassVar[np.dtype]
     """How the learner's vector env seats one game (`seating_record`)."""
@@ -260,11 +269,16 @@ class BatchedGame:
         """A uniformly random legal action for every acting slot (0 for empty slots), drawn
         from each game's agent generator (never from its chance)."""
         actions = np.zeros((self.num_envs, self.max_acting), np.int64)
-        if self.kernels.random is None:
-            random_legal_actions(self.games, self.action_masks, self.seats, actions)
-        else:
-            self.kernels.random(self.games, self.rules, self.seats, actions)
+        self.kernels.choose(self.games, self.rules, self.seats, RANDOM, actions)
         return actions
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The game's heuristic player's choice for every acting slot (0 for empty slots):
+        int64 (N, K)."""
+        self.check_opponent("heuristic")
+        out = np.zeros((self.num_envs, self.max_acting), np.int64)
+        self.kernels.choose(self.games, self.rules, self.seats, HEURISTIC, out)
+        return out
 
     def observe(self, seat: int | np.ndarray) -> np.ndarray:
         """Every game seen by `seat` (one integer seat for all games, or an integer array of one
@@ -364,6 +378,10 @@ class TurnBasedGame(BatchedGame):
     def action_mask(self) -> np.ndarray:
         """The seat to play's legal actions in each game: int8 (N, A)."""
         return self.action_masks[:, 0]
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The game's heuristic player's choice for the seat to play in each game: int64 (N,)."""
+        return super().heuristic_actions()[:, 0]
 
 
 @njit(cache=True)
@@ -497,6 +515,30 @@ def pay_margin(changes: np.ndarray, paid: int, num_players: int, rewards: np.nda
 def every_seat(num_players: int) -> int:
     """`pay_margin`'s `paid` in a game whose seats never go out."""
     return (1 << num_players) - 1
+
+
+@njit(cache=True)
+def pay_points(points, before, lowest_wins: bool, over: bool, rules, rewards: np.ndarray) -> None:
+    """The rewards of a transition in a game of points whose seats never go out, from each
+    seat's points `before` it to `points`: the change (`reward="points"`; with `lowest_wins`, the
+    points avoided), that change less the others' mean (`"margin"`), or win/lose once the game
+    is `over` (0 before)."""
+    n = rules.num_players
+    if rules.reward != WINLOSE:
+        for seat in range(n):
+            if lowest_wins:
+                rewards[seat] = before[seat] - points[seat]
+            else:
+                rewards[seat] = points[seat] - before[seat]
+        if rules.reward == MARGIN:
+            pay_margin(rewards, every_seat(n), n, rewards)
+    elif not over:
+        for seat in range(n):
+            rewards[seat] = 0
+    elif lowest_wins:
+        pay_win_lose(-points, n, rewards)
+    else:
+        pay_win_lose(points, n, rewards)
 
 
 def record(dtype: np.dtype, **values: Any) -> np.ndarray:

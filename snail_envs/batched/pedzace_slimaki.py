@@ -8,6 +8,8 @@ are written exactly as `PedzaceSlimakiObserver` writes them. Every rule option i
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 from numba.extending import register_jitable
@@ -15,24 +17,15 @@ from numba.extending import register_jitable
 from agents.heuristics import pedzace_slimaki as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
-    MARGIN,
-    NO_DECISION,
     REWARD_MODES,
-    WINLOSE,
-    Kernels,
     TurnBasedGame,
     clear,
-    every_seat,
-    is_illegal,
-    pay_margin,
-    pay_win_lose,
     pieces_dtype,
     record,
-    seat_episode,
     seating_record,
 )
+from snail_envs.batched.drivers import compile_drivers
 from snail_envs.core.layout import Layout
-from snail_envs.core.options import MAX_DEALS
 from snail_envs.pedzace_slimaki.env import SPEC
 from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
 from snail_envs.pedzace_slimaki.rules import (
@@ -47,12 +40,6 @@ from snail_envs.pedzace_slimaki.rules import (
 
 NOT_ROLLED = 0
 MAX_LEAVES = MAX_BOARD_LENGTH + 1
-OPPONENTS = ("random", "heuristic")
-"""The in-kernel players, by the index the kernels know them by."""
-HEURISTIC = OPPONENTS.index("heuristic")
-POLICY = len(OPPONENTS)
-"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
-
 for helper in (
     strategy.snail_leaf,
     strategy.die_face,
@@ -322,44 +309,23 @@ def start_game(g, rules) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> bool:
-    """A new game that has a decision (a game over before its first decision is dealt again);
-    False when `MAX_DEALS` deals in a row had none."""
-    for _ in range(MAX_DEALS):
-        start_game(g, rules)
-        if not (is_over(g) or is_truncated(g, rules)):
-            return True
-    return False
-
-
-@njit(cache=True)
-def play(g, rules, die: int) -> None:
-    use_die(g, rules, die)
+def apply(g, rules, actions: np.ndarray) -> None:
+    """The seat to play uses its die `actions[turn]`; the next seats roll on to a decision."""
+    use_die(g, rules, actions[g.turn])
     roll_until_decision(g, rules)
 
 
 @njit(cache=True)
-def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
-    """The rewards of the transition just played, given each seat's points `before` it: the
-    change in points (`reward="points"`), that change less the others' mean (`"margin"`), or
-    win/lose when the game just ended."""
-    if rules.reward != WINLOSE:
-        for seat in range(rules.num_players):
-            rewards[seat] = g.scores[seat] - before[seat]
-        if rules.reward == MARGIN:
-            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
-    elif is_over(g):
-        pay_win_lose(g.scores, rules.num_players, rewards)
-    else:
-        for seat in range(rules.num_players):
-            rewards[seat] = 0
+def points(g) -> np.ndarray:
+    """Each seat's points."""
+    return g.scores
 
 
 # --------------------------------------------------------------------------- players
 
 
 @njit(cache=True)
-def random_action(g) -> int:
+def random_action(g, rules, seat: int) -> int:
     """A uniformly random die among those the seat to play may choose."""
     chosen = agent_pick(g, g.legal.sum())
     for die in range(NUM_SNAILS):
@@ -378,19 +344,6 @@ def heuristic_action(g, rules, seat: int) -> int:
     write_observation(g, rules, seat, observation)
     write_mask(g, mask)
     return choose(observation, mask, rules.heuristic)
-
-
-@njit(cache=True)
-def opponent_action(g, rules, kind: int) -> int:
-    if kind == HEURISTIC:
-        return heuristic_action(g, rules, g.turn)
-    return random_action(g)
-
-
-@njit(cache=True)
-def heuristic_all(games, rules_array, seats, out) -> None:
-    for i in range(games.shape[0]):
-        out[i] = heuristic_action(games[i], rules_array[0], seats[i])
 
 
 # --------------------------------------------------------------------------- observations
@@ -458,179 +411,10 @@ def write_state(g, rules, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def write_mask(g, mask: np.ndarray) -> None:
+def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
+    """The dice the seat to play may choose (`seat`)."""
     for die in range(NUM_SNAILS):
         mask[die] = g.legal[die]
-
-
-@njit(cache=True)
-def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bool) -> None:
-    """The seat to play's observation and action mask; `observation` holds the previous view
-    of the same game unless `new_game`."""
-    if new_game:
-        write_observation(g, rules, g.turn, observation)
-    else:
-        update_observation(g, rules, g.turn, observation)
-    write_mask(g, mask)
-
-
-# --------------------------------------------------------------------------- batch kernels
-
-
-@njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        g = games[i]
-        if not deal(g, rules):
-            return NO_DECISION
-        seats[i, 0] = g.turn
-        write_turn(g, rules, observations[i, 0], masks[i, 0], True)
-    return -1
-
-
-@njit(cache=True)
-def step_all(
-    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
-) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        if is_illegal(actions[i, 0], masks[i, 0]):
-            return i
-    before = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        g = games[i]
-        before[:] = g.scores
-        play(g, rules, actions[i, 0])
-        pay(g, rules, before, rewards[i])
-        terminated[i] = is_over(g)
-        truncated[i] = is_truncated(g, rules)
-        ended = terminated[i] or truncated[i]
-        if ended:
-            if finals.shape[0]:
-                for seat in range(rules.num_players):
-                    write_observation(g, rules, seat, finals[i, seat])
-            if not deal(g, rules):
-                return NO_DECISION
-        seats[i, 0] = g.turn
-        write_turn(g, rules, observations[i, 0], masks[i, 0], ended)
-    return -1
-
-
-@njit(cache=True)
-def observe_all(games, rules_array, seats, out) -> None:
-    for i in range(games.shape[0]):
-        write_observation(games[i], rules_array[0], seats[i], out[i])
-
-
-@njit(cache=True)
-def state_all(games, rules_array, out) -> None:
-    for i in range(games.shape[0]):
-        write_state(games[i], rules_array[0], out[i])
-
-
-# --------------------------------------------------------------------------- one learner seat
-
-
-@njit(cache=True)
-def play_opponents(g, rules, s) -> None:
-    """The in-kernel players play until the learner or a policy seat is to play, or the game is
-    over."""
-    while (
-        not is_over(g)
-        and not is_truncated(g, rules)
-        and g.turn != s.learner
-        and s.kinds[g.turn] != POLICY
-    ):
-        play(g, rules, opponent_action(g, rules, s.kinds[g.turn]))
-
-
-@njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
-    """Seat the players and deal; False when the options leave the learner no decision."""
-    return seat_episode(g, rules, s, fixed_seat, tickets) and deal(g, rules)
-
-
-@njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views) -> bool:
-    """Play on until the learner is to play, or a policy seat is (the game then waits for its
-    action), paying the learner its rewards since each seat's points were `before`. An episode
-    that ends leaves the learner's last view in `finals`, and the next one begins; a game that
-    ends before the learner's first decision is dealt again. False when the options leave the
-    learner no decision (`begin_episode`)."""
-    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
-        views
-    )
-    while True:
-        play_opponents(g, rules, s)
-        if not s.fresh:
-            pay(g, rules, before, seat_rewards)
-            rewards[i] += seat_rewards[s.learner]
-        if is_over(g) or is_truncated(g, rules):
-            if not s.fresh:
-                terminated[i] = is_over(g)
-                truncated[i] = not terminated[i]
-                write_observation(g, rules, s.learner, finals[i])
-            if not begin_episode(g, rules, s, fixed_seat, tickets):
-                return False
-            before[:] = g.scores
-        elif g.turn == s.learner:
-            s.fresh = 0
-            s.paused = 0
-            write_observation(g, rules, s.learner, observations[i])
-            write_mask(g, masks[i])
-            return True
-        else:
-            s.paused = 1
-            s.asks[g.turn] = 1
-            write_observation(g, rules, g.turn, asked_observations[i, g.turn])
-            write_mask(g, asked_masks[i, g.turn])
-            return True
-
-
-@njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
-    rules = rules_array[0]
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
-    before = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        g, s = games[i], seating[i]
-        if not (
-            begin_episode(g, rules, s, fixed_seat, tickets)
-            and settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views)
-        ):
-            return NO_DECISION
-    return -1
-
-
-@njit(cache=True)
-def learner_step(
-    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
-) -> int:
-    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seat of every
-    paused game plays its asked action), and the game goes on (`settle`)."""
-    rules = rules_array[0]
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
-    masks = views[1]
-    if not resume:
-        for i in range(games.shape[0]):
-            if is_illegal(actions[i], masks[i]):
-                return i
-    before = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        s = seating[i]
-        if (s.paused == 1) != resume:
-            continue
-        g = games[i]
-        before[:] = g.scores
-        if resume:
-            s.asks[g.turn] = 0
-            play(g, rules, asked_actions[i, g.turn])
-        else:
-            play(g, rules, actions[i])
-        if not settle(g, rules, s, i, fixed_seat, tickets, before, seat_rewards, views):
-            return NO_DECISION
-    return -1
 
 
 # --------------------------------------------------------------------------- the engine
@@ -649,8 +433,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
 
     spec = SPEC
     game_dtype = GAME
-    kernels = Kernels(start_all, step_all, observe_all, state_all, learner_reset, learner_step)
-    opponents = OPPONENTS
+    kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
@@ -677,9 +460,3 @@ class PedzaceSlimakiBatch(TurnBasedGame):
                 options.snail_face_backwards,
             ),
         )
-
-    def heuristic_actions(self) -> np.ndarray:
-        """The Pędzące Ślimaki heuristic's choice for the seat to play in each game."""
-        out = np.zeros(self.num_envs, np.int64)
-        heuristic_all(self.games, self.rules, self.seat.astype(np.int64), out)
-        return out

@@ -9,6 +9,8 @@ are written exactly as `SnailSprintObserver` writes them. Every rule option is s
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 from numba.extending import register_jitable
@@ -17,24 +19,20 @@ from agents.heuristics import snail_sprint as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
     MARGIN,
-    NO_DECISION,
     REWARD_MODES,
     WINLOSE,
-    Kernels,
     TurnBasedGame,
     clear,
     every_seat,
-    is_illegal,
     pay_margin,
     pay_win_lose,
     pieces_dtype,
     record,
-    seat_episode,
     seating_record,
 )
+from snail_envs.batched.drivers import compile_drivers
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.layout import Layout
-from snail_envs.core.options import MAX_DEALS
 from snail_envs.snail_sprint.boards import TIN_SPACES
 from snail_envs.snail_sprint.env import SPEC
 from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL, OBSERVATION
@@ -55,11 +53,6 @@ NUM_PLACES = len(PLACE_POINTS)
 FIRST_TIN_SPACE = TIN.start
 EMPTY = -1
 NONE = -1
-OPPONENTS = ("random", "heuristic")
-"""The in-kernel players, by the index the kernels know them by."""
-HEURISTIC = OPPONENTS.index("heuristic")
-POLICY = len(OPPONENTS)
-"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 
 register_jitable(strategy.snail_space)
 choose = register_jitable(strategy.choose)
@@ -237,6 +230,13 @@ def roll_until_decision(g, rules) -> None:
 
 
 @njit(cache=True)
+def apply(g, rules, actions: np.ndarray) -> None:
+    """The seat to play moves its snail `actions[turn]`; the next seats roll on to a decision."""
+    move(g, rules, actions[g.turn])
+    roll_until_decision(g, rules)
+
+
+@njit(cache=True)
 def start_game(g, rules) -> None:
     """Lay the track (shuffling the tin if asked), deal the race cards, and roll until the first
     decision, in the reference engine's order of chance events."""
@@ -265,17 +265,6 @@ def start_game(g, rules) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> bool:
-    """A new game that has a decision (a game over before its first decision is dealt again);
-    False when `MAX_DEALS` deals in a row had none."""
-    for _ in range(MAX_DEALS):
-        start_game(g, rules)
-        if not (is_over(g) or is_truncated(g, rules)):
-            return True
-    return False
-
-
-@njit(cache=True)
 def card_points(g, seat: int) -> int:
     points = 0
     for place in range(g.finished):
@@ -285,9 +274,18 @@ def card_points(g, seat: int) -> int:
 
 
 @njit(cache=True)
-def pay(g, rules, rewards: np.ndarray) -> None:
-    """The rewards of a game that just ended: win/lose, the race-card points, or those less the
-    others' mean (`reward="margin"`; the points are 0 until the end)."""
+def take_stock(g, rules, stock: np.ndarray) -> None:
+    """Nothing to note: the race cards score only at the end."""
+
+
+@njit(cache=True)
+def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
+    """The rewards of the moves just played: 0 until the game ends; then win/lose, the
+    race-card points, or those less the others' mean (`reward="margin"`)."""
+    if not is_over(g):
+        for seat in range(rules.num_players):
+            rewards[seat] = 0
+        return
     points = np.zeros(rules.num_players, np.int64)
     for seat in range(rules.num_players):
         points[seat] = card_points(g, seat)
@@ -309,13 +307,13 @@ def heuristic_action(g, rules, seat: int) -> int:
     observation = np.empty(OBSERVATION_SIZE, np.float32)
     mask = np.empty(NUM_SNAILS, np.bool_)
     write_observation(g, rules, seat, observation)
-    write_mask(g, mask)
+    write_mask(g, rules, seat, mask)
     return choose(observation, mask)
 
 
 @njit(cache=True)
-def random_action(g) -> int:
-    """A uniformly random possible move."""
+def random_action(g, rules, seat: int) -> int:
+    """A uniformly random possible move of `seat`, the seat to play."""
     count = 0
     for snail in range(NUM_SNAILS):
         count += g.target[snail] != NONE
@@ -326,13 +324,6 @@ def random_action(g) -> int:
                 return snail
             chosen -= 1
     return NONE
-
-
-@njit(cache=True)
-def opponent_action(g, rules, kind: int) -> int:
-    if kind == HEURISTIC:
-        return heuristic_action(g, rules, g.turn)
-    return random_action(g)
 
 
 # --------------------------------------------------------------------------- observations
@@ -407,183 +398,10 @@ def write_state(g, rules, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def write_mask(g, mask: np.ndarray) -> None:
+def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
+    """The snails the seat to play may move (`seat`)."""
     for snail in range(NUM_SNAILS):
         mask[snail] = g.target[snail] != NONE
-
-
-@njit(cache=True)
-def write_turn(g, rules, observation: np.ndarray, mask: np.ndarray, new_game: bool) -> None:
-    """The seat to play's observation and action mask; `observation` holds the previous view
-    of the same game unless `new_game`."""
-    if new_game:
-        write_observation(g, rules, g.turn, observation)
-    else:
-        update_observation(g, rules, g.turn, observation)
-    write_mask(g, mask)
-
-
-# --------------------------------------------------------------------------- batch kernels
-
-
-@njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        g = games[i]
-        if not deal(g, rules):
-            return NO_DECISION
-        seats[i, 0] = g.turn
-        write_turn(g, rules, observations[i, 0], masks[i, 0], True)
-    return -1
-
-
-@njit(cache=True)
-def step_all(
-    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
-) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        if is_illegal(actions[i, 0], masks[i, 0]):
-            return i
-    for i in range(games.shape[0]):
-        g = games[i]
-        move(g, rules, actions[i, 0])
-        roll_until_decision(g, rules)
-        for seat in range(rules.num_players):
-            rewards[i, seat] = 0
-        terminated[i] = is_over(g)
-        truncated[i] = is_truncated(g, rules)
-        if terminated[i] or truncated[i]:
-            if terminated[i]:
-                pay(g, rules, rewards[i])
-            if finals.shape[0]:
-                for seat in range(rules.num_players):
-                    write_observation(g, rules, seat, finals[i, seat])
-            if not deal(g, rules):
-                return NO_DECISION
-        seats[i, 0] = g.turn
-        write_turn(g, rules, observations[i, 0], masks[i, 0], True)
-    return -1
-
-
-@njit(cache=True)
-def observe_all(games, rules_array, seats, out) -> None:
-    for i in range(games.shape[0]):
-        write_observation(games[i], rules_array[0], seats[i], out[i])
-
-
-@njit(cache=True)
-def state_all(games, rules_array, out) -> None:
-    for i in range(games.shape[0]):
-        write_state(games[i], rules_array[0], out[i])
-
-
-@njit(cache=True)
-def heuristic_all(games, rules_array, seats, out) -> None:
-    for i in range(games.shape[0]):
-        out[i] = heuristic_action(games[i], rules_array[0], seats[i])
-
-
-# --------------------------------------------------------------------------- one learner seat
-
-
-@njit(cache=True)
-def play_opponents(g, rules, s) -> None:
-    """The in-kernel players play until the learner or a policy seat is to play, or the game is
-    over."""
-    while (
-        not is_over(g)
-        and not is_truncated(g, rules)
-        and g.turn != s.learner
-        and s.kinds[g.turn] != POLICY
-    ):
-        move(g, rules, opponent_action(g, rules, s.kinds[g.turn]))
-        roll_until_decision(g, rules)
-
-
-@njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
-    """Seat the players and deal; False when the options leave the learner no decision."""
-    return seat_episode(g, rules, s, fixed_seat, tickets) and deal(g, rules)
-
-
-@njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, points, views) -> bool:
-    """Play on until the learner is to play, or a policy seat is (the game then waits for its
-    action). An episode that ends pays the learner, leaves its last view in `finals`, and the
-    next one begins; a game that ends before the learner's first decision is dealt again.
-    False when the options leave the learner no decision (`begin_episode`)."""
-    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
-        views
-    )
-    while True:
-        play_opponents(g, rules, s)
-        if is_over(g) or is_truncated(g, rules):
-            if not s.fresh:
-                terminated[i] = is_over(g)
-                truncated[i] = not terminated[i]
-                if terminated[i]:
-                    pay(g, rules, points)
-                    rewards[i] += points[s.learner]
-                write_observation(g, rules, s.learner, finals[i])
-            if not begin_episode(g, rules, s, fixed_seat, tickets):
-                return False
-        elif g.turn == s.learner:
-            s.fresh = 0
-            s.paused = 0
-            write_observation(g, rules, s.learner, observations[i])
-            write_mask(g, masks[i])
-            return True
-        else:
-            s.paused = 1
-            s.asks[g.turn] = 1
-            write_observation(g, rules, g.turn, asked_observations[i, g.turn])
-            write_mask(g, asked_masks[i, g.turn])
-            return True
-
-
-@njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
-    rules = rules_array[0]
-    points = np.zeros(MAX_PLAYERS, np.float32)
-    for i in range(games.shape[0]):
-        g, s = games[i], seating[i]
-        if not (
-            begin_episode(g, rules, s, fixed_seat, tickets)
-            and settle(g, rules, s, i, fixed_seat, tickets, points, views)
-        ):
-            return NO_DECISION
-    return -1
-
-
-@njit(cache=True)
-def learner_step(
-    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
-) -> int:
-    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seat of every
-    paused game plays its asked action), and the game goes on (`settle`)."""
-    rules = rules_array[0]
-    points = np.zeros(MAX_PLAYERS, np.float32)
-    masks = views[1]
-    if not resume:
-        for i in range(games.shape[0]):
-            if is_illegal(actions[i], masks[i]):
-                return i
-    for i in range(games.shape[0]):
-        s = seating[i]
-        if (s.paused == 1) != resume:
-            continue
-        g = games[i]
-        if resume:
-            s.asks[g.turn] = 0
-            move(g, rules, asked_actions[i, g.turn])
-        else:
-            move(g, rules, actions[i])
-        roll_until_decision(g, rules)
-        if not settle(g, rules, s, i, fixed_seat, tickets, points, views):
-            return NO_DECISION
-    return -1
 
 
 # --------------------------------------------------------------------------- the engine
@@ -603,8 +421,7 @@ class SnailSprintBatch(TurnBasedGame):
 
     spec = SPEC
     game_dtype = GAME
-    kernels = Kernels(start_all, step_all, observe_all, state_all, learner_reset, learner_step)
-    opponents = OPPONENTS
+    kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
 
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
@@ -624,9 +441,3 @@ class SnailSprintBatch(TurnBasedGame):
             observation=_pieces(self.observation_layout, "own_race_card"),
             state=_pieces(self.state_layout, "race_cards"),
         )
-
-    def heuristic_actions(self) -> np.ndarray:
-        """The Snail Sprint! heuristic's choice for the seat to play in each game."""
-        out = np.zeros(self.num_envs, np.int64)
-        heuristic_all(self.games, self.rules, self.seat.astype(np.int64), out)
-        return out

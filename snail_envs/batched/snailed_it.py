@@ -20,31 +20,25 @@ each seat as the heuristic, after each of a seat's possible actions.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
 from snail_envs.batched.core import (
-    MARGIN,
-    NO_DECISION,
     REWARD_MODES,
-    WINLOSE,
     BatchedGame,
-    Kernels,
-    every_seat,
-    pay_margin,
-    pay_win_lose,
     pieces_dtype,
     record,
-    seat_episode,
     seating_record,
 )
+from snail_envs.batched.drivers import compile_drivers
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
 from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
 from snail_envs.snailed_it.rules import (
-    NUM_ACTIONS,
     NUM_CARDS,
     NUM_COLOURS,
     NUM_VALUES,
@@ -66,11 +60,8 @@ VALUES = np.array(VALUE, np.int64)
 HORIZONS = ("round", "game")
 """How far `rollout_all` plays on: to the end of the current round, or of the game."""
 ROUND_END = HORIZONS.index("round")
-OPPONENTS = ("random", "heuristic")
-"""The in-kernel players, by the index the kernels know them by."""
-HEURISTIC = OPPONENTS.index("heuristic")
-POLICY = len(OPPONENTS)
-"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
+LOWEST_WINS = True
+"""The seat with the lowest total wins."""
 CARD_WEIGHT = 100.0
 """What a card in hand weighs against its points (the heuristic's `card_weight`)."""
 LOOKAHEAD = 0.1
@@ -345,27 +336,9 @@ def start_game(g, rules) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> None:
-    """A new game. It always has a decision: only `max_turns` could stop a game before its first,
-    and it is at least 1, while no turn is played before the first decision."""
-    start_game(g, rules)
-
-
-@njit(cache=True)
-def pay(g, rules, before: np.ndarray, rewards: np.ndarray) -> None:
-    """The rewards of the tick just played, given each seat's total `before` it: minus the points
-    added (`reward="points"`), that less the others' mean (`"margin"`), or win/lose (the lowest
-    total wins) when the game just ended."""
-    if rules.reward != WINLOSE:
-        for seat in range(rules.num_players):
-            rewards[seat] = before[seat] - g.totals[seat]
-        if rules.reward == MARGIN:
-            pay_margin(rewards, every_seat(rules.num_players), rules.num_players, rewards)
-    elif is_over(g):
-        pay_win_lose(-g.totals, rules.num_players, rewards)
-    else:
-        for seat in range(rules.num_players):
-            rewards[seat] = 0
+def points(g) -> np.ndarray:
+    """Each seat's total: the lowest total wins (`LOWEST_WINS`)."""
+    return g.totals
 
 
 # --------------------------------------------------------------------------- players
@@ -505,13 +478,6 @@ def heuristic_action(g, rules, seat: int) -> int:
     return best
 
 
-@njit(cache=True)
-def opponent_action(g, rules, seat: int, kind: int) -> int:
-    if kind == HEURISTIC:
-        return heuristic_action(g, rules, seat)
-    return random_action(g, rules, seat)
-
-
 # --------------------------------------------------------------------------- observations
 
 
@@ -590,227 +556,6 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     mask[PASS] = 1
 
 
-@njit(cache=True)
-def write_acting(g, rules, observations, masks, seats) -> None:
-    """Every acting seat's observation and mask in its slot; the other slots' seats are −1 and
-    their masks all zero (their observations are left as they were)."""
-    for seat in range(rules.num_players):
-        write_mask(g, rules, seat, masks[seat])
-        if is_acting(g, rules, seat):
-            seats[seat] = seat
-            write_observation(g, rules, seat, observations[seat])
-        else:
-            seats[seat] = NONE
-
-
-@njit(cache=True)
-def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
-    for seat in range(rules.num_players):
-        if is_acting(g, rules, seat):
-            action = actions[seat]
-            if action < 0 or action >= NUM_ACTIONS or masks[seat, action] == 0:
-                return True
-    return False
-
-
-# --------------------------------------------------------------------------- batch kernels
-
-
-@njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        deal(games[i], rules)
-        write_acting(games[i], rules, observations[i], masks[i], seats[i])
-    return -1
-
-
-@njit(cache=True)
-def step_all(
-    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
-) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        if is_illegal(games[i], rules, actions[i], masks[i]):
-            return i
-    before = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        g = games[i]
-        before[:] = g.totals
-        apply(g, rules, actions[i])
-        pay(g, rules, before, rewards[i])
-        terminated[i] = is_over(g)
-        truncated[i] = is_truncated(g, rules)
-        if terminated[i] or truncated[i]:
-            if finals.shape[0]:
-                for seat in range(rules.num_players):
-                    write_observation(g, rules, seat, finals[i, seat])
-            deal(g, rules)
-        write_acting(g, rules, observations[i], masks[i], seats[i])
-    return -1
-
-
-@njit(cache=True)
-def random_all(games, rules_array, seats, out) -> None:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        for slot in range(seats.shape[1]):
-            if seats[i, slot] != NONE:
-                out[i, slot] = random_action(games[i], rules, seats[i, slot])
-
-
-@njit(cache=True)
-def heuristic_all(games, rules_array, seats, out) -> None:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        for slot in range(seats.shape[1]):
-            if seats[i, slot] != NONE:
-                out[i, slot] = heuristic_action(games[i], rules, seats[i, slot])
-
-
-@njit(cache=True)
-def observe_all(games, rules_array, seats, out) -> None:
-    for i in range(games.shape[0]):
-        write_observation(games[i], rules_array[0], seats[i], out[i])
-
-
-@njit(cache=True)
-def state_all(games, rules_array, out) -> None:
-    for i in range(games.shape[0]):
-        write_state(games[i], rules_array[0], out[i])
-
-
-# --------------------------------------------------------------------------- one learner seat
-
-
-@njit(cache=True, inline="always")
-def policy_acts(g, rules, s) -> bool:
-    """Whether a policy seat acts now."""
-    for seat in range(rules.num_players):
-        if s.kinds[seat] == POLICY and seat != s.learner and is_acting(g, rules, seat):
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
-    """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
-    policy seat its asked action, an in-kernel player from its own view."""
-    for seat in range(rules.num_players):
-        if is_acting(g, rules, seat):
-            if seat == s.learner:
-                tick[seat] = action
-            elif s.kinds[seat] == POLICY:
-                tick[seat] = asked_actions[seat]
-                s.asks[seat] = 0
-            else:
-                tick[seat] = opponent_action(g, rules, seat, s.kinds[seat])
-    apply(g, rules, tick)
-
-
-@njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
-    """Seat the players and deal; False when the options leave the learner no decision."""
-    if not seat_episode(g, rules, s, fixed_seat, tickets):
-        return False
-    deal(g, rules)
-    return True
-
-
-@njit(cache=True, inline="always")
-def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
-    """Ask for the actions of the policy seats acting now, each seeing its own view."""
-    for seat in range(rules.num_players):
-        if s.kinds[seat] == POLICY and seat != s.learner and is_acting(g, rules, seat):
-            s.asks[seat] = 1
-            write_observation(g, rules, seat, asked_observations[i, seat])
-            write_mask(g, rules, seat, asked_masks[i, seat])
-
-
-@njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views) -> bool:
-    """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
-    waits for its action), paying the learner its rewards since each seat's totals were
-    `before`. An episode that ends leaves the learner's last view in `finals`, and the next one
-    begins; a game that ends before the learner's first decision is dealt again. False when the
-    options leave the learner no decision (`begin_episode`)."""
-    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
-        views
-    )
-    while True:
-        while (
-            not is_over(g)
-            and not is_truncated(g, rules)
-            and not is_acting(g, rules, s.learner)
-            and not policy_acts(g, rules, s)
-        ):
-            play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
-        if not s.fresh:
-            pay(g, rules, before, seat_rewards)
-            rewards[i] += seat_rewards[s.learner]
-        if is_over(g) or is_truncated(g, rules):
-            if not s.fresh:
-                terminated[i] = is_over(g)
-                truncated[i] = not terminated[i]
-                write_observation(g, rules, s.learner, finals[i])
-            if not begin_episode(g, rules, s, fixed_seat, tickets):
-                return False
-            before[:] = g.totals
-            continue
-        ask_policy(g, rules, s, i, asked_observations, asked_masks)
-        s.paused = 0 if is_acting(g, rules, s.learner) else 1
-        if not s.paused:
-            s.fresh = 0
-            write_observation(g, rules, s.learner, observations[i])
-            write_mask(g, rules, s.learner, masks[i])
-        return True
-
-
-@njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
-    rules = rules_array[0]
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
-    before = np.zeros(MAX_PLAYERS, np.int64)
-    tick = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        g, s = games[i], seating[i]
-        if not (
-            begin_episode(g, rules, s, fixed_seat, tickets)
-            and settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views)
-        ):
-            return NO_DECISION
-    return -1
-
-
-@njit(cache=True)
-def learner_step(
-    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
-) -> int:
-    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seats of every
-    paused game play their asked actions), with the other seats acting in the same tick choosing
-    without seeing it, and the game goes on (`settle`)."""
-    rules = rules_array[0]
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
-    masks = views[1]
-    if not resume:
-        for i in range(games.shape[0]):
-            action = actions[i]
-            if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
-                return i
-    before = np.zeros(MAX_PLAYERS, np.int64)
-    tick = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        s = seating[i]
-        if (s.paused == 1) != resume:
-            continue
-        g = games[i]
-        before[:] = g.totals
-        play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        if not settle(g, rules, s, i, fixed_seat, tickets, before, tick, seat_rewards, views):
-            return NO_DECISION
-    return -1
-
-
 # --------------------------------------------------------------------------- rollouts
 
 
@@ -849,13 +594,6 @@ def rollout_all(games, rules_array, seat, first_actions, horizon, scratch, gaine
             play_on(g, rules, seat, first_actions[a], horizon, actions)
             for other in range(rules.num_players):
                 gained[i, a, other] = g.totals[other] - games[i].totals[other]
-
-
-@njit(cache=True)
-def acting_all(games, rules_array, observations, masks, seats) -> None:
-    """Every game's acting seats, with their observations and masks."""
-    for i in range(games.shape[0]):
-        write_acting(games[i], rules_array[0], observations[i], masks[i], seats[i])
 
 
 # --------------------------------------------------------------------------- loading a game
@@ -907,10 +645,7 @@ class SnailedItBatch(BatchedGame):
 
     spec = SPEC
     game_dtype = GAME
-    kernels = Kernels(
-        start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
-    )
-    opponents = OPPONENTS
+    kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
     horizons = HORIZONS
     """How far `rollout` may play on."""
@@ -935,7 +670,7 @@ class SnailedItBatch(BatchedGame):
         `seed`. Other slots are left as they are."""
         load_game(self.games, index, game, seed)
         slot = slice(index, index + 1)
-        acting_all(
+        self.kernels.acting(
             self.games[slot],
             self.rules,
             self.observations[slot],
@@ -961,9 +696,3 @@ class SnailedItBatch(BatchedGame):
             gained,
         )
         return gained
-
-    def heuristic_actions(self) -> np.ndarray:
-        """The Snailed It! heuristic's choice for every acting slot (0 for empty slots)."""
-        out = np.zeros((self.num_envs, self.max_acting), np.int64)
-        heuristic_all(self.games, self.rules, self.seats, out)
-        return out

@@ -44,6 +44,8 @@ bit (`believed_call`).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
@@ -57,17 +59,15 @@ from snail_envs.batched.chance import (
 )
 from snail_envs.batched.core import (
     MARGIN,
-    NO_DECISION,
     POINTS,
     REWARD_MODES,
     BatchedGame,
-    Kernels,
     pay_margin,
     pieces_dtype,
     record,
-    seat_episode,
     seating_record,
 )
+from snail_envs.batched.drivers import compile_drivers
 from snail_envs.core.layout import Layout
 from snail_envs.snap.env import SPEC
 from snail_envs.snap.rules import (
@@ -98,11 +98,6 @@ NUM_PACKETS = POOLS + MAX_KEYS
 """Packet p: the stack of seat p, the pile p − `PILES` (seat or centre), the pool p − `POOLS`."""
 WAITS = 2
 """`acts` of a seat out of the game on the table that acts, in a session: with `wait` alone."""
-OPPONENTS = ("random", "heuristic")
-"""The in-kernel players, by the index the kernels know them by."""
-HEURISTIC = OPPONENTS.index("heuristic")
-POLICY = len(OPPONENTS)
-"""The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 BELIEF_THRESHOLD = 0.1
 """`SnapHeuristic`'s default `belief_threshold`: under `glimpse_error`, the belief that a call is
 right at which it makes it."""
@@ -430,6 +425,18 @@ def is_in_game(g, rules, seat: int) -> bool:
     """In one game, until the seat goes out; in a session, until the session ends (a seat out
     of one game waits until the next begins)."""
     return rules.session == 1 or g.in_game[seat] == 1
+
+
+@njit(cache=True)
+def is_out(g, rules, seat: int) -> bool:
+    """The seat went out of the game (in one game; in a session no seat goes out)."""
+    return not is_in_game(g, rules, seat)
+
+
+@njit(cache=True)
+def is_acting(g, rules, seat: int) -> bool:
+    """The seat acts in this tick (every seat in the game, in a window)."""
+    return g.acts[seat] != 0
 
 
 @njit(cache=True)
@@ -796,7 +803,19 @@ def finish(g, winners: int) -> None:
 
 
 @njit(cache=True)
-def deal(g, rules) -> None:
+def is_over(g) -> bool:
+    """The game (in a session, the session) is over."""
+    return g.finished == 1
+
+
+@njit(cache=True)
+def is_truncated(g, rules) -> bool:
+    """The game (in a session, the session) was stopped by `max_flips` or `max_ticks`."""
+    return g.truncated == 1
+
+
+@njit(cache=True)
+def start_game(g, rules) -> None:
     """A new episode (one game, or a session of games): the session's score cleared, and the
     first game dealt by the last seat, so that seat 0 flips first."""
     begin_game(g)
@@ -926,13 +945,30 @@ def seat_points(g, rules, seat: int) -> float:
     return held(g, seat) / rules.deck_size + g.point_offsets[seat]
 
 
+@njit(cache=True, inline="always")
+def take_stock(g, rules, stock: np.ndarray) -> None:
+    """Each seat's points (`stock[0]`), and whether it is in the game (`stock[1]`,
+    `is_in_game`): `pay` pays from here."""
+    for seat in range(rules.num_players):
+        stock[0, seat] = seat_points(g, rules, seat)
+        stock[1, seat] = rules.session | g.in_game[seat]  # is_in_game, without a branch
+
+
 @njit(cache=True)
-def pay(g, rules, live: np.ndarray, before: np.ndarray, rewards: np.ndarray) -> None:
-    """The rewards of the tick just played to the seats `live` before it (the others get 0),
-    given each seat's points `before` it: the change in its points (`reward="points"`), that
-    change less the mean change of the other seats live (`"margin"`), or +1 to the winners and
-    −1 to the others when the episode ends, −1 to a seat that goes out while it goes on (in one
-    game; in a session every seat stays to its end)."""
+def pays_each_tick(rules) -> bool:
+    """With `reward="margin"` the learner is paid tick by tick: the mean runs over the seats in
+    the game in each tick."""
+    return rules.reward == MARGIN
+
+
+@njit(cache=True)
+def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
+    """The rewards of the tick just played to the seats live before it (`take_stock`; the others
+    get 0), given each seat's points before it: the change in its points (`reward="points"`),
+    that change less the mean change of the other seats live (`"margin"`), or +1 to the winners
+    and −1 to the others when the episode ends, −1 to a seat that goes out while it goes on (in
+    one game; in a session every seat stays to its end)."""
+    before, live = stock[0], stock[1]
     if rules.reward == MARGIN:
         changes = np.empty(rules.num_players)  # points: float64, as the reference's
         paid = 0
@@ -1110,13 +1146,6 @@ def numpy_sum(values: np.ndarray) -> float:
     return total
 
 
-@njit(cache=True)
-def opponent_action(g, rules, seat: int, kind: int) -> int:
-    if kind == HEURISTIC:
-        return heuristic_action(g, rules, seat)
-    return random_action(g, rules, seat)
-
-
 # --------------------------------------------------------------------------- observations
 
 
@@ -1229,258 +1258,6 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
         mask[SLAP] = rules.slapjack
 
 
-@njit(cache=True)
-def write_acting(g, rules, observations, masks, seats) -> None:
-    """Every acting seat's observation and mask in its slot; the other slots' seats are −1 and
-    their masks all zero (their observations are left as they were)."""
-    for seat in range(rules.num_players):
-        write_mask(g, rules, seat, masks[seat])
-        if g.acts[seat]:
-            seats[seat] = seat
-            write_observation(g, rules, seat, observations[seat])
-        else:
-            seats[seat] = NONE
-
-
-@njit(cache=True)
-def is_illegal(g, rules, actions: np.ndarray, masks: np.ndarray) -> bool:
-    for seat in range(rules.num_players):
-        if g.acts[seat]:
-            action = actions[seat]
-            if action < 0 or action >= NUM_ACTIONS or masks[seat, action] == 0:
-                return True
-    return False
-
-
-# --------------------------------------------------------------------------- batch kernels
-
-
-@njit(cache=True)
-def start_all(games, rules_array, observations, masks, seats) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        deal(games[i], rules)
-        write_acting(games[i], rules, observations[i], masks[i], seats[i])
-    return -1
-
-
-@njit(cache=True)
-def step_all(
-    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
-) -> int:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        if is_illegal(games[i], rules, actions[i], masks[i]):
-            return i
-    live = np.zeros(MAX_PLAYERS, np.uint8)
-    before = np.zeros(MAX_PLAYERS)
-    for i in range(games.shape[0]):
-        g = games[i]
-        for seat in range(rules.num_players):  # take_stock, written out: faster here
-            live[seat] = rules.session | g.in_game[seat]
-            before[seat] = seat_points(g, rules, seat)
-        apply(g, rules, actions[i])
-        pay(g, rules, live, before, rewards[i])
-        terminated[i] = g.finished
-        truncated[i] = g.truncated
-        if terminated[i] or truncated[i]:
-            if finals.shape[0]:
-                for seat in range(rules.num_players):
-                    write_observation(g, rules, seat, finals[i, seat])
-            deal(g, rules)
-        write_acting(g, rules, observations[i], masks[i], seats[i])
-    return -1
-
-
-@njit(cache=True)
-def random_all(games, rules_array, seats, out) -> None:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        for slot in range(seats.shape[1]):
-            if seats[i, slot] != NONE:
-                out[i, slot] = random_action(games[i], rules, seats[i, slot])
-
-
-@njit(cache=True)
-def heuristic_all(games, rules_array, seats, out) -> None:
-    rules = rules_array[0]
-    for i in range(games.shape[0]):
-        for slot in range(seats.shape[1]):
-            if seats[i, slot] != NONE:
-                out[i, slot] = heuristic_action(games[i], rules, seats[i, slot])
-
-
-@njit(cache=True)
-def observe_all(games, rules_array, seats, out) -> None:
-    for i in range(games.shape[0]):
-        write_observation(games[i], rules_array[0], seats[i], out[i])
-
-
-@njit(cache=True)
-def state_all(games, rules_array, out) -> None:
-    for i in range(games.shape[0]):
-        write_state(games[i], rules_array[0], out[i])
-
-
-# --------------------------------------------------------------------------- one learner seat
-
-
-@njit(cache=True)
-def learner_is_done(g, rules, learner: int) -> bool:
-    """The learner's episode is over: the game (or session) ended, or its seat went out of the
-    game (in a session it never leaves before the end)."""
-    return g.finished == 1 or g.truncated == 1 or not is_in_game(g, rules, learner)
-
-
-@njit(cache=True, inline="always")
-def policy_acts(g, rules, s) -> bool:
-    """Whether a policy seat acts now."""
-    for seat in range(rules.num_players):
-        if s.kinds[seat] == POLICY and seat != s.learner and g.acts[seat]:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
-    """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
-    policy seat its asked action, an in-kernel player from its own view."""
-    for seat in range(rules.num_players):
-        if g.acts[seat]:
-            if seat == s.learner:
-                tick[seat] = action
-            elif s.kinds[seat] == POLICY:
-                tick[seat] = asked_actions[seat]
-                s.asks[seat] = 0
-            else:
-                tick[seat] = opponent_action(g, rules, seat, s.kinds[seat])
-    apply(g, rules, tick)
-
-
-@njit(cache=True)
-def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
-    """Seat the players and deal; False when the options leave the learner no decision."""
-    if not seat_episode(g, rules, s, fixed_seat, tickets):
-        return False
-    deal(g, rules)
-    return True
-
-
-@njit(cache=True, inline="always")
-def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
-    """Ask for the actions of the policy seats acting now, each seeing its own view."""
-    for seat in range(rules.num_players):
-        if s.kinds[seat] == POLICY and seat != s.learner and g.acts[seat]:
-            s.asks[seat] = 1
-            write_observation(g, rules, seat, asked_observations[i, seat])
-            write_mask(g, rules, seat, asked_masks[i, seat])
-
-
-@njit(cache=True, inline="always")
-def take_stock(g, rules, live: np.ndarray, before: np.ndarray) -> None:
-    """Note the seats in the game (`is_in_game`) and the points of each: `pay` pays from
-    here."""
-    for seat in range(rules.num_players):
-        live[seat] = rules.session | g.in_game[seat]  # is_in_game, without a branch
-        before[seat] = seat_points(g, rules, seat)
-
-
-@njit(cache=True, inline="always")
-def pay_learner(g, rules, s, live, before, seat_rewards) -> float:
-    """The learner's reward since `take_stock`, which is taken again."""
-    pay(g, rules, live, before, seat_rewards)
-    take_stock(g, rules, live, before)
-    return seat_rewards[s.learner]
-
-
-@njit(cache=True, inline="always")
-def settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views) -> bool:
-    """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
-    waits for its action), paying the learner its rewards since `take_stock` (tick by tick with
-    `reward="margin"`, whose mean runs over the seats in the game in each tick). The learner's
-    episode ends with the game or when its seat goes out (−1 then with `reward="winlose"`): its
-    last view is left in `finals`, and the next episode begins; a game that ends before the
-    learner's first decision is dealt again. False when the options leave the learner no
-    decision (`begin_episode`)."""
-    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
-        views
-    )
-    while True:
-        while (
-            not learner_is_done(g, rules, s.learner)
-            and not g.acts[s.learner]
-            and not policy_acts(g, rules, s)
-        ):
-            if rules.reward == MARGIN and not s.fresh:
-                rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
-            play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
-        if not s.fresh:
-            rewards[i] += pay_learner(g, rules, s, live, before, seat_rewards)
-        if learner_is_done(g, rules, s.learner):
-            if not s.fresh:
-                terminated[i] = g.finished == 1 or not is_in_game(g, rules, s.learner)
-                truncated[i] = g.truncated
-                write_observation(g, rules, s.learner, finals[i])
-            if not begin_episode(g, rules, s, fixed_seat, tickets):
-                return False
-            take_stock(g, rules, live, before)
-            continue
-        ask_policy(g, rules, s, i, asked_observations, asked_masks)
-        s.paused = 0 if g.acts[s.learner] else 1
-        if not s.paused:
-            s.fresh = 0
-            write_observation(g, rules, s.learner, observations[i])
-            write_mask(g, rules, s.learner, masks[i])
-        return True
-
-
-@njit(cache=True)
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
-    rules = rules_array[0]
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
-    live = np.zeros(MAX_PLAYERS, np.uint8)
-    before = np.zeros(MAX_PLAYERS)
-    tick = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        g, s = games[i], seating[i]
-        if not (
-            begin_episode(g, rules, s, fixed_seat, tickets)
-            and settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views)
-        ):
-            return NO_DECISION
-    return -1
-
-
-@njit(cache=True)
-def learner_step(
-    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
-) -> int:
-    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seats of every
-    paused game play their asked actions), with the other seats of the tick choosing without
-    seeing it, and the game goes on (`settle`)."""
-    rules = rules_array[0]
-    seat_rewards = np.zeros(MAX_PLAYERS, np.float32)
-    masks = views[1]
-    if not resume:
-        for i in range(games.shape[0]):
-            action = actions[i]
-            if action < 0 or action >= NUM_ACTIONS or masks[i, action] == 0:
-                return i
-    live = np.zeros(MAX_PLAYERS, np.uint8)
-    before = np.zeros(MAX_PLAYERS)
-    tick = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        s = seating[i]
-        if (s.paused == 1) != resume:
-            continue
-        g = games[i]
-        take_stock(g, rules, live, before)
-        play_tick(g, rules, s, actions[i], asked_actions[i], tick)
-        if not settle(g, rules, s, i, fixed_seat, tickets, live, before, tick, seat_rewards, views):
-            return NO_DECISION
-    return -1
-
-
 # --------------------------------------------------------------------------- the engine
 
 
@@ -1499,10 +1276,7 @@ class SnapBatch(BatchedGame):
 
     spec = SPEC
     game_dtype = GAME
-    kernels = Kernels(
-        start_all, step_all, observe_all, state_all, learner_reset, learner_step, random_all
-    )
-    opponents = OPPONENTS
+    kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
 
     def compile_rules(self, options: SnapOptions) -> np.ndarray:
@@ -1550,9 +1324,3 @@ class SnapBatch(BatchedGame):
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),
         )
-
-    def heuristic_actions(self) -> np.ndarray:
-        """The Snap heuristic's choice for every acting slot (0 for empty slots)."""
-        out = np.zeros((self.num_envs, self.max_acting), np.int64)
-        heuristic_all(self.games, self.rules, self.seats, out)
-        return out

@@ -1,0 +1,449 @@
+"""The loops every batched engine runs, written once and compiled for each game.
+
+A game module (`snail_envs.batched.<game>`) holds its rules, its players and its observation
+writers; the loops that play N games with them (`Kernels`) are the templates below, compiled for
+each game by `compile_drivers`: every call to the game's hooks is a direct call, compiled into
+the loop, as if the loop were written in the game's module. Numba caches the compiled loops
+beside the game's module and compiles them again when that module changes (not when this one
+does: after editing it, delete `snail_envs/batched/__pycache__`).
+
+The hooks a game module defines (`g` one game's record, `rules` the record of the options):
+
+| hook | what it does |
+|---|---|
+| `MAX_PLAYERS` | the most seats a game has |
+| `start_game(g, rules)` | a new episode, dealt and played on to its first decision (or end) |
+| `apply(g, rules, actions)` | play the acting seats' `actions[seat]`, on to the next decision |
+| `is_over(g)`, `is_truncated(g, rules)` | the episode was won (ended), or stopped by a limit |
+| `take_stock(g, rules, stock)` | note in `stock` (float64, 2 × `MAX_PLAYERS`) what `pay` needs |
+| `pay(g, rules, stock, rewards)` | every seat's reward for what was played since `take_stock` |
+| `opponent_action(g, rules, seat, kind)` | in-kernel player `kind`'s action (`OPPONENTS`) |
+| `write_observation(g, rules, seat, out)` | what `seat` sees, written whole |
+| `write_mask(g, rules, seat, mask)` | the legal actions of `seat` |
+| `write_state(g, rules, out)` | the full state |
+
+A game whose rewards come from each seat's points, its seats never going out, may define
+`points(g)` (every seat's points; with `LOWEST_WINS = True` the fewest points win) in place of
+`take_stock` and `pay` (`pay_points`). A game whose players are `heuristic_action(g, rules,
+seat)` and `random_action(g, rules, seat)` may leave out `opponent_action`.
+
+A turn-based game (`SPEC.info.simultaneous` false: one acting slot, the seat `g.turn`) defines
+`update_observation(g, rules, seat, out)` too: rewrite a view of the same game as `seat` sees it
+now. A game whose seats act together in ticks (one acting slot per seat) defines `is_acting(g,
+rules, seat)`. A game may define `is_out(g, rules, seat)` (the seat has gone out of the game and
+acts no more: it ends the learner's episode) and `pays_each_tick(rules)` (pay the learner tick by
+tick, not once a decision); by default no seat goes out, and the learner is paid once a decision.
+
+One learner seat per game (the protocol of `BatchedVecEnv`, whose arrays the learner kernels
+write, `LEARNER_VIEWS`): each episode the learner's seat and every other seat's player are drawn
+(`seat_episode`), and the game is dealt. Then the game is played on, tick by tick, while only
+in-kernel players act; it stops when the learner acts (its view and mask are written, the game
+goes on with its action), or when a seat played by the vector env's policy acts: that seat is
+asked (its view and mask written, `asks[seat]` set), and the game is paused until the asked
+actions come (`resume`). The seats that act in one tick choose without seeing each other's
+choices. The learner is paid every seat's reward due to it since its previous action; its
+episode ends with the game, when it is stopped, or when the learner's seat goes out: its last
+view goes to `finals`, and the next episode begins at once. A game that ends before the learner's
+first decision is dealt again (at most `MAX_DEALS` times in a row, then `NO_DECISION`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import FunctionType, ModuleType
+
+import numpy as np
+from numba import njit
+
+from snail_envs.batched.core import (
+    HEURISTIC,
+    NO_DECISION,
+    POLICY,
+    Kernels,
+    is_illegal,
+    pay_points,
+    seat_episode,
+)
+from snail_envs.core.options import MAX_DEALS
+
+NONE = -1
+HOOKS = (
+    "MAX_PLAYERS",
+    "start_game",
+    "apply",
+    "is_over",
+    "is_truncated",
+    "write_observation",
+    "write_mask",
+    "write_state",
+)
+"""The hooks every game module defines (see the module docstring)."""
+
+game = ModuleType("game")
+"""The hooks of the game the templates below are compiled for: `compile_drivers` binds this name
+to a module of that game's hooks; here, outside any game, it has none."""
+
+
+# --------------------------------------------------------------------------- default hooks
+
+
+@njit(cache=True)
+def never_out(g, rules, seat: int) -> bool:
+    """A seat stays in the game to its end."""
+    return False
+
+
+@njit(cache=True)
+def pays_once_a_decision(rules) -> bool:
+    """The learner is paid what is due to it once, when it is next to act."""
+    return False
+
+
+@njit(cache=True)
+def seat_to_play_acts(g, rules, seat: int) -> bool:
+    """In a turn-based game the seat to play acts, alone (asked only of a game going on)."""
+    return seat == g.turn
+
+
+def take_points(g, rules, stock: np.ndarray) -> None:
+    """`take_stock` of a game of points: each seat's points."""
+    points = game.points(g)
+    for seat in range(rules.num_players):
+        stock[0, seat] = points[seat]
+
+
+def pay_changes(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
+    """`pay` of a game of points: the rewards of the change in points since `take_points`."""
+    pay_points(game.points(g), stock[0], game.LOWEST_WINS, game.is_over(g), rules, rewards)
+
+
+def opponent_action(g, rules, seat: int, kind: int) -> int:
+    """The heuristic player's action for `seat`, or the random player's."""
+    if kind == HEURISTIC:
+        return game.heuristic_action(g, rules, seat)
+    return game.random_action(g, rules, seat)
+
+
+# --------------------------------------------------------------------------- the acting views
+
+
+def write_turn(g, rules, observations, masks, seats, new_game: bool) -> None:
+    """A turn-based game's one acting slot: the seat to play, its view (rewritten from its
+    previous view of the same game unless `new_game`) and its legal actions."""
+    seats[0] = g.turn
+    if new_game:
+        game.write_observation(g, rules, g.turn, observations[0])
+    else:
+        game.update_observation(g, rules, g.turn, observations[0])
+    game.write_mask(g, rules, g.turn, masks[0])
+
+
+def write_window(g, rules, observations, masks, seats, new_game: bool) -> None:
+    """One slot per seat: every acting seat's view and legal actions in its slot; the other
+    slots' seats are −1 and their masks all zero (their views are left as they were)."""
+    for seat in range(rules.num_players):
+        game.write_mask(g, rules, seat, masks[seat])
+        if game.is_acting(g, rules, seat):
+            seats[seat] = seat
+            game.write_observation(g, rules, seat, observations[seat])
+        else:
+            seats[seat] = NONE
+
+
+# --------------------------------------------------------------------------- batch kernels
+
+
+def deal(g, rules) -> bool:
+    """A new episode that has a decision (one over before its first decision is dealt again);
+    False when `MAX_DEALS` deals in a row had none."""
+    for _ in range(MAX_DEALS):
+        game.start_game(g, rules)
+        if not (game.is_over(g) or game.is_truncated(g, rules)):
+            return True
+    return False
+
+
+def start_all(games, rules_array, observations, masks, seats) -> int:
+    """Deal every game and write its acting views (`Kernels.start`)."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        if not deal(g, rules):
+            return NO_DECISION
+        game.write_acting(g, rules, observations[i], masks[i], seats[i], True)
+    return -1
+
+
+def step_all(
+    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
+) -> int:
+    """Play every acting slot's action, pay every seat, deal again where a game ended, and write
+    the acting views (`Kernels.step`); nothing is played when an action is illegal."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE and is_illegal(actions[i, slot], masks[i, slot]):
+                return i
+    stock = np.zeros((2, game.MAX_PLAYERS))
+    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                tick[seats[i, slot]] = actions[i, slot]
+        game.take_stock(g, rules, stock)
+        game.apply(g, rules, tick)
+        game.pay(g, rules, stock, rewards[i])
+        terminated[i] = game.is_over(g)
+        truncated[i] = game.is_truncated(g, rules)
+        ended = terminated[i] or truncated[i]
+        if ended:
+            if finals.shape[0]:
+                for seat in range(rules.num_players):
+                    game.write_observation(g, rules, seat, finals[i, seat])
+            if not deal(g, rules):
+                return NO_DECISION
+        game.write_acting(g, rules, observations[i], masks[i], seats[i], ended)
+    return -1
+
+
+def acting_all(games, rules_array, observations, masks, seats) -> None:
+    """Every game's acting seats, with their views and masks (`Kernels.acting`)."""
+    for i in range(games.shape[0]):
+        game.write_acting(games[i], rules_array[0], observations[i], masks[i], seats[i], True)
+
+
+def observe_all(games, rules_array, seats, out) -> None:
+    """Game i seen by seat `seats[i]` (`Kernels.observe`)."""
+    for i in range(games.shape[0]):
+        game.write_observation(games[i], rules_array[0], seats[i], out[i])
+
+
+def state_all(games, rules_array, out) -> None:
+    """Every game's full state (`Kernels.state`)."""
+    for i in range(games.shape[0]):
+        game.write_state(games[i], rules_array[0], out[i])
+
+
+def choose_all(games, rules_array, seats, kind, out) -> None:
+    """In-kernel player `kind`'s action for every acting slot (`Kernels.choose`)."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = game.opponent_action(games[i], rules, seats[i, slot], kind)
+
+
+# --------------------------------------------------------------------------- one learner seat
+
+
+def learner_done(g, rules, learner: int) -> bool:
+    """The learner's episode is over: the game ended or was stopped, or its seat went out."""
+    return game.is_over(g) or game.is_truncated(g, rules) or game.is_out(g, rules, learner)
+
+
+def policy_acts(g, rules, s) -> bool:
+    """Whether a seat played by the policy acts now."""
+    for seat in range(rules.num_players):
+        if s.kinds[seat] == POLICY and seat != s.learner and game.is_acting(g, rules, seat):
+            return True
+    return False
+
+
+def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndarray) -> None:
+    """Every acting seat chooses, none seeing the others' choices: the learner `action`, a
+    policy seat its asked action, an in-kernel player from its own view; then the tick is
+    played."""
+    for seat in range(rules.num_players):
+        if game.is_acting(g, rules, seat):
+            if seat == s.learner:
+                tick[seat] = action
+            elif s.kinds[seat] == POLICY:
+                tick[seat] = asked_actions[seat]
+                s.asks[seat] = 0
+            else:
+                tick[seat] = game.opponent_action(g, rules, seat, s.kinds[seat])
+    game.apply(g, rules, tick)
+
+
+def ask_policy(g, rules, s, i, asked_observations, asked_masks) -> None:
+    """Ask for the actions of the policy seats acting now, each seeing its own view."""
+    for seat in range(rules.num_players):
+        if s.kinds[seat] == POLICY and seat != s.learner and game.is_acting(g, rules, seat):
+            s.asks[seat] = 1
+            game.write_observation(g, rules, seat, asked_observations[i, seat])
+            game.write_mask(g, rules, seat, asked_masks[i, seat])
+
+
+def pay_learner(g, rules, s, stock, seat_rewards) -> float:
+    """The learner's reward since `take_stock`, which is taken again."""
+    game.pay(g, rules, stock, seat_rewards)
+    game.take_stock(g, rules, stock)
+    return seat_rewards[s.learner]
+
+
+def begin_episode(g, rules, s, fixed_seat: int, tickets) -> bool:
+    """Seat the players and deal; False when the options leave the learner no decision."""
+    return seat_episode(g, rules, s, fixed_seat, tickets) and deal(g, rules)
+
+
+def settle(g, rules, s, i, fixed_seat, tickets, stock, tick, seat_rewards, views) -> bool:
+    """Ticks of in-kernel players until the learner acts, or a policy seat does (the game then
+    waits for its action), paying the learner its rewards since `take_stock`. An episode that
+    ends leaves the learner's last view in `finals`, and the next one begins; a game that ends
+    before the learner's first decision is dealt again. False when the options leave the
+    learner no decision (`begin_episode`)."""
+    observations, masks, asked_observations, asked_masks, rewards, terminated, truncated, finals = (
+        views
+    )
+    while True:
+        while (
+            not learner_done(g, rules, s.learner)
+            and not game.is_acting(g, rules, s.learner)
+            and not policy_acts(g, rules, s)
+        ):
+            if game.pays_each_tick(rules) and not s.fresh:
+                rewards[i] += pay_learner(g, rules, s, stock, seat_rewards)
+            play_tick(g, rules, s, NONE, tick, tick)  # only in-kernel players act
+        if not s.fresh:
+            rewards[i] += pay_learner(g, rules, s, stock, seat_rewards)
+        if learner_done(g, rules, s.learner):
+            if not s.fresh:
+                terminated[i] = game.is_over(g) or game.is_out(g, rules, s.learner)
+                truncated[i] = game.is_truncated(g, rules)
+                game.write_observation(g, rules, s.learner, finals[i])
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return False
+            game.take_stock(g, rules, stock)
+            continue
+        ask_policy(g, rules, s, i, asked_observations, asked_masks)
+        s.paused = 0 if game.is_acting(g, rules, s.learner) else 1
+        if not s.paused:
+            s.fresh = 0
+            game.write_observation(g, rules, s.learner, observations[i])
+            game.write_mask(g, rules, s.learner, masks[i])
+        return True
+
+
+def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
+    """A new episode in every game, played on to the learner's first decision or to a policy
+    seat's (`Kernels.learner_reset`)."""
+    rules = rules_array[0]
+    seat_rewards = np.zeros(game.MAX_PLAYERS, np.float32)
+    stock = np.zeros((2, game.MAX_PLAYERS))
+    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        g, s = games[i], seating[i]
+        if not (
+            begin_episode(g, rules, s, fixed_seat, tickets)
+            and settle(g, rules, s, i, fixed_seat, tickets, stock, tick, seat_rewards, views)
+        ):
+            return NO_DECISION
+    return -1
+
+
+def learner_step(
+    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
+) -> int:
+    """The learner of every game plays `actions[i]` (or, with `resume`, the policy seats of every
+    paused game play their asked actions), with the other seats of the tick choosing without
+    seeing it, and the game goes on (`settle`; `Kernels.learner_step`)."""
+    rules = rules_array[0]
+    masks = views[1]
+    if not resume:
+        for i in range(games.shape[0]):
+            if is_illegal(actions[i], masks[i]):
+                return i
+    seat_rewards = np.zeros(game.MAX_PLAYERS, np.float32)
+    stock = np.zeros((2, game.MAX_PLAYERS))
+    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        s = seating[i]
+        if (s.paused == 1) != resume:
+            continue
+        g = games[i]
+        game.take_stock(g, rules, stock)
+        play_tick(g, rules, s, actions[i], asked_actions[i], tick)
+        if not settle(g, rules, s, i, fixed_seat, tickets, stock, tick, seat_rewards, views):
+            return NO_DECISION
+    return -1
+
+
+# --------------------------------------------------------------------------- compiling
+
+
+INLINED = (policy_acts, play_tick, ask_policy, pay_learner, settle)
+"""The templates compiled into their callers (numba's `inline="always"`)."""
+TEMPLATES = (
+    take_points,
+    pay_changes,
+    opponent_action,
+    write_turn,
+    write_window,
+    deal,
+    start_all,
+    step_all,
+    acting_all,
+    observe_all,
+    state_all,
+    choose_all,
+    learner_done,
+    begin_episode,
+    learner_reset,
+    learner_step,
+    *INLINED,
+)
+
+
+STAND_INS = {
+    "take_stock": ("take_points", ("points",)),
+    "pay": ("pay_changes", ("points",)),
+    "opponent_action": ("opponent_action", ("heuristic_action", "random_action")),
+    "is_out": ("never_out", ()),
+    "pays_each_tick": ("pays_once_a_decision", ()),
+}
+"""What stands in for each hook a game module may leave out, and the hooks it needs then."""
+
+
+def compile_drivers(module: ModuleType) -> Kernels:
+    """The kernels of the game module `module` (see the module docstring): the templates,
+    compiled with `game` bound to its hooks. Each compiled template is filed under the game's
+    module, so that numba caches it beside that module and compiles it again when it changes."""
+    hooks = ModuleType(f"{module.__name__}:hooks")
+    namespace = {**globals(), "game": hooks}
+    for template in TEMPLATES:
+        code = template.__code__.replace(co_filename=module.__file__)
+        function = FunctionType(code, namespace, template.__name__, template.__defaults__)
+        inline = "always" if template in INLINED else "never"
+        namespace[template.__name__] = njit(cache=True, inline=inline)(function)
+    turn_based = not module.SPEC.info.simultaneous
+    needed = [*HOOKS, "update_observation" if turn_based else "is_acting"]
+    for hook, (stand_in, needs) in STAND_INS.items():
+        if hasattr(module, hook):
+            needed.append(hook)
+        else:
+            setattr(hooks, hook, namespace[stand_in])
+            needed.extend(needs)
+    missing = [name for name in needed if not hasattr(module, name)]
+    if missing:
+        raise AttributeError(f"{module.__name__} lacks the hooks {', '.join(missing)}")
+    for name in needed:
+        setattr(hooks, name, getattr(module, name))
+    hooks.LOWEST_WINS = getattr(module, "LOWEST_WINS", False)
+    if turn_based:
+        hooks.is_acting = seat_to_play_acts
+    hooks.write_acting = namespace["write_turn" if turn_based else "write_window"]
+
+    def kernel(template: Callable) -> Callable:
+        return namespace[template.__name__]
+
+    return Kernels(
+        start=kernel(start_all),
+        step=kernel(step_all),
+        observe=kernel(observe_all),
+        state=kernel(state_all),
+        learner_reset=kernel(learner_reset),
+        learner_step=kernel(learner_step),
+        choose=kernel(choose_all),
+        acting=kernel(acting_all),
+    )
