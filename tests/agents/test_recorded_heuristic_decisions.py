@@ -51,7 +51,16 @@ def compiled_choice(env_name: str, heuristic: Any) -> Callable[[np.ndarray, np.n
     if env_name == "snap_v1":
         from snail_envs.batched.snap import heuristic_choice as snap_choice
 
-        return lambda observation, mask: snap_choice(observation, mask, *heuristic.parameters)
+        return lambda observation, mask: snap_choice(
+            observation,
+            mask,
+            heuristic.setup,
+            heuristic.errors,
+            heuristic.belief_threshold,
+            heuristic.delay,
+            heuristic.error_rate,
+            1.0,
+        )
     from snail_envs.batched.snailed_it import heuristic_choice
 
     lookahead = heuristic.lookahead
