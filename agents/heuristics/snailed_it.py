@@ -199,8 +199,9 @@ def play(
 
     # For each card in hand, the unseen cards fitting the gap it would leave on the left and
     # on the right pile of its row: its expected tosses, times `held` / `scale`.
+    cards = np.flatnonzero(hand)
     fits = np.zeros((NUM_CARDS, 2), np.int64)
-    for card in np.flatnonzero(hand):
+    for card in cards:
         colour, value = COLOUR[card], VALUE[card]
         fits[card, 0] = fitting_unseen(unseen_before, colour, value, tops[2 * colour + 1])
         fits[card, 1] = fitting_unseen(unseen_before, colour, value, tops[2 * colour])
@@ -214,7 +215,7 @@ def play(
             (card_weight + card_points[card]) * scale * scale - draws * draw_cost
         )
         if lookahead_numerator and held:
-            change = covering_change(hand, fits, unseen_before, card, side)
+            change = covering_change(cards, fits, unseen_before, card, side)
             gain -= lookahead_numerator * draw_cost * held * change
         if (
             best < 0
@@ -232,15 +233,15 @@ def fitting_unseen(unseen_before: np.ndarray, colour: int, a: int, b: int) -> in
 
 
 def covering_change(
-    hand: np.ndarray, fits: np.ndarray, unseen_before: np.ndarray, card: int, side: int
+    cards: np.ndarray, fits: np.ndarray, unseen_before: np.ndarray, card: int, side: int
 ) -> int:
-    """The change in the other cards of `card`'s colour in hand, each counted by its fewest
-    fitting unseen cards (its better side), when `card` covers the top of `side`: only their
-    gap on the other side can change."""
+    """The change in the other cards of `card`'s colour in hand (`cards`), each counted by its
+    fewest fitting unseen cards (its better side), when `card` covers the top of `side`: only
+    their gap on the other side can change."""
     colour, value = COLOUR[card], VALUE[card]
     change = 0
-    for other in range(NUM_VALUES * colour, NUM_VALUES * (colour + 1)):
-        if other == card or hand[other] == 0:
+    for other in cards:
+        if other == card or COLOUR[other] != colour:
             continue
         on_left, on_right = fits[other, 0], fits[other, 1]
         covered = fitting_unseen(unseen_before, colour, VALUE[other], value)
