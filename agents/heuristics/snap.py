@@ -100,8 +100,9 @@ SETUP_SIZE = len(PIECES) + len(RULES)
 
 
 def setup(options: SnapOptions) -> np.ndarray:
-    """What `choose` is told of the rule options: `setup[PILE_TOPS]` is where the `pile_tops`
-    piece starts (−1 for a piece the observation lacks), `setup[NUM_KEYS]` the deck's keys..."""
+    """What `choose` is told of the rule options: where each piece of `PIECES` starts in an
+    observation (`setup[PILE_TOPS]`; −1 for a piece the observation lacks), then the numbers of
+    `RULES` (`setup[NUM_KEYS]`: the deck's keys)."""
     layout = SnapObserver(options).observation_layout
     names = {piece.name for piece in layout.pieces}
     rules = (
