@@ -120,29 +120,6 @@ class SnailedItHeuristic:
     __call__ = act
 
 
-def choose(
-    observation: np.ndarray,
-    action_mask: np.ndarray,
-    card_points: np.ndarray,
-    card_weight: int,
-    lookahead_numerator: int,
-    lookahead_denominator: int,
-) -> int:
-    """The heuristic's action for a seat's observation and mask: `toss` in a toss window, else
-    `play`. `card_points[c]`: the points of number card c in hand; `card_weight`: what a card in
-    hand weighs in points; the lookahead as a fraction."""
-    if observation[TOSS_WINDOW] > 0:
-        return toss(action_mask, card_points)
-    return play(
-        observation,
-        action_mask,
-        card_points,
-        card_weight,
-        lookahead_numerator,
-        lookahead_denominator,
-    )
-
-
 def toss(action_mask: np.ndarray, card_points: np.ndarray) -> int:
     """Toss the fitting card worth most points (the lowest card of equals); pass if none fits."""
     best = -1
@@ -156,7 +133,7 @@ def toss(action_mask: np.ndarray, card_points: np.ndarray) -> int:
     return PASS
 
 
-def play(
+def choose(
     observation: np.ndarray,
     action_mask: np.ndarray,
     card_points: np.ndarray,
@@ -164,11 +141,16 @@ def play(
     lookahead_numerator: int,
     lookahead_denominator: int,
 ) -> int:
-    """The play of greatest gain: the card and its points shed, less the expected draws (the
+    """The heuristic's action for a seat's observation and mask: `toss` in a toss window; on its
+    turn the play of greatest gain: the card and its points shed, less the expected draws (the
     same colour again, the expected tosses into the gap it leaves) at a drawn card's cost, less
     the lookahead's share of what it does to the other cards of its colour; more points, then
-    the lower action, among equal gains. Every quantity is kept over `scale` (the unseen cards,
-    at least 1), so that gain · scale² · lookahead denominator is a whole number."""
+    the lower action, among equal gains. `card_points[c]`: the points of number card c in hand;
+    `card_weight`: what a card in hand weighs in points; the lookahead as a fraction. Every
+    quantity is kept over `scale` (the unseen cards, at least 1), so that gain · scale² ·
+    lookahead denominator is a whole number."""
+    if observation[TOSS_WINDOW] > 0:
+        return toss(action_mask, card_points)
     legal = np.flatnonzero(action_mask[:PLAY_ACTIONS])
     if legal.size == 0:
         raise ValueError("no legal action: the mask is all zero")
@@ -252,5 +234,5 @@ def covering_change(
     return change
 
 
-HELPERS = (toss, play, fitting_unseen, covering_change, gap_cards, same_colour_draws)
+HELPERS = (toss, fitting_unseen, covering_change, gap_cards, same_colour_draws)
 """The functions `choose` calls, for a compiler to compile with it."""
