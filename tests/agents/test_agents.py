@@ -46,7 +46,7 @@ def random_states(env_name: str, count: int, seed: int = 0, **options: object):
 @pytest.mark.parametrize("env_name", sorted(HEURISTICS))
 @pytest.mark.parametrize("kind", ["random", "heuristic", "ismcts:10"])
 def test_agents_choose_only_legal_actions(env_name: str, kind: str) -> None:
-    player = make_agent(kind, env_name, seed=1)
+    player = make_agent(kind, env_name, seed=1, options={"num_players": 3})
     count = 30 if kind.startswith("ismcts") else 400
     for env, agent in random_states(env_name, count, num_players=3):
         assert choose_action(player, env, agent) in env.unwrapped.legal_actions(agent)
