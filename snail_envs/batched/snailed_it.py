@@ -8,10 +8,9 @@ cards, totals and the turn. Every rule function below has the name and the behav
 counterpart in the reference engine; observations are written exactly as `SnailedItObserver`
 writes them. Every rule option is supported.
 
-The in-kernel players are "random" and "heuristic", a port of
-`agents.heuristics.snailed_it.SnailedItHeuristic` (with its default weights) that chooses as it
-does on every table: the same arithmetic in the same order, and its `round(gain, 9)` rounded as
-Python rounds.
+The in-kernel players are "random" and "heuristic": `agents.heuristics.snailed_it.choose`, the
+strategy of `SnailedItHeuristic` (with its default weights), compiled and given the seat's own
+observation and mask.
 
 For search, a game of the reference engine in progress loads into a record (`load_game`,
 `SnailedItBatch.load`), and `rollout_all` (`SnailedItBatch.rollout`) plays copies of records on,
@@ -24,7 +23,9 @@ import sys
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
+from agents.heuristics import snailed_it as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
 from snail_envs.batched.core import (
     REWARD_MODES,
@@ -37,8 +38,9 @@ from snail_envs.batched.drivers import compile_drivers
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
-from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
+from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS, OBSERVATION
 from snail_envs.snailed_it.rules import (
+    NUM_ACTIONS,
     NUM_CARDS,
     NUM_COLOURS,
     NUM_VALUES,
@@ -62,13 +64,11 @@ HORIZONS = ("round", "game")
 ROUND_END = HORIZONS.index("round")
 LOWEST_WINS = True
 """The seat with the lowest total wins."""
-CARD_WEIGHT = 100.0
-"""What a card in hand weighs against its points (the heuristic's `card_weight`)."""
-LOOKAHEAD = 0.1
-"""How much of the change a play makes to the other cards' expected tosses counts (the
-heuristic's `lookahead`)."""
-SPLITTER = 134217729.0
-"""2²⁷ + 1: splits a float64 into two halves whose products are exact (Dekker)."""
+LOOKAHEAD_NUMERATOR = strategy.DEFAULT_LOOKAHEAD.numerator
+LOOKAHEAD_DENOMINATOR = strategy.DEFAULT_LOOKAHEAD.denominator
+OBSERVATION_SIZE = OBSERVATION.size
+for helper in strategy.HELPERS:
+    register_jitable(helper)
 
 GAME = game_record(
     [
@@ -367,115 +367,26 @@ def random_action(g, rules, seat: int) -> int:
     return PASS
 
 
-@njit(cache=True)
-def gap(colour: int, a: int, b: int) -> tuple[int, int]:
-    """The cards of `colour` fitting the gap between top values a and b, as (start, stop) card
-    numbers; (0, 0) when none fits (`gap_cards`)."""
-    low, high = min(a, b), max(a, b)
-    if high - low < 2:
-        return 0, 0
-    return NUM_VALUES * colour + low, NUM_VALUES * colour + high - 1
-
-
-@njit(cache=True)
-def two_product(a: float, b: float) -> tuple[float, float]:
-    """a·b as the float nearest to it and the exact rest (Dekker's algorithm)."""
-    product = a * b
-    split = SPLITTER * a
-    a_high = split - (split - a)
-    a_low = a - a_high
-    split = SPLITTER * b
-    b_high = split - (split - b)
-    b_low = b - b_high
-    rest = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    return product, rest
-
-
-@njit(cache=True)
-def round_9(x: float) -> float:
-    """`round(x, 9)` as Python rounds a float: the multiple of 10⁻⁹ nearest to its exact value,
-    halves to even (numba's own round scales x first, and differs in about one case in 10⁵)."""
-    product, rest = two_product(x, 1e9)
-    whole = np.rint(product)
-    if product - whole == 0.5 and rest > 0:
-        whole += 1
-    elif product - whole == -0.5 and rest < 0:
-        whole -= 1
-    return whole / 1e9
+heuristic_choice = njit(cache=True)(strategy.choose)
+"""The heuristic's strategy (`agents.heuristics.snailed_it.choose`), compiled."""
 
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snailed_it.SnailedItHeuristic`: in a toss window, toss the fitting card
-    worth most points (the lowest of equals), pass if none fits; on its turn, the play that
-    should leave the fewest cards in hand, points breaking near-ties (see the heuristic)."""
-    points = rules.card_points
-    if g.phase == TOSS_WINDOW:
-        best = NONE
-        for card in range(g.fit_low, g.fit_high + 1):
-            if g.hand[seat, card] and (best == NONE or points[card] > points[best]):
-                best = card
-        return PASS if best == NONE else TOSS + best
-    unseen_before = np.zeros(NUM_CARDS + 1, np.int64)
-    seen = g.hand[seat].copy()
-    for k in range(g.tossed_size):
-        seen[g.tossed[k]] = 1
-    unseen_points = 0
-    for card in range(NUM_CARDS):
-        unseen = not seen[card] and not g.played[card]
-        unseen_before[card + 1] = unseen_before[card] + unseen
-        if unseen:
-            unseen_points += points[card]
-    unseen_count = unseen_before[NUM_CARDS]
-    held = draw_points = 0.0
-    if unseen_count:
-        opponents_cards = 0
-        for other in range(rules.num_players):
-            if other != seat:
-                opponents_cards += g.hand_size[other]
-        held = min(1.0, opponents_cards / unseen_count)
-        draw_points = unseen_points / unseen_count
-    draw_cost = CARD_WEIGHT + draw_points
-    lookahead = LOOKAHEAD * draw_cost * held
-    # the unseen cards fitting the gap each card in hand would leave, played left or right
-    fits = np.zeros((NUM_CARDS, 2), np.int64)
-    for card in range(NUM_CARDS):
-        if g.hand[seat, card]:
-            colour, value = card // NUM_VALUES, VALUES[card]
-            start, stop = gap(colour, value, VALUES[g.top[colour, 1]])
-            fits[card, 0] = unseen_before[stop] - unseen_before[start]
-            start, stop = gap(colour, value, VALUES[g.top[colour, 0]])
-            fits[card, 1] = unseen_before[stop] - unseen_before[start]
-    best = NONE
-    best_gain = 0.0
-    for card in range(NUM_CARDS):
-        if not g.hand[seat, card]:
-            continue
-        colour, value = card // NUM_VALUES, VALUES[card]
-        for side in range(2):
-            draws = (1 if colour == g.previous_colour else 0) + fits[card, side] * held
-            gain = CARD_WEIGHT + points[card] - draws * draw_cost
-            if lookahead:
-                change = 0
-                for other in range(NUM_VALUES * colour, NUM_VALUES * (colour + 1)):
-                    if other == card or not g.hand[seat, other]:
-                        continue
-                    on_left, on_right = fits[other, 0], fits[other, 1]
-                    start, stop = gap(colour, VALUES[other], value)
-                    covered = unseen_before[stop] - unseen_before[start]
-                    if side == 0:
-                        change += min(on_left, covered) - min(on_left, on_right)
-                    else:
-                        change += min(covered, on_right) - min(on_left, on_right)
-                gain -= lookahead * change
-            gain = round_9(gain)
-            if (
-                best == NONE
-                or gain > best_gain
-                or (gain == best_gain and points[card] > points[best // 2])
-            ):
-                best, best_gain = 2 * card + side, gain
-    return best
+    """`agents.heuristics.snailed_it.SnailedItHeuristic` with its default weights, choosing on
+    the seat's own observation and mask."""
+    observation = np.empty(OBSERVATION_SIZE, np.float32)
+    mask = np.empty(NUM_ACTIONS, np.int8)
+    write_observation(g, rules, seat, observation)
+    write_mask(g, rules, seat, mask)
+    return heuristic_choice(
+        observation,
+        mask,
+        rules.card_points,
+        strategy.DEFAULT_CARD_WEIGHT,
+        LOOKAHEAD_NUMERATOR,
+        LOOKAHEAD_DENOMINATOR,
+    )
 
 
 # --------------------------------------------------------------------------- observations

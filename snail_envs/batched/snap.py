@@ -34,12 +34,9 @@ engine; observations are written exactly as `SnapObserver` writes them (with a s
 game number and sudden-death flag). Every rule option is supported but picture decks of more
 than 256 cards.
 
-The in-kernel players are "random" and "heuristic", a port of
-`agents.heuristics.snap.SnapHeuristic` as it plays knowing the rule options, with its defaults
-(no delay of its own, no errors): it weighs its right calls on copies of the table, as the
-Python heuristic does with `Snap.after_calls`, and chooses as it does on every table; under
-`glimpse_error` it weighs its glimpses by Bayes' rule as the Python heuristic does, to the last
-bit (`believed_call`).
+The in-kernel players are "random" and "heuristic": `agents.heuristics.snap.choose`, the
+strategy of `SnapHeuristic` with its defaults (no delay of its own, no errors), compiled and
+given the seat's own observation and mask.
 """
 
 from __future__ import annotations
@@ -48,7 +45,9 @@ import sys
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
+from agents.heuristics import snap as strategy
 from snail_envs.batched.chance import (
     agent_pick,
     arrange,
@@ -98,9 +97,8 @@ NUM_PACKETS = POOLS + MAX_KEYS
 """Packet p: the stack of seat p, the pile p − `PILES` (seat or centre), the pool p − `POOLS`."""
 WAITS = 2
 """`acts` of a seat out of the game on the table that acts, in a session: with `wait` alone."""
-BELIEF_THRESHOLD = 0.1
-"""`SnapHeuristic`'s default `belief_threshold`: under `glimpse_error`, the belief that a call is
-right at which it makes it."""
+for helper in strategy.HELPERS:
+    register_jitable(helper)
 SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
 """How many of its latest chance outcomes a game keeps: all that one step may draw. A step that
 ends a game plays a tick (a random order of the callers of each kind, shuffled refreshes of at
@@ -218,7 +216,7 @@ def rules_dtype() -> np.dtype:
             ("refresh_shuffle", np.uint8),
             ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
             ("glimpse_error", np.float64, MAX_REACTION_TICKS),  # a tick; 0 past its end
-            ("key_cards", np.int64, MAX_KEYS),  # a card of each key
+            ("heuristic_setup", np.int64, strategy.SETUP_SIZE),  # what the heuristic reads
             ("session", np.int64),  # session != "single"
             ("wins_needed", np.int64),  # the wins that decide the session at once
             ("session_games", np.int64),
@@ -1004,146 +1002,28 @@ def random_action(g, rules, seat: int) -> int:
     return chosen
 
 
-@njit(cache=True)
-def right_calls(g, rules) -> int:
-    """The calls that would be right in this tick (a bit set of actions): `snap` while a match
-    shows, `snap_pool` while a pool is claimable, `slap` while a Jack shows."""
-    right = 0
-    if matched_keys(g, rules):
-        right |= 1 << SNAP
-    if claimable_pools(g, rules):
-        right |= 1 << SNAP_POOL
-    if jack_showing(g, rules):
-        right |= 1 << SLAP
-    return right
-
-
-@njit(cache=True)
-def legal_calls(g, rules) -> int:
-    """The calls of a seat that may call in this window (a bit set of actions)."""
-    calls = 1 << SNAP
-    if g.pool_call:
-        calls |= 1 << SNAP_POOL
-    if rules.slapjack:
-        calls |= 1 << SLAP
-    return calls
-
-
-@njit(cache=True)
-def after_call(g, rules, caller: int, call: int, tables: np.ndarray, level: int):
-    """`tables[level]` set to the table after `caller` alone makes `call` and it resolves; the
-    window does not close (`Snap.after_calls`)."""
-    tables[level] = g
-    after = tables[level]
-    actions = np.full(MAX_PLAYERS, WAIT, np.int64)
-    actions[caller] = call
-    after.acts[caller] = 1
-    resolve(after, rules, actions)
-    return after
-
-
-@njit(cache=True)
-def call_value(g, rules, seat: int, call: int, legal: int) -> int:
-    """The cards `call` wins `seat`, less the most that the next seat in the game could then
-    take from it with one right call (a call never gives another seat's cards to it)."""
-    tables = np.empty(2, GAME)
-    after = after_call(g, rules, seat, call, tables, 0)
-    gain = after.last_gain[seat]
-    rival = next_flipper(after, rules, seat)
-    if rival == seat:
-        return gain
-    right = right_calls(after, rules) & legal
-    worst = 0
-    for answer in CALLS:
-        if right >> answer & 1:
-            loss = -after_call(after, rules, rival, answer, tables, 1).last_gain[seat]
-            worst = max(worst, loss)
-    return gain - worst
+heuristic_choice = njit(cache=True)(strategy.choose)
+"""The heuristic's strategy (`agents.heuristics.snap.choose`), compiled."""
 
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snap.SnapHeuristic`: wait while it may not call and when nothing is
-    claimable; while it glimpses the card flipped last, `believed_call`; else make the right
-    call at once, the one worth most (`call_value`) when several are right, `snap` then
-    `snap_pool` then `slap` among equals."""
-    if not may_call(g, rules, seat):
-        return WAIT
-    if g.glimpsed:
-        return believed_call(g, rules, seat)
-    if g.window_length == 1 and not rules.noisy:  # nothing claimable
-        return WAIT
-    legal = legal_calls(g, rules)
-    calls = right_calls(g, rules) & legal
-    if members(calls) < 2:
-        return lowest(calls) if calls else WAIT
-    best = WAIT
-    best_value = 0
-    for call in CALLS:
-        if calls >> call & 1:
-            value = call_value(g, rules, seat, call, legal)
-            if best == WAIT or value > best_value:
-                best, best_value = call, value
-    return best
-
-
-@njit(cache=True)
-def believed_call(g, rules, seat: int) -> int:
-    """The legal call of highest belief (`snap`, `snap_pool`, `slap` among equals) if that
-    belief reaches `BELIEF_THRESHOLD`, else `wait`. The belief in a call is the posterior weight
-    of the keys under which the table would make it right, were the card flipped last of that
-    key: by Bayes' rule from a uniform prior and the chance of each of the seat's glimpses so
-    far (1 − e_t for the key seen at tick t, e_t / (K − 1) for each other key)."""
-    k = rules.num_keys
-    likelihood = np.ones(k)
-    for tick in range(g.glimpsed):
-        error = rules.glimpse_error[tick]
-        seen = g.glimpses[seat, tick]
-        for key in range(k):
-            likelihood[key] *= 1.0 - error if key == seen else error / (k - 1)
-    total = numpy_sum(likelihood)
-    pile, flipped = PILES + flipped_pile(rules, g.turn), g.flipped[g.turn]
-    belief = np.zeros(NUM_ACTIONS)
-    for key in range(k):
-        posterior = likelihood[key] / total
-        if posterior > 1e-12:  # as the Python heuristic, which skips the keys it rules out
-            g.last[pile] = g.flipped[g.turn] = rules.key_cards[key]
-            right = right_calls(g, rules)
-            for call in CALLS:
-                if right >> call & 1:
-                    belief[call] += posterior
-    g.last[pile] = g.flipped[g.turn] = flipped
-    legal = legal_calls(g, rules)
-    best = WAIT
-    for call in CALLS:
-        if legal >> call & 1 and (best == WAIT or belief[call] > belief[best]):
-            best = call
-    return best if belief[best] >= BELIEF_THRESHOLD else WAIT
-
-
-@njit(cache=True)
-def numpy_sum(values: np.ndarray) -> float:
-    """`values.sum()` as NumPy adds up to 128 float64 values (pairwise: eight running sums),
-    so that the beliefs are the Python heuristic's to the last bit."""
-    n = values.shape[0]
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += values[i]
-        return total
-    sums = values[:8].copy()
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            sums[j] += values[i + j]
-        i += 8
-    total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + (
-        (sums[4] + sums[5]) + (sums[6] + sums[7])
+    """`agents.heuristics.snap.SnapHeuristic` with its defaults (no delay of its own, no
+    errors), choosing on the seat's own observation and mask."""
+    observation = np.empty(rules.heuristic_setup[strategy.OBSERVATION_SIZE], np.float32)
+    mask = np.empty(NUM_ACTIONS, np.int8)
+    write_observation(g, rules, seat, observation)
+    write_mask(g, rules, seat, mask)
+    return heuristic_choice(
+        observation,
+        mask,
+        rules.heuristic_setup,
+        rules.glimpse_error,
+        strategy.DEFAULT_BELIEF_THRESHOLD,
+        0,
+        0.0,
+        1.0,
     )
-    while i < n:
-        total += values[i]
-        i += 1
-    return total
 
 
 # --------------------------------------------------------------------------- observations
@@ -1318,8 +1198,7 @@ class SnapBatch(BatchedGame):
             wins_needed=WINS_NEEDED[options.session],
             session_games=options.session_games,
             max_sudden_deaths=options.max_sudden_deaths,
-            key_cards=[options.card_keys.index(key) for key in range(options.num_keys)]
-            + [NONE] * (MAX_KEYS - options.num_keys),
+            heuristic_setup=strategy.setup(options),
             reward=REWARD_MODES.index(self.reward_mode),
             observation=_pieces(self.observation_layout),
             state=_pieces(self.state_layout),

@@ -1,5 +1,5 @@
-"""The Snap heuristic: its calls on constructed tables, its delay and errors, how it reads
-observations without the rule options, and legal, never-false calls over random play."""
+"""The Snap heuristic: its calls on constructed tables, its delay and errors, the observations
+it refuses, and legal, never-false calls over random play."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import pytest
 
 import snail_envs
 from agents import choose_action, make_agent
-from agents.heuristics.snap import SnapHeuristic, _reading
-from snail_envs.core.chance import SeededChance
+from agents.heuristics.snap import SnapHeuristic
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.observer import SnapObserver
-from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap, SnapOptions
+from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap
 from tests.snap.helpers import PICTURES, NoWindowOnAnUnchangedTable, glimpse_game, table, tick
 
 
@@ -24,8 +23,8 @@ def view(game: Snap, seat: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def both_readers(**options: object) -> list[SnapHeuristic]:
-    """A bot told the rule options and one that reads them off the observation."""
-    return [SnapHeuristic(**options), SnapHeuristic()]
+    """The bot built with the rule options, and as `make_agent` builds it for them."""
+    return [SnapHeuristic(**options), make_agent("heuristic", "snap_v1", options=options)]
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -174,25 +173,9 @@ def test_bad_settings_are_refused() -> None:
         SnapHeuristic(ruleset="speedy")
 
 
-@pytest.mark.parametrize("single_pile", [False, True])
-def test_reads_players_ticks_and_single_pile_off_the_observation(single_pile: bool) -> None:
-    for players in range(2, 13):
-        for ticks in (1, 3, 10):
-            options = SnapOptions(
-                num_players=players, reaction_ticks=ticks, single_pile=single_pile
-            )
-            game = Snap(options, SeededChance(players))
-            read = _reading(view(game, players - 1)[0], None).options
-            assert (read.num_players, read.reaction_ticks, read.single_pile) == (
-                players,
-                ticks,
-                single_pile,
-            )
-
-
-def test_asks_for_the_options_it_cannot_read_off() -> None:
+def test_refuses_an_observation_of_other_rule_options() -> None:
     game = table([["P2"], ["P2"]], flipped=[1], match_key="picture", pictures=8)
-    with pytest.raises(ValueError, match="without the rule options"):
+    with pytest.raises(ValueError, match="has 71 floats; got shape"):
         SnapHeuristic().act(*view(game))
     with pytest.raises(ValueError, match="has 71 floats; got shape"):
         SnapHeuristic(num_players=2).act(*view(table([[], [], []], num_players=3)))
@@ -219,7 +202,7 @@ VARIANTS = [
     "options", VARIANTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
 )
 def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> None:
-    """Seat 0 is the bot read off the observation, seat 1 the bot told the options, the rest
+    """Seat 0 is the bot built by `make_agent`, seat 1 the bot built with the options, the rest
     random: neither ever picks a masked action or calls falsely, and both call whenever they may
     and something is claimable. A slow, error-prone bot still only picks legal actions."""
     env = snail_envs.make("snap_v1", **options)
@@ -229,7 +212,8 @@ def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> Non
     for seed in range(3):
         env.reset(seed=seed)
         others = make_agent("random", "snap_v1", seed=seed)
-        players = [make_agent("heuristic", "snap_v1"), sloppy if seed == 2 else told]
+        players = [make_agent("heuristic", "snap_v1", options=options)]
+        players.append(sloppy if seed == 2 else told)
         players += [others] * (len(env.possible_agents) - 2)
         for agent in deciding_agents(env, max_iter=3000):
             seat = env.possible_agents.index(agent)

@@ -13,7 +13,6 @@ import pytest
 
 import snail_envs.batched
 from agents.heuristics.snailed_it import SnailedItHeuristic
-from snail_envs.batched.snailed_it import round_9
 from snail_envs.snailed_it.observer import SnailedItObserver
 from snail_envs.snailed_it.rules import (
     NUM_ACTIONS,
@@ -71,15 +70,6 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic(options: dict) -> No
                 tosses += 1
         batch.step(batch.random_actions())
     assert plays > 5_000 and tosses > 500
-
-
-def test_the_port_rounds_gains_as_python_does() -> None:
-    rng = np.random.default_rng(0)
-    halves = (rng.integers(-(10**11), 10**11, 20_000) + 0.5) / 1e9
-    values = np.concatenate(
-        [rng.uniform(-300, 300, 20_000), halves, np.nextafter(halves, 1), np.nextafter(halves, -1)]
-    )
-    assert [round_9(x) for x in values.tolist()] == [round(x, 9) for x in values.tolist()]
 
 
 @pytest.mark.parametrize(
