@@ -342,7 +342,7 @@ def heuristic_action(g, rules, seat: int) -> int:
     observation = np.empty(rules.observation_size, np.float32)
     mask = np.empty(NUM_SNAILS, np.bool_)
     write_observation(g, rules, seat, observation)
-    write_mask(g, mask)
+    write_mask(g, rules, seat, mask)
     return choose(observation, mask, rules.heuristic)
 
 
