@@ -79,7 +79,7 @@ def make_agent(
                 f"no heuristic agent for {env_name!r}; heuristics exist for {sorted(HEURISTICS)}"
             )
         heuristic = HEURISTICS[env_name]
-        return heuristic.for_rules(rules) if hasattr(heuristic, "for_rules") else heuristic()
+        return heuristic.for_rules(rules)
     if name == "ismcts":
         iterations, *choices = argument.split(":") if argument else [""]
         if iterations and not iterations.isdigit():
