@@ -162,18 +162,19 @@ class Narrator:
         self._host = host
         self.agent = agent
         self._seat = host.possible_agents.index(agent)
-        self._look, self._tell = NARRATED.get(type(host.game), (None, None))
+        self._narrated = NARRATED.get(type(host.game))
         self._view = self._take_view()
         self._private = host.private_text(agent)
 
     def _take_view(self) -> Any:
-        return None if self._look is None else self._look(self._host.game, self._seat)
+        return None if self._narrated is None else self._narrated[0](self._host.game, self._seat)
 
     def events(self) -> list[str]:
         game = self._host.game
-        lines = [] if self._tell is None else self._tell(game, self._seat, self._view)
+        narrated = self._narrated
+        lines = [] if narrated is None else narrated[1](game, self._seat, self._view)
         private = self._host.private_text(self.agent)
-        if self._tell is None and private != self._private:
+        if narrated is None and private != self._private:
             lines.append(f"now {private}")
         self._view, self._private = self._take_view(), private
         return lines

@@ -17,8 +17,8 @@ only errors reach the terminal (`--ray-logs`: all of them); a local Ray's logs s
 Each iteration prints one line, with the score rates at evaluation points.
 Each run writes a new folder, `<output-dir>/<env>-<seed>-<n>/` (printed first; `n` counts that
 env and seed's runs, so that a rerun never mixes into an earlier one), and nothing outside it
-(local Ray included); every file and checkpoint folder but TensorBoard's logs (which grow) is
-written atomically:
+(local Ray included; matplotlib builds its font cache once per user); every file and checkpoint
+folder but TensorBoard's logs (which grow) is written atomically:
 
     ray/                     Ray's temporary files and logs (local Ray only)
     progress.jsonl           one line of metrics per iteration

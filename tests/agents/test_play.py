@@ -46,8 +46,10 @@ def test_help_lists_the_commands_and_quit_abandons_the_game(monkeypatch, capsys)
 
 
 def test_ctrl_c_at_the_prompt_ends_with_one_line(monkeypatch, capsys) -> None:
-    class CtrlC(io.StringIO):
-        def readline(self, size: int | None = -1) -> str:
+    class CtrlC:
+        """A terminal where the person presses Ctrl-C at the first prompt."""
+
+        def readline(self) -> str:
             raise KeyboardInterrupt
 
     monkeypatch.setattr("sys.stdin", CtrlC())
