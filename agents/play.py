@@ -113,15 +113,21 @@ def tell(narrators: list[Narrator]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.play", description=__doc__.splitlines()[0]
+        prog="python -m agents.play",
+        description=__doc__.splitlines()[0],
+        epilog="At a human seat's prompt: the number of a choice takes it; help lists the "
+        "commands; quit leaves the game; where you may wait or pass (Snap's ticks, a toss "
+        "window), Enter does it once and wait N N times.",
     )
-    parser.add_argument("env", choices=snail_envs.available_env_names())
+    parser.add_argument("env", choices=snail_envs.available_env_names(), help="the game")
     parser.add_argument(
         "--seats",
         required=True,
         help="comma-separated agents, one per seat: random, heuristic, ismcts, rollout, human, ...",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the seed of the deal and the bots (default: 0)"
+    )
     add_rule_options(parser)
     parser.add_argument("--record", metavar="FILE.gif", help="also write an animation of the game")
     parser.add_argument(
