@@ -286,7 +286,7 @@ def test_flags_become_the_runs_settings() -> None:
     assert args.output_dir == Path("runs/rllib") and not args.trust_checkpoint
 
 
-def test_help_describes_every_flag_with_its_default(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_help_describes_every_flag_with_its_default(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         rllib_train.parse_args(["--help"])
     text = " ".join(capsys.readouterr().out.split())
