@@ -10,8 +10,12 @@ instead of a traceback. Any other exception is a bug of the library and keeps it
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
+import inspect
+import itertools
 import sys
+import textwrap
 from collections.abc import Iterator
 
 INTERRUPTED = 130
@@ -46,3 +50,21 @@ TRUST_HELP = (
 def add_trust_flag(parser: argparse.ArgumentParser, explanation: str = TRUST_HELP) -> None:
     """`--trust-checkpoint`: the person vouches for a pickled archive (`args.trust_checkpoint`)."""
     parser.add_argument("--trust-checkpoint", action="store_true", help=explanation)
+
+
+def attribute_docs(cls: type) -> dict[str, str]:
+    """The docstring under each annotated attribute of the class `cls` (a dataclass of settings,
+    say), read from its source, as one line each: the help text of the matching flags."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]  # the class statement
+    docs = {}
+    for statement, following in itertools.pairwise(body):
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[statement.target.id] = " ".join(following.value.value.split())
+    return docs

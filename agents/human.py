@@ -5,11 +5,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+IDLE_ACTIONS = ("wait", "pass")
+"""The names of the actions that let the moment go by (Snap's wait, a toss window's pass)."""
+
+
+class LeftTheGame(Exception):
+    """A person typed `quit`: the game is abandoned."""
+
+
+def help_text(idle: str | None) -> str:
+    """The commands a person may type at the prompt."""
+    lines = [
+        "type the number of a choice to take it;",
+        "  help: this text; quit: leave the game (it is abandoned)",
+    ]
+    if idle is not None:
+        lines += [
+            f"  Enter alone: {idle} (in Snap: let one tick go by)",
+            f"  wait N: {idle} now and at your next N-1 decisions where you may {idle}",
+        ]
+    lines.append("a decision with a single choice is taken for you, with a line saying so")
+    return "\n".join(lines)
+
 
 class HumanAgent:
     """Shows the table as this seat sees it (the environment's `render_seat` text: the public
-    table and this seat's own hand or card, never another seat's), lists the legal actions with
-    their names, and reads a choice; bad input is explained and asked again."""
+    table and this seat's own hand or card, never another seat's), numbers the legal actions
+    1..n with their names, and reads a choice: a number, `help`, `quit`, and, where the moment
+    may go by (wait, pass), Enter for that once or `wait N` for N times. A single legal action is
+    taken without asking, with a line saying so. Bad input is explained and asked again."""
 
     def __init__(
         self,
@@ -18,18 +42,46 @@ class HumanAgent:
     ) -> None:
         self._read = read
         self._write = write
+        self._idle_left = 0
+        """How many more decisions `wait N` takes the idle action for."""
 
     def act_in(self, env: Any, agent: str) -> int:
         host = env.unwrapped
         legal = host.legal_actions(agent)
+        names = [host.action_to_string(agent, action) for action in legal]
+        idle = next((a for a, name in zip(legal, names, strict=True) if name in IDLE_ACTIONS), None)
+        if self._idle_left and idle is not None:
+            self._idle_left -= 1
+            return idle
+        self._idle_left = 0
+        if len(legal) == 1:
+            self._write(f"{agent}: your only choice, taken for you: {names[0]}")
+            return legal[0]
         self._write(host.render_seat(agent))
-        for action in legal:
-            self._write(f"  {action}: {host.action_to_string(agent, action)}")
+        return self._choose(agent, legal, names, idle)
+
+    def _choose(self, agent: str, legal: list[int], names: list[str], idle: int | None) -> int:
+        idle_name = None if idle is None else names[legal.index(idle)]
+        for number, name in enumerate(names, 1):
+            self._write(f"  {number}. {name}")
+        enter = "" if idle_name is None else f", Enter: {idle_name}"
+        prompt = f"{agent}, your choice (1-{len(legal)}{enter}, help, quit): "
         while True:
             try:
-                text = self._read(f"{agent}, your action {legal}: ").strip()
+                text = self._read(prompt).strip().lower()
             except EOFError:
                 raise SystemExit("no more input: the game is abandoned") from None
-            if text.lstrip("-").isdigit() and int(text) in legal:
-                return int(text)
-            self._write(f"{text!r} is not a legal action; type one of the numbers {legal}")
+            words = text.split()
+            if text.isdigit() and 1 <= int(text) <= len(legal):
+                return legal[int(text) - 1]
+            if idle is not None and not words:
+                return idle
+            if idle is not None and len(words) == 2 and words[0] == "wait" and words[1].isdigit():
+                self._idle_left = max(int(words[1]) - 1, 0)
+                return idle
+            if text in ("help", "?"):
+                self._write(help_text(idle_name))
+            elif text in ("quit", "exit"):
+                raise LeftTheGame(f"{agent} left the game")
+            else:
+                self._write(f"{text!r} is not a choice; type 1 to {len(legal)}, or help")

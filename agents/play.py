@@ -6,7 +6,10 @@
 
 `--seats` names one agent per seat (as `agents.make_agent` does: `random`, `heuristic`,
 `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the number of players.
-With no human seated, the game is shown turn by turn.
+With no human seated, the game is shown turn by turn. People are told every event that changes
+their hand or the table (`agents.narration`); at their prompt they choose by number, and `help`
+lists the commands (`quit` leaves). `--quiet` shows only what the people seated see and the
+results: no bot decisions, no table between turns.
 `--record` also writes an animation of the game (GIF, one picture per decision, needs Pillow;
 see `agents.video`), `--save-replay` a replay of it (`agents.replay`, which re-plays and shows
 it); an existing file is replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH`
@@ -23,6 +26,8 @@ import snail_envs
 from agents import HumanAgent, choose_action, make_agent
 from agents.cli import add_trust_flag, command_errors
 from agents.files import refuse_existing
+from agents.human import LeftTheGame
+from agents.narration import Narrator
 from agents.replay import start_replay
 from agents.video import write_gif, written
 from snail_envs.cli import add_rule_options
@@ -38,11 +43,13 @@ def play_game(
     overwrite: bool = False,
     trusted: bool = False,
     save_replay: str | Path | None = None,
+    quiet: bool = False,
 ) -> dict[str, float]:
-    """Play one game; returns each agent's return. Prints the table when `show` (and always to
-    people, as their own seat sees it, before their decisions; at the end, a lone person sees
-    its seat's view too). `record`: a GIF to write, `save_replay`: a replay to write
-    (`agents.replay`), which must not exist unless `overwrite`; `trusted`: see
+    """Play one game; returns each agent's return (all 0 if a person quits). Prints the table
+    and each decision when `show` and not `quiet`; people always see the table as their own seat
+    sees it before their decisions, and are told what changed since (`agents.narration`); at the
+    end, a lone person sees its seat's view too. `record`: a GIF to write, `save_replay`: a
+    replay to write (`agents.replay`), which must not exist unless `overwrite`; `trusted`: see
     `agents.make_agent`."""
     refuse_existing([path for path in (record, save_replay) if path], overwrite)
     table = {"num_players": len(seats), **(options or {})}
@@ -53,28 +60,36 @@ def play_game(
         agent: make_agent(kind, env_name, seed=seed + index, options=table, trusted=trusted)
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
-    watching = show and not any(isinstance(p, HumanAgent) for p in players.values())
+    people = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
+    narrators = [Narrator(env.unwrapped, agent) for agent in people]
+    verbose = show and not quiet
+    watching = verbose and not people
     frames = []
     returns = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        _, total, terminated, truncated, _ = env.last(observe=False)
-        if terminated or truncated:
-            returns[agent] = total
-            env.step(None)
-            replay.record(env, agent, None)
-            continue
-        if record:
-            frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
-        if watching:
-            print(env.unwrapped.render_text())
-        action = choose_action(players[agent], env, agent)
-        if show:
-            print(
-                f"> {agent} ({seats[env.possible_agents.index(agent)]}): "
-                f"{env.unwrapped.action_to_string(agent, action)}\n"
-            )
-        env.step(action)
-        replay.record(env, agent, action)
+    try:
+        for agent in env.agent_iter():
+            _, total, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                returns[agent] = total
+                env.step(None)
+                replay.record(env, agent, None)
+                continue
+            if record:
+                frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
+            if watching:
+                print(env.unwrapped.render_text())
+            action = choose_action(players[agent], env, agent)
+            if verbose:
+                print(
+                    f"> {agent} ({seats[env.possible_agents.index(agent)]}): "
+                    f"{env.unwrapped.action_to_string(agent, action)}\n"
+                )
+            env.step(action)
+            replay.record(env, agent, action)
+            tell(narrators)
+    except LeftTheGame as left:
+        print(f"{left}: the game is abandoned")
+        return dict.fromkeys(env.possible_agents, 0.0)
     if show:
         humans = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
         host = env.unwrapped
@@ -92,17 +107,30 @@ def play_game(
     return returns
 
 
+def tell(narrators: list[Narrator]) -> None:
+    """Print what changed for each person seated (named, when several share the terminal)."""
+    for narrator in narrators:
+        for line in narrator.events():
+            print(f"  {narrator.agent}: {line}" if len(narrators) > 1 else f"  {line}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.play", description=__doc__.splitlines()[0]
+        prog="python -m agents.play",
+        description=__doc__.splitlines()[0],
+        epilog="At a human seat's prompt: the number of a choice takes it; help lists the "
+        "commands; quit leaves the game; where you may wait or pass (Snap's ticks, a toss "
+        "window), Enter does it once and wait N N times.",
     )
-    parser.add_argument("env", choices=snail_envs.available_env_names())
+    parser.add_argument("env", choices=snail_envs.available_env_names(), help="the game")
     parser.add_argument(
         "--seats",
         required=True,
         help="comma-separated agents, one per seat: random, heuristic, ismcts, rollout, human, ...",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the seed of the deal and the bots (default: 0)"
+    )
     add_rule_options(parser)
     parser.add_argument("--record", metavar="FILE.gif", help="also write an animation of the game")
     parser.add_argument(
@@ -110,6 +138,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--overwrite", action="store_true", help="replace an existing --record or --save-replay"
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="show only what the people seated see, and the results (no bot decisions)",
     )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
@@ -123,6 +156,7 @@ def main(argv: list[str] | None = None) -> None:
             overwrite=args.overwrite,
             trusted=args.trust_checkpoint,
             save_replay=args.save_replay,
+            quiet=args.quiet,
         )
 
 

@@ -12,16 +12,24 @@ RLlib through `training.rllib_env` (turn-based and simultaneous alike). Needs th
 Without `--address` the script starts a local Ray and shuts it down at the end; with it, it joins
 that cluster: env runners (sampling) spread over its nodes, the learner stays in this process.
 A cluster that cannot be reached, or refuses this client's token, ends the script with one line
-(Ray retries a cluster out of reach for a few minutes first).
+(Ray retries a cluster out of reach for a few minutes first). Of Ray's and RLlib's own log lines
+only errors reach the terminal (`--ray-logs`: all of them); a local Ray's logs stay in `ray/`.
+Each iteration prints one line, with the score rates at evaluation points.
 Each run writes a new folder, `<output-dir>/<env>-<seed>-<n>/` (printed first; `n` counts that
 env and seed's runs, so that a rerun never mixes into an earlier one), and nothing outside it
-(local Ray included); every file and checkpoint folder is written atomically:
+(local Ray included; matplotlib builds its font cache once per user); every file and checkpoint
+folder but TensorBoard's logs (which grow) is written atomically:
 
     ray/                     Ray's temporary files and logs (local Ray only)
     progress.jsonl           one line of metrics per iteration
     checkpoints/iteration_N/ RLlib checkpoints with `policy.pt` and `policy.json` inside each
     policy.pt, policy.json   the final policy, weights only: `make_agent("rllib:RUN_FOLDER", env)`
-    summary.json             settings, timings and the final score rates against baseline agents
+                             (until the end, the policy of the latest evaluation point)
+    learning_curve.png       score rates against random and the heuristic at each evaluation
+                             point (`--eval-every` iterations, and the last)
+    tensorboard/             TensorBoard logs (`tensorboard --logdir RUN_FOLDER/tensorboard`):
+                             losses and entropy each iteration, score rates at evaluation points
+    summary.json             settings, timings, the learning curve and the final score rates
 
 `--resume CHECKPOINT` continues from an RLlib checkpoint in a new run folder. RLlib's checkpoints
 are pickles, which run any code they hold when loaded: `--resume` needs `--trust-checkpoint`, and
@@ -41,6 +49,7 @@ import argparse
 import contextlib
 import functools
 import json
+import logging
 import os
 import secrets
 import tempfile
@@ -53,7 +62,7 @@ from typing import Any
 
 import snail_envs
 from agents import HEURISTICS
-from agents.cli import command_errors
+from agents.cli import attribute_docs, command_errors
 from agents.files import atomic_folder, write_text
 from agents.rllib_policy import (
     INSTALL_HINT,
@@ -95,19 +104,30 @@ class Args:
     train_batch_size: int = 4000
     """Env steps (ticks) sampled per iteration."""
     minibatch_size: int = 256
+    """Env steps per gradient step."""
     num_epochs: int = 10
     """Passes over each iteration's batch."""
     lr: float = 3e-4
+    """The step size of the optimiser (Adam)."""
     gamma: float = 0.99
+    """The discount of future rewards."""
     lambda_: float = 0.95
+    """GAE's lambda: how far advantages look ahead (0: one step, 1: the whole game)."""
     entropy_coeff: float = 0.01
+    """The weight of the entropy bonus, which keeps the policy exploring."""
     hidden: list[int] = field(default_factory=lambda: [128, 128])
     """Hidden layer sizes of the policy and value networks."""
     checkpoint_every: int = 10
     """Iterations between two checkpoints (the last iteration always gets one)."""
+    eval_every: int = 10
+    """Iterations between two evaluation points of the learning curve (the last iteration is
+    always one)."""
     eval_games: int = 100
-    """Games against each baseline agent (random, and the game's heuristic) at the end."""
+    """Games against each baseline agent (random, and the game's heuristic) at each evaluation
+    point (0: no evaluation)."""
     seed: int = 0
+    """Seeds the policy's first weights, the games and the evaluation; a run still does not
+    repeat bit for bit (docs/scaling_out.md says why)."""
     output_dir: Path = Path("runs/rllib")
     """Where each run writes its own new folder, `<output_dir>/<env>-<seed>-<n>`."""
     resume: Path | None = None
@@ -121,6 +141,9 @@ class Args:
     to start from; not with `resume`."""
     torch_threads: int = 1
     """Threads torch may use in this process (small networks run fastest on one)."""
+    ray_logs: bool = False
+    """Show Ray's and RLlib's own log lines in the terminal (by default only their errors):
+    the workers' output, their warnings and notes."""
 
 
 def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -148,6 +171,10 @@ def build_config(args: Args, run_dir: Path) -> Any:
             disable_env_checking=True,
         )
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1)
+        # A lost env runner is restarted on a cluster (a node may go); on one machine it fails
+        # the run (its loss is a bug that a restart repeats). Restartable runners also cost an
+        # error-level line of Ray's on every run, as RLlib hands them their configuration.
+        .fault_tolerance(restart_failed_env_runners=args.address is not None)
         .learners(num_learners=args.num_learners)
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
@@ -160,7 +187,7 @@ def build_config(args: Args, run_dir: Path) -> Any:
             minibatch_size=args.minibatch_size,
             num_epochs=args.num_epochs,
         )
-        .debugging(seed=args.seed, log_level="WARN")
+        .debugging(seed=args.seed, log_level="WARN" if args.ray_logs else "ERROR")
     )
 
 
@@ -178,13 +205,16 @@ def ppo_in_folder(folder: Path) -> type:
 
 
 @contextlib.contextmanager
-def ray_session(address: str | None, folder: Path, num_cpus: int | None = None) -> Iterator[None]:
+def ray_session(
+    address: str | None, folder: Path, num_cpus: int | None = None, logs: bool = False
+) -> Iterator[None]:
     """Ray, connected for the `with` block: the cluster at `address`, or a new local Ray (of
-    `num_cpus` CPUs) that writes its files in `folder` and nowhere else."""
+    `num_cpus` CPUs) that writes its files in `folder` and nowhere else. Unless `logs`, only
+    errors of Ray's Python side reach this process's terminal (`ray_log_settings`)."""
     import ray
 
     if address is not None:
-        join_cluster(address)
+        join_cluster(address, logs)
         try:
             yield
         finally:
@@ -193,13 +223,25 @@ def ray_session(address: str | None, folder: Path, num_cpus: int | None = None) 
     folder.mkdir(parents=True, exist_ok=True)
     with short_alias(folder) as ray_dir, local_ray_environment(ray_dir):
         try:
-            ray.init(num_cpus=num_cpus, include_dashboard=False, _temp_dir=ray_dir)
+            ray.init(
+                num_cpus=num_cpus,
+                include_dashboard=False,
+                _temp_dir=ray_dir,
+                **ray_log_settings(logs),
+            )
             yield
         finally:
             ray.shutdown()
 
 
-def join_cluster(address: str) -> None:
+def ray_log_settings(logs: bool) -> dict[str, Any]:
+    """`ray.init`'s settings for this process's terminal: everything with `logs`; otherwise
+    errors only from the driver's `ray` logger and no lines relayed from the workers (their
+    failures still reach the script as exceptions, and their logs stay in Ray's folder)."""
+    return {} if logs else {"logging_level": logging.ERROR, "log_to_driver": False}
+
+
+def join_cluster(address: str, logs: bool = False) -> None:
     """Connect to the Ray cluster at `address`; one that cannot be reached is a
     `ConnectionError`, one that refuses this client's token a `PermissionError`, each naming
     the address."""
@@ -207,7 +249,7 @@ def join_cluster(address: str) -> None:
     from ray.exceptions import AuthenticationError
 
     try:
-        ray.init(address=address)
+        ray.init(address=address, **ray_log_settings(logs))
     except ConnectionError as problem:
         raise ConnectionError(f"cannot reach the Ray cluster at {address} ({problem})") from None
     except AuthenticationError as problem:
@@ -227,7 +269,9 @@ def run_ray(args: Args, run_dir: Path) -> contextlib.AbstractContextManager[None
     if ray.is_initialized():
         return contextlib.nullcontext()
     cpus = max(os.cpu_count() or 1, args.num_env_runners + args.num_learners)
-    return ray_session(args.address, run_dir / "ray", None if args.address else cpus)
+    return ray_session(
+        args.address, run_dir / "ray", None if args.address else cpus, logs=args.ray_logs
+    )
 
 
 @contextlib.contextmanager
@@ -274,8 +318,9 @@ def short_alias(folder: Path) -> Iterator[str]:
         link.parent.rmdir()
 
 
-def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
-    """Write the shared policy's weights (and its description) to `folder/policy.pt`."""
+def export_policy(algorithm: Any, args: Args, folder: Path, overwrite: bool = False) -> Path:
+    """Write the shared policy's weights (and its description) to `folder/policy.pt`, which
+    must not exist unless `overwrite`."""
     from training.rllib_module import policy_state
 
     weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
@@ -288,6 +333,7 @@ def export_policy(algorithm: Any, args: Args, folder: Path) -> Path:
         num_actions=game.action_space(agent).n,
         hidden=args.hidden,
         env_name=args.env,
+        overwrite=overwrite,
     )
 
 
@@ -348,6 +394,81 @@ def evaluate(args: Args, agent: RLlibAgent) -> dict[str, Any]:
     return results
 
 
+CURVE_FILE = "learning_curve.png"
+BOARD_FOLDER = "tensorboard"
+SCALARS = ("policy_loss", "vf_loss", "entropy", "episode_len_mean")
+"""The metrics of `progress_line` that TensorBoard shows, as `train/NAME` by env steps."""
+
+
+def evaluation_point(
+    algorithm: Any, args: Args, run_dir: Path, line: dict[str, Any], curve: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Score the policy of now (exported to `run_dir/policy.pt`) against each baseline agent;
+    add the point to `curve` and draw the curve again (`learning_curve.png`, as
+    `training.train` draws its own)."""
+    from training.train import plot_curve
+
+    policy = export_policy(algorithm, args, run_dir, overwrite=True)
+    results = evaluate(args, RLlibAgent.load(policy, args.env))
+    rates = {name: (r["score_rate"], *r["ci95"]) for name, r in results.items()}
+    curve.append({"stage": "ppo", "timesteps": line["env_steps"], **rates})
+    seats = len(snail_envs.make(args.env, **args.options).possible_agents)
+    title = f"{args.env}, RLlib PPO self-play ({args.eval_games} games a point)"
+    plot_curve(curve, run_dir / CURVE_FILE, title, 1 / seats)
+    return results
+
+
+def iteration_text(line: dict[str, Any]) -> str:
+    """One iteration in one line: its time, steps and games, and its evaluation if any."""
+    text = (
+        f"iteration {line['iteration']}: {line['seconds']:.1f} s, "
+        f"{line['env_steps']} env steps, {line['episodes']} games"
+    )
+    for opponent, result in line.get("evaluation", {}).items():
+        text += f"; vs {opponent} {result['score_rate']:.0%}"
+    return text
+
+
+@contextlib.contextmanager
+def board(run_dir: Path) -> Iterator[Any]:
+    """A TensorBoard writer of the run (`tensorboard/` in its folder: `tensorboard --logdir`)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / BOARD_FOLDER))
+    try:
+        yield writer
+    finally:
+        writer.close()
+
+
+def write_scalars(writer: Any, line: dict[str, Any]) -> None:
+    """The line's training metrics (`train/...`) or, once it has them, its score rates
+    (`eval/score_vs_OPPONENT`), at its env steps."""
+    step = int(line["env_steps"] or 0)
+    if "evaluation" in line:
+        for opponent, result in line["evaluation"].items():
+            writer.add_scalar(f"eval/score_vs_{opponent}", result["score_rate"], step)
+    else:
+        for name in SCALARS:
+            if line.get(name) is not None:
+                writer.add_scalar(f"train/{name}", float(line[name]), step)
+    writer.flush()
+
+
+@contextlib.contextmanager
+def rllib_log_level(logs: bool) -> Iterator[None]:
+    """RLlib's logger at ERROR for the block unless `logs` (it warns on every run about its
+    API stack and deprecations inside RLlib, which ask nothing of the person running)."""
+    logger = logging.getLogger("ray.rllib")
+    saved = logger.level
+    if not logs:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(saved)
+
+
 def train(args: Args) -> dict[str, Any]:
     """Run one training job; returns its summary (also written to summary.json)."""
     try:
@@ -374,8 +495,9 @@ def train(args: Args) -> dict[str, Any]:
     progress = run_dir / "progress.jsonl"
     lines: list[str] = []
     timings: list[float] = []
+    curve: list[dict[str, Any]] = []
     started = time.perf_counter()
-    with run_ray(args, run_dir):
+    with run_ray(args, run_dir), rllib_log_level(args.ray_logs), board(run_dir) as writer:
         algorithm = build_config(args, run_dir).build_algo()
         try:
             if args.resume is not None:
@@ -384,25 +506,26 @@ def train(args: Args) -> dict[str, Any]:
                 start_from_sb3(algorithm, args)
             setup_seconds = time.perf_counter() - started
             last = None
-            for _ in range(args.iterations):
+            for index in range(args.iterations):
                 tick = time.perf_counter()
                 result = algorithm.train()
                 timings.append(time.perf_counter() - tick)
                 line = progress_line(result, timings[-1])
+                write_scalars(writer, line)
+                due = algorithm.iteration % args.eval_every == 0 or index == args.iterations - 1
+                if args.eval_games and due:
+                    line["evaluation"] = evaluation_point(algorithm, args, run_dir, line, curve)
+                    write_scalars(writer, line)
                 lines.append(json.dumps(line) + "\n")
                 write_text(progress, "".join(lines), overwrite=True)
-                print(
-                    f"iteration {line['iteration']}: {line['seconds']:.1f} s, "
-                    f"{line['env_steps']} env steps, {line['episodes']} games"
-                )
+                print(iteration_text(line), flush=True)
                 if algorithm.iteration % args.checkpoint_every == 0:
                     last = checkpoint(algorithm, args, run_dir)
             if last is None or not last.name.endswith(f"{algorithm.iteration:04d}"):
                 last = checkpoint(algorithm, args, run_dir)
-            policy = export_policy(algorithm, args, run_dir)
+            policy = export_policy(algorithm, args, run_dir, overwrite=True)
         finally:
             algorithm.stop()
-    agent = RLlibAgent.load(policy, args.env)
     summary = {
         "args": {
             **asdict(args),
@@ -413,7 +536,10 @@ def train(args: Args) -> dict[str, Any]:
         "run_dir": str(run_dir),
         "setup_seconds": round(setup_seconds, 1),
         "iteration_seconds": [round(t, 2) for t in timings],
-        "final_evaluation": evaluate(args, agent) if args.eval_games else {},
+        "final_evaluation": json.loads(lines[-1]).get("evaluation", {}),
+        "learning_curve": curve,
+        "learning_curve_png": str(run_dir / CURVE_FILE) if curve else None,
+        "tensorboard": str(run_dir / BOARD_FOLDER),
         "checkpoint": str(last),
         "policy": str(policy),
         "progress": str(progress),
@@ -427,11 +553,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
         prog=PROG,
         description=__doc__.splitlines()[0],
         epilog="Needs the rllib extra. Clusters: docs/scaling_out.md.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     defaults = Args(env="")
-    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
+    docs = attribute_docs(Args)
+    parser.add_argument(
+        "--env", required=True, choices=snail_envs.available_env_names(), help=docs["env"]
+    )
     add_rule_options(parser)
-    parser.add_argument("--address", help="join this Ray cluster (default: start a local Ray)")
+    parser.add_argument("--address", help=docs["address"])
     for name in (
         "num_env_runners",
         "num_learners",
@@ -440,44 +570,39 @@ def parse_args(argv: list[str] | None = None) -> Args:
         "minibatch_size",
         "num_epochs",
         "checkpoint_every",
+        "eval_every",
         "eval_games",
         "seed",
         "torch_threads",
     ):
         parser.add_argument(
-            f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name)
+            f"--{name.replace('_', '-')}",
+            type=int,
+            default=getattr(defaults, name),
+            help=docs[name],
         )
     for name in ("lr", "gamma", "lambda_", "entropy_coeff"):
         flag = name.rstrip("_").replace("_", "-")
-        parser.add_argument(f"--{flag}", dest=name, type=float, default=getattr(defaults, name))
-    parser.add_argument("--hidden", type=int, nargs="+", default=defaults.hidden)
+        parser.add_argument(
+            f"--{flag}", dest=name, type=float, default=getattr(defaults, name), help=docs[name]
+        )
     parser.add_argument(
-        "--output-dir",
-        type=Path,
-        default=defaults.output_dir,
-        help="where each run writes its new folder <env>-<seed>-<n>",
+        "--hidden", type=int, nargs="+", default=defaults.hidden, help=docs["hidden"]
     )
-    parser.add_argument(
-        "--resume",
-        type=Path,
-        help="an RLlib checkpoint folder to continue from (needs --trust-checkpoint)",
-    )
-    parser.add_argument(
-        "--trust-checkpoint",
-        action="store_true",
-        help="let --resume load an RLlib checkpoint, which is a pickle: loading one runs any "
-        "code it holds, so give this only for checkpoints you trust",
-    )
-    parser.add_argument(
-        "--init-from",
-        type=Path,
-        help="a weights-only policy saved by training.train to start from (not with --resume)",
-    )
+    for name in ("output_dir", "resume", "init_from"):
+        parser.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=Path,
+            default=getattr(defaults, name),
+            help=docs[name],
+        )
+    for name in ("trust_checkpoint", "ray_logs"):
+        parser.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=docs[name])
     namespace = parser.parse_args(argv)
     values = vars(namespace)
     values["options"] = dict(values.pop("option"))
     args = Args(**values)
-    for name in ("iterations", "train_batch_size", "minibatch_size", "num_epochs"):
+    for name in ("iterations", "train_batch_size", "minibatch_size", "num_epochs", "eval_every"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.checkpoint_every < 1 or args.num_env_runners < 0 or args.num_learners < 0:

@@ -13,7 +13,8 @@ def test_a_person_sees_its_own_hand_and_no_other() -> None:
     host = env.unwrapped
     shown: list[str] = []
     legal = host.legal_actions(agent)
-    HumanAgent(read=lambda prompt: str(legal[0]), write=shown.append).act_in(env, agent)
+    chosen = HumanAgent(read=lambda prompt: "1", write=shown.append).act_in(env, agent)
+    assert chosen == legal[0]
     assert shown[0] == host.render_seat(agent)
     others = [other for other in env.agents if other != agent]
     assert host.private_text(agent) in shown[0]

@@ -286,6 +286,32 @@ def test_flags_become_the_runs_settings() -> None:
     assert args.output_dir == Path("runs/rllib") and not args.trust_checkpoint
 
 
+def test_help_describes_every_flag_with_its_default(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        rllib_train.parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Env steps (ticks) sampled per iteration. (default: 4000)" in text
+    assert "--eval-every EVAL_EVERY Iterations between two evaluation points" in text
+    assert "The discount of future rewards. (default: 0.99)" in text
+    flags = [word for word in text.split() if word.startswith("--") and word != "--help"]
+    assert len(set(flags)) >= 20
+    assert text.count("(default: ") >= len(set(flags))
+
+
+def test_local_runs_keep_rays_log_lines_off_the_terminal(tmp_path: Path) -> None:
+    """Only errors of Ray's driver logger, no relayed worker lines; no restartable env runners
+    on one machine (their setup costs an error-level line of Ray's on every run)."""
+    assert rllib_train.ray_log_settings(logs=False) == {
+        "logging_level": 40,
+        "log_to_driver": False,
+    }
+    assert rllib_train.ray_log_settings(logs=True) == {}
+    local = rllib_train.build_config(rllib_train.Args(env="snap_v1"), tmp_path)
+    cluster = rllib_train.build_config(rllib_train.Args(env="snap_v1", address="auto"), tmp_path)
+    assert not local.restart_failed_env_runners and cluster.restart_failed_env_runners
+    assert local.log_level == "ERROR"
+
+
 def test_resuming_from_a_pickled_checkpoint_needs_trust(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SystemExit) as refused:
         rllib_train.main(["--env=snap_v1", f"--output-dir={tmp_path}", f"--resume={tmp_path}"])
@@ -350,6 +376,7 @@ TINY = [
     "--hidden",
     "16",
     "--checkpoint-every=1",
+    "--eval-every=1",
     "--eval-games=2",
 ]
 RUNS = {"snail_sprint_v0": 1, "snap_v1": 0}
@@ -365,7 +392,8 @@ def ray_traces(folder: Path) -> set[str]:
 @pytest.fixture(scope="module")
 def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Both runs on one local Ray started by the script's own `ray_session` (one Ray start,
-    ~7 s, for both), with the home folder pointed at an empty temporary one."""
+    ~7 s, for both), with the home folder pointed at an empty temporary one (and matplotlib's
+    font cache elsewhere)."""
     out = tmp_path_factory.mktemp("rllib")
     home = out / "home"
     home.mkdir()
@@ -373,6 +401,8 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     before = ray_traces(system_temp)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
+        # matplotlib's font cache, built once per user for every program that draws
+        patch.setenv("MPLCONFIGDIR", str(out / "matplotlib"))
         with rllib_train.ray_session(None, out / "ray", num_cpus=2):
             summaries = {
                 env: rllib_train.main(
@@ -437,6 +467,33 @@ def test_a_tiny_run_writes_checkpoints_and_its_policy(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("env_name", list(RUNS))
+def test_a_tiny_run_draws_its_learning_curve_and_logs_tensorboard(
+    tiny_runs: dict[str, Any], env_name: str
+) -> None:
+    run = tiny_runs["out"] / f"{env_name}-0-1"
+    summary = json.loads((run / "summary.json").read_text())
+    opponents = ["random", "heuristic"]
+    assert [point["timesteps"] for point in summary["learning_curve"]] == [64, 128]
+    for point in summary["learning_curve"]:
+        for opponent in opponents:
+            rate, low, high = point[opponent]
+            assert 0 <= low <= rate <= high <= 1
+    lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+    assert all(sorted(line["evaluation"]) == sorted(opponents) for line in lines)
+    assert summary["final_evaluation"] == lines[-1]["evaluation"]
+    assert (run / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    board = EventAccumulator(str(run / "tensorboard"))
+    board.Reload()
+    tags = set(board.Tags()["scalars"])
+    assert {"train/policy_loss", "train/entropy", "eval/score_vs_random"} <= tags
+    assert "eval/score_vs_heuristic" in tags
+    assert [event.step for event in board.Scalars("eval/score_vs_random")] == [64, 128]
+
+
+@pytest.mark.slow
 def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
     run = tiny_runs["out"] / "resumed" / "snap_v1-0-1"
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
@@ -473,4 +530,4 @@ def test_the_trained_policy_plays_legal_moves_in_a_tournament(
 def test_runs_write_nothing_outside_their_folder(tiny_runs: dict[str, Any]) -> None:
     assert not any(tiny_runs["home"].iterdir())
     assert not tiny_runs["new_ray_traces"]
-    assert (tiny_runs["out"] / "ray" / "session_latest").exists()
+    assert (tiny_runs["out"] / "ray" / "session_latest").is_symlink()  # maybe via the alias
