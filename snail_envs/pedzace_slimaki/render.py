@@ -15,7 +15,7 @@ import numpy as np
 from snail_envs.core.picture import (
     Canvas,
     Colour,
-    Swatch,
+    LegendEntry,
     font,
     seat_name,
     status_text,
@@ -192,7 +192,7 @@ def render_rgb(game: PedzaceSlimaki, seat: int | None = None) -> np.ndarray:
     _draw_leaves(canvas, game)
     _draw_dice(canvas, game, board_h + 8)
     _draw_panel(canvas, game, seat, PANEL_X)
-    legend: list[tuple[Colour | Swatch, str]] = [
+    legend: list[LegendEntry] = [
         (
             lambda d, x, y, size: d.pieslice(
                 (x, y, x + size, y + 2 * size), 180, 360, fill=MUSHROOM

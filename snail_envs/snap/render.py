@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, Swatch, seat_name, status_text, view_title
+from snail_envs.core.picture import Canvas, Colour, LegendEntry, seat_name, status_text, view_title
 from snail_envs.snap.rules import SUITS, WAIT, Snap
 
 CALL_NAMES = {1: "snap", 2: "snap_pool", 3: "slap"}
@@ -251,7 +251,7 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
     y += 15
     if game.outcome is None:
         canvas.lines(MARGIN, y, _glimpses_text(game, seat), INK, text_width, 1, 11)
-    legend: list[tuple[Colour | Swatch, str]] = [
+    legend: list[LegendEntry] = [
         (BACK, "stack, face down (its size below)"),
         (
             lambda d, x, y, size: d.rectangle((x, y, x + size, y + size), outline=GOLD, width=3),
