@@ -346,21 +346,23 @@ def positions(replay: Replay, pictures: bool = False) -> Iterator[Position]:
     decisions = sum(step.action is not None for step in replay.steps)
     made = 0
     for step, env in simulate(replay):
-        if step is not None and step.action is None:
-            continue
         host = env.unwrapped
-        picture = host.spec.render_rgb(host.game) if pictures else None
         if step is None:
-            yield Position(f"{host.render_text()}\n{describe_result(replay)}", picture)
+            text = f"{host.render_text()}\n{describe_result(replay)}"
+        elif step.action is None:
             continue
-        made += 1
-        spec = replay.agents.get(step.agent, "?")
-        paid = {agent: reward for agent, reward in step.rewards.items() if reward}
-        text = (
-            f"{host.render_text()}\n[decision {made}/{decisions}] {step.agent} ({spec}): "
-            f"{describe_action(host, step.agent, step.action)}"
-        )
-        yield Position(text + (f"\n  rewards: {_numbers(paid)}" if paid else ""), picture)
+        else:
+            made += 1
+            spec = replay.agents.get(step.agent, "?")
+            paid = {agent: reward for agent, reward in step.rewards.items() if reward}
+            text = (
+                f"{host.render_text()}\n[decision {made}/{decisions}] {step.agent} ({spec}): "
+                f"{describe_action(host, step.agent, step.action)}"
+            )
+            if paid:
+                text += f"\n  rewards: {_numbers(paid)}"
+        picture = host.spec.render_rgb(host.game) if pictures else None
+        yield Position(text, picture)
 
 
 def describe_action(host: Any, agent: str, action: int) -> str:
@@ -434,7 +436,7 @@ def run(args: argparse.Namespace) -> None:
         "re-simulated, every one as recorded"
     )
     if videos:
-        pictures = [p.picture for p in positions(replay, pictures=True)]
+        pictures = [p.picture for p in positions(replay, pictures=True) if p.picture is not None]
         print(summary)
         for path, kind in videos:
             write = write_gif if kind == "gif" else write_mp4

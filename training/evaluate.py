@@ -115,7 +115,7 @@ def play_game(
         env.step(action)
         if recording is not None:
             recording.record(env, agent, action)
-    if recording is not None:
+    if recording is not None and replay is not None:
         recording.finish(env).save(replay, overwrite)
     return GameRecord(
         seats=list(seats),

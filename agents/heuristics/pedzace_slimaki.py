@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.layout import Layout
+from snail_envs.core.layout import Layout, Vector
 from snail_envs.core.options import parse_options
 from snail_envs.pedzace_slimaki.observer import (
     MAX_RACES,
@@ -77,7 +77,7 @@ def rule_parameters(
 # --------------------------------------------------------------------------- the table
 
 
-def snail_leaf(observation: Sequence[float], parameters: Sequence[int], snail: int) -> int:
+def snail_leaf(observation: Vector[float], parameters: Vector[int], snail: int) -> int:
     """The leaf `snail` stands on."""
     leaves = parameters[LAST_LEAF] + 1
     row = parameters[SNAIL_LEAVES] + leaves * snail
@@ -87,7 +87,7 @@ def snail_leaf(observation: Sequence[float], parameters: Sequence[int], snail: i
     return START
 
 
-def die_face(observation: Sequence[float], parameters: Sequence[int], die: int) -> int:
+def die_face(observation: Vector[float], parameters: Vector[int], die: int) -> int:
     """The face die `die` shows this turn (1–5 pips, 6 the snail face), `NOT_ROLLED` if none."""
     row = parameters[DICE_ROLLED] + NUM_FACES * die
     for face in range(NUM_FACES):
@@ -96,16 +96,16 @@ def die_face(observation: Sequence[float], parameters: Sequence[int], die: int) 
     return NOT_ROLLED
 
 
-def is_mushroom(observation: Sequence[float], parameters: Sequence[int], leaf: int) -> bool:
+def is_mushroom(observation: Vector[float], parameters: Vector[int], leaf: int) -> bool:
     return observation[parameters[MUSHROOMS] + leaf] > 0
 
 
-def seat_points(observation: Sequence[float], parameters: Sequence[int], seat: int) -> int:
+def seat_points(observation: Vector[float], parameters: Vector[int], seat: int) -> int:
     """The points so far of `seat` (0 me, 1 the next seat to my left, ...)."""
     return round(float(observation[parameters[POINTS] + seat]) * POINTS_SCALE)
 
 
-def own_card(observation: Sequence[float], parameters: Sequence[int]) -> int:
+def own_card(observation: Vector[float], parameters: Vector[int]) -> int:
     """My card, as snail bits."""
     card = 0
     for snail in range(NUM_SNAILS):
@@ -114,14 +114,14 @@ def own_card(observation: Sequence[float], parameters: Sequence[int]) -> int:
     return card
 
 
-def player_count(observation: Sequence[float], parameters: Sequence[int]) -> int:
+def player_count(observation: Vector[float], parameters: Vector[int]) -> int:
     for count in range(2, MAX_PLAYERS + 1):
         if observation[parameters[NUM_PLAYERS] + count - 2] > 0:
             return count
     return 2
 
 
-def race_index(observation: Sequence[float], parameters: Sequence[int]) -> int:
+def race_index(observation: Vector[float], parameters: Vector[int]) -> int:
     """The race being run, from 0."""
     for race in range(MAX_RACES):
         if observation[parameters[RACE] + race] > 0:
@@ -129,11 +129,11 @@ def race_index(observation: Sequence[float], parameters: Sequence[int]) -> int:
     return 0
 
 
-def race_count(observation: Sequence[float], parameters: Sequence[int]) -> int:
+def race_count(observation: Vector[float], parameters: Vector[int]) -> int:
     return MAX_RACES if observation[parameters[THREE_RACES]] > 0 else 1
 
 
-def unseen_cards(parameters: Sequence[int], card: int, unseen: list[int]) -> int:
+def unseen_cards(parameters: Vector[int], card: int, unseen: list[int]) -> int:
     """Write the cards I cannot see into `unseen`: every card to deal from, less one equal to
     mine (if any is); returns how many."""
     count = 0
@@ -169,8 +169,8 @@ def push_from(leaves: list[int], leaf: int, mover: int) -> int:
 
 
 def preview(
-    observation: Sequence[float],
-    parameters: Sequence[int],
+    observation: Vector[float],
+    parameters: Vector[int],
     leaves: Sequence[int],
     die: int,
     face: int,
@@ -195,7 +195,7 @@ def preview(
     return push_from(after, target, die)
 
 
-def snail_places(parameters: Sequence[int], leaves: Sequence[int], places: list[int]) -> None:
+def snail_places(parameters: Vector[int], leaves: Sequence[int], places: list[int]) -> None:
     """Each snail's place points when the race ends on `leaves` (`PedzaceSlimaki.snail_places`):
     1st on the last leaf, last on the rearmost leaf, 2nd on the foremost leaf behind the winner
     unless it is also the rearmost, others 0."""
@@ -217,7 +217,7 @@ def snail_places(parameters: Sequence[int], leaves: Sequence[int], places: list[
             places[snail] = 0
 
 
-def expected_places(parameters: Sequence[int], leaves: Sequence[int], guesses: list[float]) -> None:
+def expected_places(parameters: Vector[int], leaves: Sequence[int], guesses: list[float]) -> None:
     """A rough guess of each snail's place points at the end of a race still running (see
     `PedzaceSlimakiHeuristic`)."""
     first, second, rear = parameters[FIRST_PLACE], parameters[SECOND_PLACE], parameters[LAST_PLACE]
@@ -248,7 +248,7 @@ def expected_places(parameters: Sequence[int], leaves: Sequence[int], guesses: l
 
 
 def chance_to_win(
-    observation: Sequence[float], parameters: Sequence[int], places: Sequence[int], gained: int
+    observation: Vector[float], parameters: Vector[int], places: Sequence[int], gained: int
 ) -> float:
     """My expected game score (win 1, shared win ½) if the game ended now with `places` and my
     move's `gained` points, over every way the cards I cannot see could be held by the others;
@@ -294,9 +294,7 @@ def chance_to_win(
 # --------------------------------------------------------------------------- the choice
 
 
-def choose(
-    observation: Sequence[float], action_mask: Sequence[int], parameters: Sequence[int]
-) -> int:
+def choose(observation: Vector[float], action_mask: Vector[int], parameters: Vector[int]) -> int:
     """The die to use (see `PedzaceSlimakiHeuristic`); the mask allows at least one."""
     last = parameters[LAST_LEAF]
     leaves = [0] * NUM_SNAILS

@@ -6,11 +6,12 @@ heuristic (`snail_envs.batched.snail_sprint`) runs this same function on the sea
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from snail_envs.core.layout import Vector
 from snail_envs.core.options import parse_options
 from snail_envs.snail_sprint.observer import OBSERVATION, SPACES
 from snail_envs.snail_sprint.rules import NUM_SNAILS, ON_PODIUM, SnailSprintOptions
@@ -21,7 +22,7 @@ SNAIL_SPACES = OBSERVATION.offset("snail_spaces")
 """Where `snail_spaces` starts: snail s on space p at `SNAIL_SPACES + SPACES·s + p`."""
 
 
-def snail_space(observation: Sequence[float], snail: int) -> int:
+def snail_space(observation: Vector[float], snail: int) -> int:
     """The space `snail` stands on; `ON_PODIUM` once it has finished (no space shows it)."""
     row = SNAIL_SPACES + SPACES * snail
     for space in range(SPACES):
@@ -30,7 +31,7 @@ def snail_space(observation: Sequence[float], snail: int) -> int:
     return ON_PODIUM
 
 
-def choose(observation: Sequence[float], action_mask: Sequence[int]) -> int:
+def choose(observation: Vector[float], action_mask: Vector[int]) -> int:
     """The snail to move (see `SnailSprintHeuristic`); the mask allows at least one."""
     best, best_mine, best_key = -1, False, 0
     for snail in range(NUM_SNAILS):

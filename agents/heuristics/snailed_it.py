@@ -204,7 +204,7 @@ def choose(
             or gain > best_gain
             or (gain == best_gain and card_points[card] > card_points[best >> 1])
         ):
-            best, best_gain = action, gain
+            best, best_gain = int(action), gain
     return best
 
 

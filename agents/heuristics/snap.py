@@ -244,7 +244,9 @@ def choose(
             if action_mask[action]:
                 return action
         raise ValueError("no legal action: the mask is all zero")
-    tick = np.argmax(observation[setup[WINDOW_TICK] : setup[WINDOW_TICK] + setup[REACTION_TICKS]])
+    tick = int(
+        np.argmax(observation[setup[WINDOW_TICK] : setup[WINDOW_TICK] + setup[REACTION_TICKS]])
+    )
     if tick < delay:
         return WAIT
     if setup[NOISY]:

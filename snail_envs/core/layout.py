@@ -9,9 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeAlias, TypeVar
 
 import numpy as np
 from gymnasium import spaces
+
+_Item = TypeVar("_Item")
+
+Vector: TypeAlias = Sequence[_Item] | np.ndarray
+"""A flat vector read by index (an observation, a mask, a strategy's parameters) as a strategy
+written once for the interpreter and for numba meets it: a list in the interpreter, which indexes
+lists faster than arrays, or an array in a kernel. `Vector[float]`, `Vector[int]`."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from snail_envs.core.game import Outcome
 Colour = tuple[int, int, int]
 Swatch = Callable[[Any, int, int, int], None]
 """Draws a legend's sample: (ImageDraw, x, y, size) -> None."""
+LegendEntry = tuple[Colour | Swatch, str]
+"""A legend's sample (a colour or what draws it) and its meaning."""
 
 
 @cache
@@ -89,7 +91,7 @@ class Canvas:
         self,
         x: float,
         y: float,
-        entries: Sequence[tuple[Colour | Swatch, str]],
+        entries: Sequence[LegendEntry],
         ink: Colour,
         width: float,
         size: int = 11,

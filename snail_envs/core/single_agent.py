@@ -75,10 +75,13 @@ class SingleAgentEnv(gymnasium.Env):
     `game` is an AEC environment of the library (`snail_envs.single_agent` builds one by name,
     with its options); the view renders as it does."""
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # gymnasium annotates its class attribute `metadata` as an instance variable (no ClassVar)
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
         "render_modes": list(RENDER_MODES),
         "render_fps": RENDER_FPS,
     }
+    action_space: gymnasium.spaces.Discrete
+    """The seat's actions, numbered as in the game (every game's action space is discrete)."""
 
     def __init__(
         self,

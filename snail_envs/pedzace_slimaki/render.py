@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, font, seat_name, status_text, view_title
+from snail_envs.core.picture import (
+    Canvas,
+    Colour,
+    LegendEntry,
+    font,
+    seat_name,
+    status_text,
+    view_title,
+)
 from snail_envs.pedzace_slimaki.rules import (
     ALL_DICE,
     COLOURS,
@@ -184,7 +192,7 @@ def render_rgb(game: PedzaceSlimaki, seat: int | None = None) -> np.ndarray:
     _draw_leaves(canvas, game)
     _draw_dice(canvas, game, board_h + 8)
     _draw_panel(canvas, game, seat, PANEL_X)
-    legend = [
+    legend: list[LegendEntry] = [
         (
             lambda d, x, y, size: d.pieslice(
                 (x, y, x + size, y + 2 * size), 180, 360, fill=MUSHROOM

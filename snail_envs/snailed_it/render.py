@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, font, seat_name, status_text, view_title
+from snail_envs.core.picture import Canvas, LegendEntry, font, seat_name, status_text, view_title
 from snail_envs.snailed_it.rules import (
     COLOUR,
     COLOURS,
@@ -125,7 +125,7 @@ def render_rgb(game: SnailedIt, seat: int | None = None) -> np.ndarray:
     _draw_rows(canvas, game)
     _draw_piles(canvas, game)
     _draw_panel(canvas, game, seat)
-    legend = [
+    legend: list[LegendEntry] = [
         (RGB["grey"], "starter card: no colour, only its value counts"),
         (
             lambda d, x, y, size: d.rectangle((x, y, x + size, y + size), outline=GOLD, width=3),

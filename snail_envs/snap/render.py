@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, seat_name, status_text, view_title
+from snail_envs.core.picture import Canvas, Colour, LegendEntry, seat_name, status_text, view_title
 from snail_envs.snap.rules import SUITS, WAIT, Snap
 
 CALL_NAMES = {1: "snap", 2: "snap_pool", 3: "slap"}
@@ -30,7 +30,7 @@ def _top(game: Snap, pile: int, seat: int | None = None) -> str:
     cards = game.piles[pile]
     if not cards:
         return "--"
-    if pile == _glimpsed_pile(game, seat):
+    if seat is not None and pile == _glimpsed_pile(game, seat):
         return game.key_label(game.glimpses[seat][-1]) + "?"
     return game.label(cards[-1])
 
@@ -208,7 +208,7 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
         11,
     )
     flipped = {pile for _, pile, _ in game.just_flipped}
-    y = SEATS_Y
+    y: float = SEATS_Y
     for other in range(game.num_players):
         x = MARGIN + COLUMN * other
         ink = INK if game.in_game[other] else OUT_INK
@@ -251,7 +251,7 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
     y += 15
     if game.outcome is None:
         canvas.lines(MARGIN, y, _glimpses_text(game, seat), INK, text_width, 1, 11)
-    legend = [
+    legend: list[LegendEntry] = [
         (BACK, "stack, face down (its size below)"),
         (
             lambda d, x, y, size: d.rectangle((x, y, x + size, y + size), outline=GOLD, width=3),
