@@ -9,6 +9,7 @@ state of the real game.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -20,6 +21,15 @@ from snail_envs.core.single_agent import RandomOpponent
 class Agent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The action to take, one the mask allows."""
+        ...
+
+
+class Heuristic(Protocol):
+    """A game's hand-written player: made for a table's rule options, it then plays any seat."""
+
+    @classmethod
+    def for_rules(cls, rule_options: Mapping[str, Any]) -> Agent:
+        """The heuristic for a table of these rule options."""
         ...
 
 
