@@ -26,7 +26,7 @@ import argparse
 import csv
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,11 +140,13 @@ def score_against(
     name: str = "player",
     replays: Path | None = None,
     replay_games: int = 0,
+    after_game: Callable[[], None] | None = None,
 ) -> tuple[float, float, float]:
     """Score rate (win 1, shared ½) of the agent `player` in one seat against `opponent` in all
     the others, with its 95% Wilson interval. Chance level is 1 / num_players. `name` is the
     player's name in its replays: the first `replay_games` games are saved in the folder
-    `replays` (`vs-OPPONENT-game1.jsonl`, ...; an existing file is replaced)."""
+    `replays` (`vs-OPPONENT-game1.jsonl`, ...; an existing file is replaced). `after_game` is
+    called after each game."""
     options = dict(options or {})
     num_players = options.pop("num_players", None) or len(snail_envs.make(env_name).possible_agents)
     lineup = Lineup(env_name, {name: player})
@@ -156,6 +158,8 @@ def score_against(
             replay = replays / f"vs-{file_name_part(opponent)}-game{game + 1}.jsonl"
         record = play_game(env_name, seats, seed + game, lineup, options, replay, overwrite=True)
         pairing.records.append(record)
+        if after_game is not None:
+            after_game()
     return pairing.score(name)
 
 

@@ -64,7 +64,7 @@ def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary["final_evaluation"]) == {"random", "heuristic"}
     assert summary["final_evaluation"]["random"]["games"] == 6
-    assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [2, 128]
+    assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [0, 64]
     replays = sorted((run / "replays").iterdir())
     assert summary["replays"] == str(run / "replays")
     assert [path.name for path in replays] == [
@@ -76,6 +76,54 @@ def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
         replay = read_replay(path)
         check(replay)
         assert f"ppo:{run}" in replay.agents.values()
+
+
+def test_a_short_run_has_five_curve_points_at_their_true_timesteps_in_the_png_and_tensorboard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    budget = [*TINY, "eval_every=100000", f"output_dir={tmp_path}"]
+    summary = train.main(["--env", "snail_sprint_v0", *budget])
+    curve = summary["learning_curve"]
+    assert [(point["stage"], point["timesteps"]) for point in curve] == [
+        ("ppo", 0),
+        ("ppo", 64),
+        ("ppo", 128),
+        ("ppo", 192),
+        ("final", 256),
+    ]
+    final = summary["final_evaluation"]["heuristic"]
+    assert list(curve[-1]["heuristic"]) == [final["score_rate"], *final["ci95"]]
+    events = EventAccumulator(str(Path(summary["tensorboard"]) / "eval"))
+    events.Reload()
+    for opponent in ("random", "heuristic"):
+        scalars = events.Scalars(f"eval/score_vs_{opponent}")
+        steps = [event.step for event in scalars]
+        assert steps == train.curve_steps(curve) == [0, 64, 128, 192, 256]
+        assert [event.value for event in scalars] == pytest.approx([p[opponent][0] for p in curve])
+    bars = capsys.readouterr().err
+    assert "evaluation at 0" in bars and "evaluation at 192" in bars
+    assert "final evaluation: 100%" in bars and "12/12" in bars
+
+
+def test_the_train_help_lists_every_config_field(capsys: pytest.CaptureFixture[str]) -> None:
+    import dataclasses
+
+    from training.config import ImitationConfig
+
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    shown = capsys.readouterr().out
+    fields = [
+        *(spec.name for spec in dataclasses.fields(TrainConfig)),
+        *(f"imitation.{spec.name}" for spec in dataclasses.fields(ImitationConfig)),
+    ]
+    for name in fields:
+        assert f"\n  {name} (" in shown, name
+    assert "  total_timesteps (int, default 200000)\n      Learner decisions" in shown
+    assert "  net_arch (list[int], default [128, 128])" in shown
+    assert "  init_from (str | None, default null)" in shown
 
 
 def test_a_run_and_its_checkpoints_load_as_agents_that_act_alike(tiny_run: dict) -> None:
