@@ -339,7 +339,11 @@ class Tournament:
         else:
             if self.seating == "one":
                 others = self.options["num_players"] - 1
-                lines += [f"Each agent plays alone, against {others} of the other.", ""]
+                lines += [
+                    f"Each side's score rate is from the games it plays alone, against {others} "
+                    "seats of the other.",
+                    "",
+                ]
             lines += [
                 "| A | B | games | A's score rate (95% CI) | B's score rate (95% CI) "
                 "| A's mean points (95% CI) | B's mean points (95% CI) |",
@@ -428,16 +432,20 @@ class Tournament:
 
     def write_csv(self, handle: Any) -> None:
         """One line per row of the tables: the games, then each side's agent, score rate and
-        mean points (sides `a`, `b` in a round robin; `1`, `2`, ... at one table)."""
+        mean points (`_a`, `_b`); at one table, one line per agent."""
         label = self.labels
-        rows = self.rows()
-        width = max(len(row) for row in rows)
-        sides = ["a", "b"] if self.seating != "table" else [str(n) for n in range(1, width + 1)]
         columns = ["agent", "score_rate", "score_low", "score_high"]
         columns += ["mean_points", "points_low", "points_high"]
         writer = csv.writer(handle)
-        writer.writerow(["games", *(f"{name}_{side}" for side in sides for name in columns)])
-        for row in rows:
+        if self.seating == "table":
+            writer.writerow(["games", *columns])
+            (row,) = self.rows()
+            for entry in row:
+                games = len(entry.pairing.records)
+                writer.writerow([games, label[entry.agent], *entry.score(), *entry.mean_points()])
+            return
+        writer.writerow(["games", *(f"{name}_{side}" for side in "ab" for name in columns)])
+        for row in self.rows():
             cells: list[Any] = [len(row[0].pairing.records)]
             for entry in row:
                 cells += [label[entry.agent], *entry.score(), *entry.mean_points()]
@@ -510,7 +518,8 @@ class Tournament:
         bar.set_ticks(
             ticks, labels=[f"{t:.0%}" + (" chance" if t == self.chance else "") for t in ticks]
         )
-        axes.set_title(f"{self.env_name}: score rate of row against column")
+        alone = " (alone)" if self.seating == "one" else ""
+        axes.set_title(f"{self.env_name}: score rate of row{alone} against column")
         figure.tight_layout()
         figure.savefig(path, dpi=100)
         plt.close(figure)

@@ -307,6 +307,10 @@ def test_a_table_tournament_seats_every_agent(tmp_path: Path) -> None:
     assert [sorted(r.seats) for r in tournament.pairings[0].records] == [
         ["ismcts:3", "random", "random"]
     ] * 3
+    written = tournament.write(tmp_path)
+    assert [path.name for path in written] == list(evaluate.REPORTS[:-1])  # no matrix
+    assert len((tmp_path / "results.csv").read_text().splitlines()) == 1 + 2
+    assert json.loads((tmp_path / "results.json").read_text())["matrix"] is None
     with pytest.raises(ValueError, match="give 4 agents"):
         evaluate.run_tournament(
             "pedzace_slimaki_v0",
@@ -339,7 +343,7 @@ def test_one_seat_tournaments_put_each_agent_alone_against_the_other() -> None:
         ("heuristic", ("heuristic", "random")),
         ("random", ("random", "heuristic")),
     ]
-    assert "Each agent plays alone, against 2 of the other." in tournament.markdown()
+    assert "from the games it plays alone, against 2 seats of the other" in tournament.markdown()
     assert tournament.chance == pytest.approx(1 / 3)
 
 
