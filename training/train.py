@@ -383,12 +383,18 @@ def build_callbacks(
             return True
 
     class CurvePoints(BaseCallback):
-        """Scores the learner against each evaluation opponent at the stage's start and every
-        `evaluation_interval` steps before its end, where the final evaluation takes over
-        (games a stop request abandons: the point is measured again when the run resumes)."""
+        """Scores the learner against each evaluation opponent at the stage's start (unless
+        the imitation stage's last round has just scored the same policy, at the same place on
+        the curve) and every `evaluation_interval` steps before its end, where the final
+        evaluation takes over (games a stop request abandons: the point is measured again when
+        the run resumes)."""
 
         def _on_training_start(self) -> None:
-            if self.model.num_timesteps >= progress.next_evaluation:
+            if self.model.num_timesteps < progress.next_evaluation:
+                return
+            if curve.points and curve.points[-1]["stage"] == "imitation":
+                progress.next_evaluation += interval
+            else:
                 self.measure()
 
         def _on_step(self) -> bool:

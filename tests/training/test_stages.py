@@ -197,6 +197,9 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     assert [r["round"] for r in summary["imitation"]] == [0, 1]
     stages = [point["stage"] for point in summary["learning_curve"]]
     assert stages == ["imitation", "imitation", *["ppo"] * (len(stages) - 3), "final"]
+    # the last round scored the clone where the ppo stage starts: no second point there
+    ppo_points = [point["timesteps"] for point in summary["learning_curve"][2:]]
+    assert ppo_points[0] > 0 and ppo_points == sorted(ppo_points)
     assert (run / "learning_curve.png").exists() and summary["interrupted"] is None
     assert summary["config"]["imitation"]["states"] == 600
     # the ppo stage starts from the clone, with a checkpoint, and keeps its best policy
