@@ -16,8 +16,10 @@ of `training` (`training/configs/`), where an installed `training` finds them.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
+import inspect
 import math
 import numbers
 import re
@@ -73,6 +75,7 @@ class ImitationConfig:
     epochs: int = 10
     """Passes over all the states gathered so far, after each round's collection."""
     batch_size: int = 512
+    """Labelled states per gradient step while cloning."""
     learning_rate: float = 1e-3
     """AdamW's step size while cloning, in (0, 1)."""
     weight_decay: float = 0.0
@@ -158,15 +161,17 @@ class TrainConfig:
     self_play_pool: int = 5
     """Snapshots kept in the self-play pool (the oldest leaves first)."""
     learning_rate: float = 3e-4
-    """In (0, 1)."""
+    """Adam's step size in the policy updates, in (0, 1)."""
     n_steps: int = 256
     """Steps per environment between two policy updates."""
     batch_size: int = 256
+    """Steps per minibatch of a policy update."""
     n_epochs: int = 10
+    """Passes over each rollout in a policy update."""
     gamma: float = 0.99
     """The discount, in (0, 1]."""
     gae_lambda: float = 0.95
-    """In [0, 1]."""
+    """GAE's λ, which trades the advantages' bias (0) for their variance (1), in [0, 1]."""
     clip_range: float = 0.2
     """PPO's clipping range, positive."""
     ent_coef: float = 0.01
@@ -184,7 +189,9 @@ class TrainConfig:
     curve's points (against the heuristic where the game has one, else random), not the last
     one (the checkpoints stay the last ones, from which `--resume` goes on)."""
     eval_every: int = 25_000
-    """Timesteps between two points of the learning curve."""
+    """Timesteps between two points of the learning curve, which also has one at the ppo stage's
+    start and the final evaluation at its end (a run shorter than 4 × eval_every gets points a
+    quarter of its timesteps apart, five in all)."""
     eval_games: int = 100
     """Games per opponent for each point of the learning curve."""
     final_eval_games: int = 500
@@ -192,6 +199,7 @@ class TrainConfig:
     checkpoint_every: int = 50_000
     """Timesteps between two saved checkpoints (a run also saves one when it ends or stops)."""
     seed: int = 0
+    """Seeds the network, the games and the opponents: the same seed trains the same run."""
     torch_threads: int = 1
     """Threads torch may use. Small networks on a few cores run many times faster on one thread
     than with torch's default, which oversubscribes the cores."""
@@ -270,6 +278,53 @@ class TrainConfig:
                 make_teacher(self.imitation.teacher, self.env, self.env_options)
             except ValueError as problem:
                 raise ConfigError("imitation.teacher", str(problem)) from None
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The documentation of each field of the dataclass `cls`: the string below the field in its
+    source, on one line."""
+    (tree,) = ast.parse(inspect.getsource(cls)).body
+    assert isinstance(tree, ast.ClassDef)
+    docs: dict[str, str] = {}
+    for statement, following in zip(tree.body, tree.body[1:], strict=False):
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[statement.target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str, str]]:
+    """(name, type, default, documentation) of every field of the config dataclass `cls`
+    (`TrainConfig`); a nested dataclass is a mapping without a default of its own, its fields
+    after it, named `prefix` + field (`imitation.states`)."""
+    hints = typing.get_type_hints(cls)
+    docs = field_docs(cls)
+    rows = []
+    for spec in dataclasses.fields(cls):
+        default = (
+            spec.default_factory()
+            if spec.default_factory is not dataclasses.MISSING
+            else spec.default
+        )
+        kind = hints[spec.name]
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+            rows.append((prefix + spec.name, "mapping", "", docs.get(spec.name, "")))
+            rows += describe_fields(kind, f"{prefix}{spec.name}.")
+            continue
+        name = kind.__name__ if isinstance(kind, type) else str(kind).replace("typing.", "")
+        rows.append((prefix + spec.name, name, _yaml(default), docs.get(spec.name, "")))
+    return rows
+
+
+def _yaml(value: Any) -> str:
+    """`value` as an override writes it (`[128, 128]`, `{random: 0.5}`, `null`, `true`)."""
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**6)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
 
 
 AT_LEAST_ONE = (

@@ -5,15 +5,23 @@
         --games 500 -o num_players=4 --out results/pedzace
 
 Every pair of agents plays `--games` games (`--table`: all agents at one table instead). Seats
-rotate from game to game, so that no agent keeps the first seat. In games of more than two
+rotate from game to game, so that no agent keeps the first seat. Each pairing's games are dealt
+from a seed of the tournament's seed and the two agents' names alone, so that adding or removing
+another agent leaves a pairing's games as they were. In games of more than two
 players, the two agents of a pairing fill the seats alternately (`--seating alternate`), or each
 agent in turn plays alone in one seat against the other agent in every other seat
 (`--seating one`, where chance level is 1 / players). For each pairing the table gives the
 score rate of each side (a win counts 1, a shared win ½) with its 95% Wilson interval, and each
-side's mean game points with a 95% interval. Every game also updates an OpenSkill (Plackett–Luce)
-rating of each agent; the pairings take turns game by game, so that no agent's rating depends on
-when its pairings came. Results are written as Markdown, CSV and a PNG chart (`--out`, a folder
-whose reports are never replaced without `--overwrite`). `--save-replays FOLDER` also keeps every
+side's mean game points with a 95% interval, in one row per pair of agents; an agent × agent
+matrix of the score rates is drawn as a heatmap whose colours part at chance level. Every game
+also updates an OpenSkill (Plackett–Luce) rating of each agent; the pairings take turns game by
+game, so that no agent's rating depends on when its pairings came. Agents are shown by short
+labels (`ppo:snail_sprint_v0-0-1` for `ppo:runs/snail_sprint_v0-0-1/policy.pt`), which the report
+maps to their full names. The results are written as results.md, results.csv, results.json and
+the charts results.png and results_matrix.png, with a provenance block: the command, the seed,
+the versions of the packages, the file behind every trained agent and the rule options. They go
+into a new folder `runs/eval/<env>-<seed>-<n>/` (printed at the end), or into `--out FOLDER`,
+whose reports are never replaced without `--overwrite`. `--save-replays FOLDER` also keeps every
 game as a replay (`agents.replay`), one file a game named after its pairing and its number
 (`01-random-vs-heuristic-game001.jsonl`). The same seed gives the same tournament.
 Trained policies load weights only; `--trust-checkpoint` also admits Stable-Baselines3 archives,
@@ -23,24 +31,50 @@ which are pickles (see `agents.ppo`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import hashlib
+import importlib.metadata
 import itertools
+import json
+import platform
 import re
-from collections.abc import Sequence
+import shlex
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import snail_envs
 from agents import choose_action, make_agent
 from agents.cli import add_trust_flag, command_errors
 from agents.files import atomic_path, refuse_existing
+from agents.ppo import POLICY_FILE
 from agents.replay import start_replay
 from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import mean_interval, wilson_interval
+from training.checkpoints import new_run_dir
 
-REPORTS = ("results.md", "results.csv", "results.png")
-"""The files a tournament writes in its `--out` folder."""
+REPORTS = ("results.md", "results.csv", "results.json", "results.png", "results_matrix.png")
+"""The files a tournament writes in its folder (`--out`, or a new one under `EVAL_DIR`)."""
+EVAL_DIR = Path("runs") / "eval"
+"""Where a tournament without `--out` writes its new folder, `<env>-<seed>-<n>`."""
+PACKAGES = (
+    "numpy",
+    "numba",
+    "pettingzoo",
+    "gymnasium",
+    "torch",
+    "stable-baselines3",
+    "sb3-contrib",
+    "openskill",
+)
+"""The packages whose versions a report records besides snail_envs (those installed)."""
+TRAINED_KINDS = ("ppo", "rllib")
+"""The agents that play a policy from a file, which a report names."""
 
 
 @dataclass
@@ -140,11 +174,13 @@ def score_against(
     name: str = "player",
     replays: Path | None = None,
     replay_games: int = 0,
+    after_game: Callable[[], None] | None = None,
 ) -> tuple[float, float, float]:
     """Score rate (win 1, shared ½) of the agent `player` in one seat against `opponent` in all
     the others, with its 95% Wilson interval. Chance level is 1 / num_players. `name` is the
     player's name in its replays: the first `replay_games` games are saved in the folder
-    `replays` (`vs-OPPONENT-game1.jsonl`, ...; an existing file is replaced)."""
+    `replays` (`vs-OPPONENT-game1.jsonl`, ...; an existing file is replaced). `after_game` is
+    called after each game."""
     options = dict(options or {})
     num_players = options.pop("num_players", None) or len(snail_envs.make(env_name).possible_agents)
     lineup = Lineup(env_name, {name: player})
@@ -156,6 +192,8 @@ def score_against(
             replay = replays / f"vs-{file_name_part(opponent)}-game{game + 1}.jsonl"
         record = play_game(env_name, seats, seed + game, lineup, options, replay, overwrite=True)
         pairing.records.append(record)
+        if after_game is not None:
+            after_game()
     return pairing.score(name)
 
 
@@ -218,6 +256,20 @@ class PairingResult:
 
 
 @dataclass
+class Side:
+    """One agent's results in a pairing."""
+
+    agent: str
+    pairing: PairingResult
+
+    def score(self) -> tuple[float, float, float]:
+        return self.pairing.score(self.agent)
+
+    def mean_points(self) -> tuple[float, float, float]:
+        return self.pairing.mean_points(self.agent)
+
+
+@dataclass
 class Tournament:
     env_name: str
     agents: list[str]
@@ -227,100 +279,345 @@ class Tournament:
     """OpenSkill (mu, sigma) of each agent."""
     seating: str = "alternate"
     """How a pairing's agents share the seats: `alternate`, `one` (the first alone), `table`."""
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """Where the results come from (see `provenance`): the command, seed, versions, files."""
 
-    def reported(self, pairing: PairingResult) -> tuple[str, ...]:
-        """The agents of `pairing` whose results the tables show (with `one`, the lone agent)."""
-        return pairing.agents[:1] if self.seating == "one" else pairing.agents
+    @property
+    def labels(self) -> dict[str, str]:
+        """Each agent's short label (`short_labels`)."""
+        return short_labels(self.agents)
+
+    @property
+    def chance(self) -> float:
+        """An agent's score rate when the sides are equally strong: ½ in a pairing whose agents
+        alternate, 1 / players for an agent alone against the other or at one table."""
+        return 0.5 if self.seating == "alternate" else 1 / self.options["num_players"]
+
+    def rows(self) -> list[tuple[Side, ...]]:
+        """The rows of the tables: one per unordered pair of agents in a round robin, each side
+        with its results against the other (with `one`, from the pairing in which it plays
+        alone); at one table, a single row of every agent."""
+        if self.seating == "table":
+            (pairing,) = self.pairings
+            return [tuple(Side(agent, pairing) for agent in dict.fromkeys(pairing.agents))]
+        if self.seating == "one":
+            alone = {pairing.agents: pairing for pairing in self.pairings}
+            return [
+                (Side(first, alone[first, second]), Side(second, alone[second, first]))
+                for first, second in itertools.combinations(self.agents, 2)
+            ]
+        return [(Side(p.agents[0], p), Side(p.agents[1], p)) for p in self.pairings]
+
+    def matrix(self) -> list[list[tuple[float, float, float] | None]] | None:
+        """The agent × agent score matrix of a round robin: the row agent's score rate (with its
+        95% interval) against the column agent, None on the diagonal; None at one table."""
+        if self.seating == "table":
+            return None
+        agents = list(dict.fromkeys(self.agents))
+        scores: dict[tuple[str, str], tuple[float, float, float]] = {}
+        for first, second in self.rows():
+            scores[first.agent, second.agent] = first.score()
+            scores[second.agent, first.agent] = second.score()
+        return [[scores.get((row, column)) for column in agents] for row in agents]
 
     def markdown(self) -> str:
-        lines = [
-            f"### {self.env_name} {self.options or ''}".rstrip(),
-            "",
-            "| pairing | games | score rate (95% CI) | mean points (95% CI) |",
-            "|---|---:|---|---|",
-        ]
-        for pairing in self.pairings:
-            for spec in self.reported(pairing):
-                rate, low, high = pairing.score(spec)
-                mean, mlow, mhigh = pairing.mean_points(spec)
-                others = " vs ".join(a for a in pairing.agents if a != spec) or spec
-                if self.seating == "one":
-                    others += f" (×{self.options['num_players'] - 1})"
+        label = self.labels
+        lines = [f"### {self.env_name} {self.options or ''}".rstrip(), ""]
+        if self.seating == "table":
+            lines += [
+                "| agent | games | score rate (95% CI) | mean points (95% CI) |",
+                "|---|---:|---|---|",
+            ]
+            (row,) = self.rows()
+            for side in row:
+                rate, low, high = side.score()
+                mean, mlow, mhigh = side.mean_points()
                 lines.append(
-                    f"| **{spec}** vs {others} | {len(pairing.records)} | "
+                    f"| {label[side.agent]} | {len(side.pairing.records)} | "
                     f"{rate:.1%} ({low:.1%}–{high:.1%}) | {mean:.2f} ({mlow:.2f}–{mhigh:.2f}) |"
+                )
+        else:
+            if self.seating == "one":
+                others = self.options["num_players"] - 1
+                lines += [
+                    f"Each side's score rate is from the games it plays alone, against {others} "
+                    "seats of the other.",
+                    "",
+                ]
+            lines += [
+                "| A | B | games | A's score rate (95% CI) | B's score rate (95% CI) "
+                "| A's mean points (95% CI) | B's mean points (95% CI) |",
+                "|---|---|---:|---|---|---|---|",
+            ]
+            for first, second in self.rows():
+                scores = [
+                    f"{rate:.1%} ({low:.1%}–{high:.1%})"
+                    for rate, low, high in (first.score(), second.score())
+                ]
+                points = [
+                    f"{mean:.2f} ({low:.2f}–{high:.2f})"
+                    for mean, low, high in (first.mean_points(), second.mean_points())
+                ]
+                lines.append(
+                    f"| {label[first.agent]} | {label[second.agent]} | "
+                    f"{len(first.pairing.records)} | {' | '.join([*scores, *points])} |"
                 )
         lines += ["", "| agent | rating (μ − 3σ) | μ | σ |", "|---|---:|---:|---:|"]
         for spec, (mu, sigma) in sorted(
             self.ratings.items(), key=lambda kv: -(kv[1][0] - 3 * kv[1][1])
         ):
-            lines.append(f"| {spec} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
-        return "\n".join(lines) + "\n"
+            lines.append(f"| {label[spec]} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
+        lines += ["", *provenance_markdown(self.provenance, label)]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def results(self) -> dict[str, Any]:
+        """Everything the reports show, as plain data (results.json)."""
+        label = self.labels
+
+        def side(entry: Side) -> dict[str, Any]:
+            rate, low, high = entry.score()
+            mean, mlow, mhigh = entry.mean_points()
+            return {
+                "agent": label[entry.agent],
+                "score_rate": rate,
+                "score_ci95": [low, high],
+                "mean_points": mean,
+                "points_ci95": [mlow, mhigh],
+            }
+
+        matrix = self.matrix()
+        return {
+            "env": self.env_name,
+            "options": self.options,
+            "seating": self.seating,
+            "agents": {label[spec]: spec for spec in self.agents},
+            "rows": [
+                {"games": len(row[0].pairing.records), "sides": [side(entry) for entry in row]}
+                for row in self.rows()
+            ],
+            "matrix": None
+            if matrix is None
+            else {
+                "agents": [label[spec] for spec in dict.fromkeys(self.agents)],
+                "score_rate": [[None if c is None else c[0] for c in row] for row in matrix],
+                "score_ci95": [[None if c is None else list(c[1:]) for c in row] for row in matrix],
+                "chance": self.chance,
+            },
+            "ratings": {
+                label[spec]: {"mu": mu, "sigma": sigma}
+                for spec, (mu, sigma) in self.ratings.items()
+            },
+            "provenance": self.provenance,
+        }
 
     def write(self, folder: Path, overwrite: bool = False) -> list[Path]:
-        """Write the reports (`REPORTS`) into `folder`, each atomically; existing reports are a
-        `FileExistsError` unless `overwrite`."""
+        """Write the reports (`REPORTS`; at one table, no matrix) into `folder`, each
+        atomically; existing reports are a `FileExistsError` unless `overwrite`."""
         paths = [folder / name for name in REPORTS]
         refuse_existing(paths, overwrite)
-        markdown, table, chart = paths
+        markdown, table, data, chart, heatmap = paths
         with atomic_path(markdown, overwrite) as temporary:
             temporary.write_text(self.markdown())
         with atomic_path(table, overwrite) as temporary, temporary.open("w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(
-                [
-                    "agent",
-                    "opponents",
-                    "games",
-                    "score_rate",
-                    "score_low",
-                    "score_high",
-                    "mean_points",
-                    "points_low",
-                    "points_high",
-                ]
-            )
-            for pairing in self.pairings:
-                for spec in self.reported(pairing):
-                    others = " ".join(a for a in pairing.agents if a != spec)
-                    writer.writerow(
-                        [
-                            spec,
-                            others,
-                            len(pairing.records),
-                            *pairing.score(spec),
-                            *pairing.mean_points(spec),
-                        ]
-                    )
+            self.write_csv(handle)
+        with atomic_path(data, overwrite) as temporary:
+            temporary.write_text(json.dumps(self.results(), indent=2) + "\n")
         with atomic_path(chart, overwrite) as temporary:
             self.plot(temporary)
+        if self.seating == "table":
+            return paths[:-1]
+        with atomic_path(heatmap, overwrite) as temporary:
+            self.plot_matrix(temporary)
         return paths
 
+    def write_csv(self, handle: Any) -> None:
+        """One line per row of the tables: the games, then each side's agent, score rate and
+        mean points (`_a`, `_b`); at one table, one line per agent."""
+        label = self.labels
+        columns = ["agent", "score_rate", "score_low", "score_high"]
+        columns += ["mean_points", "points_low", "points_high"]
+        writer = csv.writer(handle)
+        if self.seating == "table":
+            writer.writerow(["games", *columns])
+            (row,) = self.rows()
+            for entry in row:
+                games = len(entry.pairing.records)
+                writer.writerow([games, label[entry.agent], *entry.score(), *entry.mean_points()])
+            return
+        writer.writerow(["games", *(f"{name}_{side}" for side in "ab" for name in columns)])
+        for row in self.rows():
+            cells: list[Any] = [len(row[0].pairing.records)]
+            for entry in row:
+                cells += [label[entry.agent], *entry.score(), *entry.mean_points()]
+            writer.writerow(cells)
+
     def plot(self, path: Path) -> None:
+        """A bar of the score rate in each row (of its first agent against the second, whose
+        rate is the rest where they alternate; of each side with `one`; of each agent at one
+        table), with its 95% interval, and chance."""
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        label = self.labels
         labels, rates = [], []
         errors: list[list[float]] = [[], []]
-        for pairing in self.pairings:
-            for spec in self.reported(pairing):
-                rate, low, high = pairing.score(spec)
-                others = ", ".join(a for a in pairing.agents if a != spec)
-                labels.append(f"{spec}\nvs {others}" if others else spec)
+        for row in self.rows():
+            for entry in row[:1] if self.seating == "alternate" else row:
+                rate, low, high = entry.score()
+                others = ", ".join(label[e.agent] for e in row if e is not entry)
+                name = label[entry.agent]
+                labels.append(f"{name}\nvs {others}" if self.seating != "table" else name)
                 rates.append(rate)
                 errors[0].append(max(0.0, rate - low))  # rounding can put a bound a hair past
                 errors[1].append(max(0.0, high - rate))
-        figure, axes = plt.subplots(figsize=(max(6, 1.2 * len(labels)), 4))
+        figure, axes = plt.subplots(figsize=(max(6, 1.3 * len(labels)), 4.5))
         axes.bar(range(len(labels)), rates, yerr=errors, capsize=4, color="#4c8c4a")
+        chance = f"chance ({self.chance:.0%})"
+        axes.axhline(self.chance, color="grey", linestyle="--", label=chance)
         axes.set_xticks(range(len(labels)), labels, fontsize=8)
         axes.set_ylim(0, 1)
         axes.set_ylabel("score rate (win 1, shared ½), 95% CI")
         axes.set_title(f"{self.env_name} tournament")
+        axes.legend(fontsize=8)
         figure.tight_layout()
         figure.savefig(path, dpi=100)
         plt.close(figure)
+
+    def plot_matrix(self, path: Path) -> None:
+        """The score matrix as a heatmap: the row agent's score rate against the column agent,
+        blue above chance, red below, white at chance (marked on the colour bar)."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import TwoSlopeNorm
+
+        matrix = self.matrix()
+        if matrix is None:
+            raise ValueError("a table tournament has no score matrix")
+        names = [self.labels[spec] for spec in dict.fromkeys(self.agents)]
+        rates = np.array([[np.nan if c is None else c[0] for c in row] for row in matrix])
+        size = len(names)
+        figure, axes = plt.subplots(figsize=(3.5 + 1.2 * size, 2.0 + 0.9 * size))
+        colours = plt.get_cmap("RdBu").with_extremes(bad="#dddddd")
+        norm = TwoSlopeNorm(vmin=0.0, vcenter=self.chance, vmax=1.0)
+        image = axes.imshow(np.ma.masked_invalid(rates), cmap=colours, norm=norm)
+        for row, cells in enumerate(matrix):
+            for column, cell in enumerate(cells):
+                text = "—" if cell is None else f"{cell[0]:.0%}\n({cell[1]:.0%}–{cell[2]:.0%})"
+                axes.text(column, row, text, ha="center", va="center", fontsize=8)
+        axes.set_xticks(range(size), names, rotation=30, ha="right", fontsize=8)
+        axes.set_yticks(range(size), names, fontsize=8)
+        axes.set_xlabel("against")
+        axes.set_ylabel("agent")
+        bar = figure.colorbar(image, ax=axes, label="score rate (win 1, shared ½)")
+        bar.ax.axhline(self.chance, color="black", linewidth=1.5)
+        ticks = sorted({0.0, 0.25, 0.5, 0.75, 1.0, self.chance})
+        bar.set_ticks(
+            ticks, labels=[f"{t:.0%}" + (" chance" if t == self.chance else "") for t in ticks]
+        )
+        alone = " (alone)" if self.seating == "one" else ""
+        axes.set_title(f"{self.env_name}: score rate of row{alone} against column")
+        figure.tight_layout()
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+
+
+def short_labels(agents: Sequence[str]) -> dict[str, str]:
+    """A short label for each agent: its own name, but `KIND:<run or file name>` for a trained
+    agent named by its path (`ppo:runs/a/policy.pt` → `ppo:a`), with `#2`, `#3`, ... after a
+    label another agent has taken."""
+    labels: dict[str, str] = {}
+    for spec in dict.fromkeys(agents):
+        kind, _, argument = spec.partition(":")
+        label = spec
+        if kind in TRAINED_KINDS and argument:
+            path = Path(argument)
+            name = path.parent.name if path.suffix == ".pt" and path.parent.name else path.stem
+            label = f"{kind}:{name or argument}"
+        taken = set(labels.values())
+        if label in taken:
+            label = next(f"{label}#{n}" for n in itertools.count(2) if f"{label}#{n}" not in taken)
+        labels[spec] = label
+    return labels
+
+
+def pairing_seed(seed: int, agents: Sequence[str]) -> int:
+    """The seed of a pairing's first game: a hash of the tournament's seed and the pairing's
+    agents, in their order, alone (not of the other agents, nor of the pairing's place)."""
+    digest = hashlib.sha256(json.dumps([seed, *agents]).encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def trained_file(spec: str, env_name: str) -> Path | None:
+    """The file a trained agent plays from (`ppo`: the baseline shipped for the game;
+    `ppo:PATH`, `rllib:PATH`: the `policy.pt` at or in PATH), resolved; None for the others."""
+    kind, _, argument = spec.partition(":")
+    if kind not in TRAINED_KINDS:
+        return None
+    from agents.ppo import shipped_checkpoint
+    from agents.weights import find_weights
+
+    if not argument:
+        return shipped_checkpoint(env_name).resolve() if kind == "ppo" else None
+    return find_weights(argument, POLICY_FILE).resolve()
+
+
+def provenance(
+    env_name: str,
+    agents: Sequence[str],
+    seed: int,
+    options: dict[str, Any],
+    command: str | None = None,
+) -> dict[str, Any]:
+    """Where a tournament's results come from: the command (None when called from Python), the
+    seed, Python's and the packages' versions (`PACKAGES`), the file behind every trained agent
+    with its SHA-256, and the rule options."""
+    versions = {"snail_envs": snail_envs.__version__}
+    for package in PACKAGES:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions[package] = importlib.metadata.version(package)
+    files = {}
+    for spec in dict.fromkeys(agents):
+        file = trained_file(spec, env_name)
+        if file is not None:
+            files[spec] = {
+                "file": str(file),
+                "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+            }
+    return {
+        "command": command,
+        "seed": seed,
+        "python": platform.python_version(),
+        "packages": versions,
+        "agent_files": files,
+        "env_options": options,
+    }
+
+
+def provenance_markdown(record: dict[str, Any], labels: dict[str, str]) -> list[str]:
+    """The provenance block of results.md, with the agents' labels and full names."""
+    if not record:
+        return []
+    packages = ", ".join(f"{name} {version}" for name, version in record["packages"].items())
+    lines = [
+        "#### Provenance",
+        "",
+        f"- command: `{record['command']}`" if record["command"] else "- called from Python",
+        f"- seed: {record['seed']}",
+        f"- rule options: {record['env_options']}",
+        f"- Python {record['python']}; {packages}",
+        "",
+        "| label | agent | file | SHA-256 |",
+        "|---|---|---|---|",
+    ]
+    for spec, label in labels.items():
+        entry = record["agent_files"].get(spec)
+        file, sha256 = (entry["file"], entry["sha256"][:16]) if entry else ("", "")
+        lines.append(f"| {label} | `{spec}` | {file} | {sha256} |")
+    return lines
 
 
 def run_tournament(
@@ -335,10 +632,11 @@ def run_tournament(
     trusted: bool = False,
     replays: Path | None = None,
     overwrite: bool = False,
+    command: str | None = None,
 ) -> Tournament:
     """Play the tournament (see the module docstring); `trusted`: see `Lineup`. `replays`: a
     folder to save every game in (`replay_paths`), whose files must not exist unless
-    `overwrite`."""
+    `overwrite`. `command`: the command line that asked for it, for its `provenance`."""
     if seating not in ("alternate", "one"):
         raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
@@ -368,7 +666,7 @@ def run_tournament(
             else:
                 seats = seat_order(pairing.agents, num_players, game)
             replay = None if paths is None else paths[index][game]
-            game_seed = seed + index * 1_000_003 + game
+            game_seed = pairing_seed(seed, pairing.agents) + game
             record = play_game(env_name, seats, game_seed, lineup, options, replay, overwrite)
             pairing.records.append(record)
             teams = [[ratings[spec]] for spec in pairing.agents]
@@ -384,6 +682,9 @@ def run_tournament(
         pairings=results,
         ratings={spec: (r.mu, r.sigma) for spec, r in ratings.items()},
         seating="table" if table else seating,
+        provenance=provenance(
+            env_name, agents, seed, {**options, "num_players": num_players}, command
+        ),
     )
 
 
@@ -415,7 +716,12 @@ def main(argv: list[str] | None = None) -> Tournament:
         help="games of 3+ players: agents alternate seats, or one agent alone",
     )
     add_rule_options(parser)
-    parser.add_argument("--out", type=Path, help="folder for results.md, results.csv, results.png")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"folder for the reports ({', '.join(REPORTS)}; default: a new folder "
+        f"{EVAL_DIR}/<env>-<seed>-<n>)",
+    )
     parser.add_argument(
         "--save-replays",
         type=Path,
@@ -429,6 +735,9 @@ def main(argv: list[str] | None = None) -> Tournament:
     )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
+    command = shlex.join(
+        ["python", "-m", "training.evaluate", *(sys.argv[1:] if argv is None else argv)]
+    )
     with command_errors(parser.prog):
         if args.out is not None:
             refuse_existing([args.out / name for name in REPORTS], args.overwrite)
@@ -447,11 +756,13 @@ def main(argv: list[str] | None = None) -> Tournament:
             trusted=args.trust_checkpoint,
             replays=args.save_replays,
             overwrite=args.overwrite,
+            command=command,
         )
         print(tournament.markdown())
-        if args.out is not None:
-            for path in tournament.write(args.out, args.overwrite):
-                print(f"wrote {path}")
+        folder = args.out or new_run_dir(EVAL_DIR, f"{args.env}-{args.seed}")
+        for path in tournament.write(folder, args.overwrite):
+            print(f"wrote {path}")
+        print(f"results folder: {folder}")
     return tournament
 
 

@@ -26,7 +26,9 @@ Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (printed first; a
 mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpoints of the ppo
 stage, the clone of the imitation stage, the final policy (`ppo:RUN_FOLDER` as an agent; with
 `keep_best`, the best of the ppo stage), a learning curve (score rate against random and
-heuristic players after every imitation round and as PPO goes on) and `summary.json`;
+heuristic players after every imitation round, at the ppo stage's start, every `eval_every`
+timesteps (closer in a short run, for at least five points) and in the final evaluation at its
+end; drawn in `learning_curve.png` and TensorBoard at the same steps) and `summary.json`;
 `training.checkpoints` lists them. The final evaluation also keeps its first games against each
 opponent as replays (`replays/vs-random-game1.jsonl`, ...: see `agents.replay`). Every file is
 written atomically.
@@ -53,6 +55,7 @@ import json
 import random
 import signal
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
@@ -78,7 +81,7 @@ from training.checkpoints import (
     save_checkpoint,
     set_random_states,
 )
-from training.config import TrainConfig, load_config, parse_overrides
+from training.config import TrainConfig, describe_fields, load_config, parse_overrides
 from training.evaluate import score_against
 from training.finetune import (
     BEST_POLICY_FILE,
@@ -224,10 +227,12 @@ def score_rates(
     games: int,
     seed: int,
     run_dir: Path | None = None,
+    after_game: Callable[[], None] | None = None,
 ) -> dict[str, tuple[float, float, float]]:
     """The learner's score rate (with its 95% interval) against each evaluation opponent. With
     `run_dir`, the first `FINAL_REPLAYS` games against each are kept in its `replays/` folder,
-    the learner named `ppo:RUN_DIR` (its final policy)."""
+    the learner named `ppo:RUN_DIR` (its final policy). `after_game` is called after each game
+    (a progress bar's tick)."""
     return {
         opponent: score_against(
             config.env,
@@ -239,23 +244,129 @@ def score_rates(
             name="player" if run_dir is None else f"ppo:{run_dir}",
             replays=None if run_dir is None else run_dir / "replays",
             replay_games=FINAL_REPLAYS,
+            after_game=after_game,
         )
         for opponent in evaluation_opponents(config)
     }
+
+
+MIN_CURVE_POINTS = 5
+"""The fewest points a ppo stage's learning curve has: its start, the points between, its end."""
+
+
+def evaluation_interval(config: TrainConfig) -> int:
+    """Timesteps between two points of the ppo stage's curve: `eval_every`, shortened where the
+    run is too short for `MIN_CURVE_POINTS` points (at step 0, every interval, and the final
+    evaluation at the end)."""
+    return max(1, min(config.eval_every, config.total_timesteps // (MIN_CURVE_POINTS - 1)))
+
+
+class Display:
+    """The run's progress on the terminal, one display for all of it: a bar of the ppo stage's
+    timesteps, and below it a bar of the games of each evaluation while it runs (the final
+    evaluation's bar stays). Disabled, it shows nothing."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._training: Any = None
+
+    @contextlib.contextmanager
+    def training(self, total: int, done: int) -> Iterator[Callable[[int], None]]:
+        """A bar of the timesteps from `done` to `total`; yields the function that moves it to
+        a number of timesteps."""
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, initial=done, desc="ppo", unit="step", disable=not self.enabled)
+        self._training = bar
+
+        def advance(timesteps: int) -> None:
+            bar.update(min(timesteps, total) - bar.n)
+
+        try:
+            yield advance
+        finally:
+            self._training = None
+            bar.close()
+
+    @contextlib.contextmanager
+    def evaluation(self, description: str, games: int, final: bool = False) -> Iterator[Any]:
+        """A bar of `games` games (below the training bar while it shows); yields its tick."""
+        from tqdm.auto import tqdm
+
+        bar = tqdm(
+            total=games,
+            desc=description,
+            unit="game",
+            position=0 if self._training is None else 1,
+            leave=final,
+            disable=not self.enabled,
+        )
+        try:
+            yield lambda: bar.update(1)
+        finally:
+            bar.close()
+
+
+def curve_steps(curve: list[dict[str, Any]]) -> list[int]:
+    """Where each point of a learning curve lies on its one axis: the imitation rounds' points
+    at their labelled states, the ppo stage's (and the final evaluation's) at their timesteps
+    after the states cloned."""
+    cloned = max((p["labelled_states"] for p in curve if p["stage"] == "imitation"), default=0)
+    return [
+        point["labelled_states"] if point["stage"] == "imitation" else cloned + point["timesteps"]
+        for point in curve
+    ]
+
+
+class LearningCurve:
+    """The run's learning curve: its points (`Progress.learning_curve`), each also written to
+    TensorBoard (`eval/score_vs_<opponent>`, in `<run>/tensorboard/eval`) at the step where the
+    PNG draws it (`curve_steps`)."""
+
+    def __init__(self, points: list[dict[str, Any]], folder: Path) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.points = points
+        self._writer = SummaryWriter(str(folder / "eval"))
+
+    def add(self, point: dict[str, Any]) -> None:
+        self.points.append(point)
+        step = curve_steps(self.points)[-1]
+        for opponent, value in point.items():
+            if opponent not in CURVE_KEYS:
+                self._writer.add_scalar(f"eval/score_vs_{opponent}", value[0], step)
+        self._writer.flush()
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+def evaluate_point(
+    config: TrainConfig, learner: PPOAgent, display: Display, where: str
+) -> dict[str, tuple[float, float, float]]:
+    """The score rates of one point of the learning curve (`eval_games` against each
+    opponent), with a bar of its games described by `where`."""
+    games = config.eval_games * len(evaluation_opponents(config))
+    with display.evaluation(f"evaluation at {where}", games) as tick:
+        return score_rates(config, learner, config.eval_games, 10**7, after_game=tick)
 
 
 def build_callbacks(
     config: TrainConfig,
     pool: SelfPlayPool,
     progress: Progress,
+    curve: LearningCurve,
+    display: Display,
     checkpoint: Callable[[Any], Path],
     stop: StopRequests,
     extra: Sequence[Any] = (),
 ) -> Any:
     """The ppo stage's callbacks: self-play snapshots and the learning curve when `progress`
     says they are due, then `extra` (which see each new point of the curve), checkpoints when
-    due, and the end of learning when a stop is requested."""
+    due, the end of learning when a stop is requested, and the training bar of `display`."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    interval = evaluation_interval(config)
 
     class Snapshots(BaseCallback):
         """Adds the learner's policy to the self-play pool at the start (of a run whose pool is
@@ -271,23 +382,36 @@ def build_callbacks(
                 progress.next_snapshot += config.self_play_every
             return True
 
-    class LearningCurve(BaseCallback):
-        """Scores the learner against each evaluation opponent every `eval_every` steps (games
-        a stop request abandons: the point is measured again when the run resumes)."""
+    class CurvePoints(BaseCallback):
+        """Scores the learner against each evaluation opponent at the stage's start (unless
+        the imitation stage's last round has just scored the same policy, at the same place on
+        the curve) and every `evaluation_interval` steps before its end, where the final
+        evaluation takes over (games a stop request abandons: the point is measured again when
+        the run resumes)."""
+
+        def _on_training_start(self) -> None:
+            if self.model.num_timesteps < progress.next_evaluation:
+                return
+            if curve.points and curve.points[-1]["stage"] == "imitation":
+                progress.next_evaluation += interval
+            else:
+                self.measure()
 
         def _on_step(self) -> bool:
-            if self.num_timesteps < progress.next_evaluation or config.eval_games == 0:
-                return True
-            try:
-                with stop.abandonable():
-                    rates = score_rates(config, PPOAgent(self.model), config.eval_games, 10**7)
-            except KeyboardInterrupt:
-                return False
-            progress.next_evaluation += config.eval_every
-            for opponent, (rate, _, _) in rates.items():
-                self.logger.record(f"eval/score_vs_{opponent}", rate)
-            point = {"stage": "ppo", "timesteps": self.num_timesteps, **rates}
-            progress.learning_curve.append(point)
+            due = progress.next_evaluation <= self.num_timesteps < config.total_timesteps
+            return self.measure() if due else True
+
+        def measure(self) -> bool:
+            if config.eval_games > 0:
+                try:
+                    with stop.abandonable():
+                        at = f"{self.model.num_timesteps:,}"
+                        rates = evaluate_point(config, PPOAgent(self.model), display, at)
+                except KeyboardInterrupt:
+                    return False
+                curve.add({"stage": "ppo", "timesteps": self.model.num_timesteps, **rates})
+            while progress.next_evaluation <= self.model.num_timesteps:
+                progress.next_evaluation += interval
             return True
 
     class Checkpoints(BaseCallback):
@@ -305,7 +429,30 @@ def build_callbacks(
         def _on_step(self) -> bool:
             return not stop.requested
 
-    return CallbackList([Snapshots(), LearningCurve(), *extra, Checkpoints(), StopOnRequest()])
+    class TrainingBar(BaseCallback):
+        """Moves the display's training bar to the timesteps learnt."""
+
+        def __init__(self, advance: Callable[[int], None]) -> None:
+            super().__init__()
+            self.advance = advance
+
+        def _on_step(self) -> bool:
+            self.advance(self.num_timesteps)
+            return True
+
+    def callbacks(advance: Callable[[int], None]) -> Any:
+        return CallbackList(
+            [
+                Snapshots(),
+                CurvePoints(),
+                *extra,
+                Checkpoints(),
+                StopOnRequest(),
+                TrainingBar(advance),
+            ]
+        )
+
+    return callbacks
 
 
 CURVE_KEYS = ("stage", "timesteps", "labelled_states")
@@ -314,7 +461,7 @@ CURVE_KEYS = ("stage", "timesteps", "labelled_states")
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
     """Draw the learning curve to `path` (atomically): the imitation rounds' points by labelled
-    states, then the ppo stage's by timesteps after them."""
+    states, then the ppo stage's by timesteps after them, the final evaluation's as a star."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -322,15 +469,22 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
 
     figure, axes = plt.subplots(figsize=(7, 4))
     cloned = max((p["labelled_states"] for p in curve if p["stage"] == "imitation"), default=0)
-    steps = [
-        point["labelled_states"] if point["stage"] == "imitation" else cloned + point["timesteps"]
-        for point in curve
-    ]
+    steps = curve_steps(curve)
     opponents = [key for key in curve[0] if key not in CURVE_KEYS] if curve else []
     for opponent in opponents:
         rates = np.array([point[opponent] for point in curve])
-        axes.plot(steps, rates[:, 0], marker="o", label=f"vs {opponent}")
-        axes.fill_between(steps, rates[:, 1], rates[:, 2], alpha=0.2)
+        (line,) = axes.plot(steps, rates[:, 0], marker="o", label=f"vs {opponent}")
+        axes.fill_between(steps, rates[:, 1], rates[:, 2], alpha=0.2, color=line.get_color())
+        finals = [index for index, point in enumerate(curve) if point["stage"] == "final"]
+        axes.plot(
+            [steps[index] for index in finals],
+            rates[finals, 0],
+            marker="*",
+            markersize=14,
+            linestyle="none",
+            color=line.get_color(),
+            label="final evaluation" if opponent == opponents[-1] and finals else None,
+        )
     axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
     if cloned:
         axes.axvline(cloned, color="black", linewidth=0.8)
@@ -453,7 +607,9 @@ def run(
     elif config.init_from:
         start_from(config, model, run_dir)
 
-    with StopRequests() as stop:
+    display = Display(progress_bar)
+    curve = LearningCurve(progress.learning_curve, run_dir / "tensorboard")
+    with StopRequests() as stop, contextlib.closing(curve):
         policy: Any = None  # the run's policy once a stage has finished it
         last: Path | None = None
         stopped_in: str | None = None
@@ -465,7 +621,7 @@ def run(
                 flush=True,
             )
             if stage == "imitation":
-                if not run_imitation(config, model, progress, stop, progress_bar):
+                if not run_imitation(config, model, progress, curve, display, stop):
                     stopped_in = stage
                     break
                 policy = model.policy
@@ -481,9 +637,10 @@ def run(
                     pool,
                     self_play,
                     progress,
+                    curve,
+                    display,
                     checkpoint,
                     stop,
-                    progress_bar,
                 )
                 if stop.requested and progress.timesteps < config.total_timesteps:
                     stopped_in = stage
@@ -494,10 +651,17 @@ def run(
             )
         final: dict[str, tuple[float, float, float]] = {}
         if policy is not None and config.final_eval_games and not stop.requested:
-            with contextlib.suppress(KeyboardInterrupt), stop.abandonable():
+            final_games = config.final_eval_games * len(evaluation_opponents(config))
+            with (
+                contextlib.suppress(KeyboardInterrupt),
+                stop.abandonable(),
+                display.evaluation("final evaluation", final_games, final=True) as tick,
+            ):
                 final = score_rates(
-                    config, PPOAgent(policy), config.final_eval_games, 2 * 10**7, run_dir
+                    config, PPOAgent(policy), config.final_eval_games, 2 * 10**7, run_dir, tick
                 )
+            if final:
+                curve.add({"stage": "final", "timesteps": progress.timesteps, **final})
         num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
         curve_path = run_dir / "learning_curve.png"
         title = f"{config.env}: {' then '.join(config.stages)}"
@@ -578,7 +742,12 @@ def describe_stage(config: TrainConfig, stage: str) -> str:
 
 
 def run_imitation(
-    config: TrainConfig, model: Any, progress: Progress, stop: StopRequests, progress_bar: bool
+    config: TrainConfig,
+    model: Any,
+    progress: Progress,
+    curve: LearningCurve,
+    display: Display,
+    stop: StopRequests,
 ) -> bool:
     """Clone the teacher into the model's policy; after every round, a point of the learning
     curve and the round's report in `progress`. A stop request abandons the cloning at once
@@ -589,8 +758,9 @@ def run_imitation(
     def after_round(report: ImitationRound) -> None:
         point: dict[str, Any] = {"stage": "imitation", "labelled_states": report.labelled_states}
         if config.eval_games > 0:
-            point |= score_rates(config, PPOAgent(model), config.eval_games, 10**7)
-        progress.learning_curve.append(point)
+            where = f"round {report.round}"
+            point |= evaluate_point(config, PPOAgent(model), display, where)
+        curve.add(point)
         progress.imitation.append(asdict(report))
         agreement = ", ".join(
             f"{kind} {share:.1%} ({count:,})" for kind, (share, count) in report.agreement.items()
@@ -615,7 +785,7 @@ def run_imitation(
                     config.imitation,
                     gamma=config.gamma,
                     seed=config.seed,
-                    progress=progress_bar,
+                    progress=display.enabled,
                     after_round=after_round,
                 )
         except KeyboardInterrupt:
@@ -632,9 +802,10 @@ def run_ppo(
     pool: SelfPlayPool,
     self_play: SelfPlayPolicy | None,
     progress: Progress,
+    curve: LearningCurve,
+    display: Display,
     checkpoint: Checkpoint | None,
     stop: StopRequests,
-    progress_bar: bool,
 ) -> tuple[Path, Any]:
     """The ppo stage: MaskablePPO to `total_timesteps` or a stop request, on from `checkpoint`
     when resumed, anchored to the clone when `anchor_coef` > 0, with checkpoints when due, at
@@ -670,12 +841,13 @@ def run_ppo(
 
         if checkpoint is None and "imitation" in config.stages:
             save(model)
-        model.learn(
-            config.total_timesteps - progress.timesteps,
-            callback=build_callbacks(config, pool, progress, save, stop, extra),
-            progress_bar=progress_bar,
-            reset_num_timesteps=checkpoint is None,
-        )
+        callbacks = build_callbacks(config, pool, progress, curve, display, save, stop, extra)
+        with display.training(config.total_timesteps, progress.timesteps) as advance:
+            model.learn(
+                config.total_timesteps - progress.timesteps,
+                callback=callbacks(advance),
+                reset_num_timesteps=checkpoint is None,
+            )
         last = save(model)
     if config.anchor_coef > 0:
         model.policy.anchor = None
@@ -720,14 +892,31 @@ def print_summary(summary: dict[str, Any]) -> None:
     )
 
 
+def fields_help(width: int = 79) -> str:
+    """Every config field for `--help`: its name, type, default and documentation."""
+    heading = (
+        "config fields, set by name=value (the defaults are training.config.TrainConfig's; "
+        "configs/<game>/ppo.yaml, which a new run reads first, sets some of its own):"
+    )
+    lines = textwrap.wrap(heading, width)
+    for name, kind, default, doc in describe_fields(TrainConfig):
+        lines.append(f"  {name} ({kind}{f', default {default}' if default else ''})")
+        lines += textwrap.wrap(doc, width, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    stopping = (
+        "Ctrl-C or SIGTERM stops a run cleanly, with its summary: in the ppo stage after the "
+        "step under way, with a checkpoint that --resume RUN_DIR continues from; in the "
+        "imitation stage at once, keeping nothing of the cloning (start the run anew). "
+        "Checkpoints hold weights only."
+    )
     parser = argparse.ArgumentParser(
         prog="python -m training.train",
         description=__doc__.splitlines()[0],
-        epilog="Ctrl-C or SIGTERM stops a run cleanly, with its summary: in the ppo stage after "
-        "the step under way, with a checkpoint that --resume RUN_DIR continues from; in the "
-        "imitation stage at once, keeping nothing of the cloning (start the run anew). "
-        "Checkpoints hold weights only.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"{fields_help()}\n\n{textwrap.fill(stopping, 79)}",
     )
     parser.add_argument(
         "--env",

@@ -84,7 +84,10 @@ def test_every_run_gets_a_new_folder(runs: dict) -> None:
         "step_0000000128",
         "step_0000000256",
     ]
-    assert [path.name for path in (second / "tensorboard").iterdir()] == ["MaskablePPO_1"]
+    assert sorted(path.name for path in (second / "tensorboard").iterdir()) == [
+        "MaskablePPO_1",
+        "eval",
+    ]
 
 
 def test_the_run_folder_is_printed_first(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -102,9 +105,11 @@ def test_a_resumed_run_goes_on_where_it_stopped(runs: dict) -> None:
     state = json.loads((run / "checkpoints" / "step_0000000512" / "state.json").read_text())
     assert state["updates"] > runs["before"]["updates"]
     assert state["train_seconds"] > runs["before"]["train_seconds"]
-    assert [point["timesteps"] for point in resumed["learning_curve"]] == [2, 128, 256, 384]
+    curve = resumed["learning_curve"]
+    assert [point["timesteps"] for point in curve] == [0, 64, 128, 192, 256, 384, 512]
+    assert curve[-1]["stage"] == "final"
     folders, last_step = tensorboard_steps(run)
-    assert folders == ["MaskablePPO_1"] and last_step > 256
+    assert folders == ["MaskablePPO_1", "eval"] and last_step > 256
     assert json.loads((run / "config.json").read_text())["total_timesteps"] == 512
 
 

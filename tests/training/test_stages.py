@@ -196,7 +196,10 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     )
     assert [r["round"] for r in summary["imitation"]] == [0, 1]
     stages = [point["stage"] for point in summary["learning_curve"]]
-    assert stages[:2] == ["imitation", "imitation"] and stages[2:] == ["ppo"] * (len(stages) - 2)
+    assert stages == ["imitation", "imitation", *["ppo"] * (len(stages) - 3), "final"]
+    # the last round scored the clone where the ppo stage starts: no second point there
+    ppo_points = [point["timesteps"] for point in summary["learning_curve"][2:]]
+    assert ppo_points[0] > 0 and ppo_points == sorted(ppo_points)
     assert (run / "learning_curve.png").exists() and summary["interrupted"] is None
     assert summary["config"]["imitation"]["states"] == 600
     # the ppo stage starts from the clone, with a checkpoint, and keeps its best policy
@@ -221,7 +224,9 @@ def test_a_resumed_run_keeps_its_clone_anchor_and_best(two_stages: dict) -> None
     )
     assert ended["stage_seconds"]["imitation"] == stopped["stage_seconds"]["imitation"]
     assert ended["stage_seconds"]["ppo"] > stopped["stage_seconds"]["ppo"]
-    assert resumed["learning_curve"][: len(before["learning_curve"])] == before["learning_curve"]
+    *measured, final_point = before["learning_curve"]  # the final evaluation is measured anew
+    assert final_point["stage"] == "final" and resumed["learning_curve"][-1]["stage"] == "final"
+    assert resumed["learning_curve"][: len(measured)] == measured
     assert resumed["best"]["score_rate"] >= before["best"]["score_rate"]
     assert resumed["best"]["timesteps"] <= 512
     best, final = weights(run / "best_policy.pt"), weights(run / "policy.pt")

@@ -64,7 +64,7 @@ def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
     summary = json.loads((run / "summary.json").read_text())
     assert set(summary["final_evaluation"]) == {"random", "heuristic"}
     assert summary["final_evaluation"]["random"]["games"] == 6
-    assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [2, 128]
+    assert [point["timesteps"] for point in summary["learning_curve"]][:2] == [0, 64]
     replays = sorted((run / "replays").iterdir())
     assert summary["replays"] == str(run / "replays")
     assert [path.name for path in replays] == [
@@ -76,6 +76,54 @@ def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
         replay = read_replay(path)
         check(replay)
         assert f"ppo:{run}" in replay.agents.values()
+
+
+def test_a_short_run_has_five_curve_points_at_their_true_timesteps_in_the_png_and_tensorboard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    budget = [*TINY, "eval_every=100000", f"output_dir={tmp_path}"]
+    summary = train.main(["--env", "snail_sprint_v0", *budget])
+    curve = summary["learning_curve"]
+    assert [(point["stage"], point["timesteps"]) for point in curve] == [
+        ("ppo", 0),
+        ("ppo", 64),
+        ("ppo", 128),
+        ("ppo", 192),
+        ("final", 256),
+    ]
+    final = summary["final_evaluation"]["heuristic"]
+    assert list(curve[-1]["heuristic"]) == [final["score_rate"], *final["ci95"]]
+    events = EventAccumulator(str(Path(summary["tensorboard"]) / "eval"))
+    events.Reload()
+    for opponent in ("random", "heuristic"):
+        scalars = events.Scalars(f"eval/score_vs_{opponent}")
+        steps = [event.step for event in scalars]
+        assert steps == train.curve_steps(curve) == [0, 64, 128, 192, 256]
+        assert [event.value for event in scalars] == pytest.approx([p[opponent][0] for p in curve])
+    bars = capsys.readouterr().err
+    assert "evaluation at 0" in bars and "evaluation at 192" in bars
+    assert "final evaluation: 100%" in bars and "12/12" in bars
+
+
+def test_the_train_help_lists_every_config_field(capsys: pytest.CaptureFixture[str]) -> None:
+    import dataclasses
+
+    from training.config import ImitationConfig
+
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    shown = capsys.readouterr().out
+    fields = [
+        *(spec.name for spec in dataclasses.fields(TrainConfig)),
+        *(f"imitation.{spec.name}" for spec in dataclasses.fields(ImitationConfig)),
+    ]
+    for name in fields:
+        assert f"\n  {name} (" in shown, name
+    assert "  total_timesteps (int, default 200000)\n      Learner decisions" in shown
+    assert "  net_arch (list[int], default [128, 128])" in shown
+    assert "  init_from (str | None, default null)" in shown
 
 
 def test_a_run_and_its_checkpoints_load_as_agents_that_act_alike(tiny_run: dict) -> None:
@@ -195,7 +243,10 @@ def test_seats_rotate() -> None:
     assert [one_against_all("p", "r", 3, g).index("p") for g in range(4)] == [0, 1, 2, 0]
 
 
-def test_a_tournament_is_deterministic_and_writes_its_reports(tmp_path: Path) -> None:
+def test_a_tournament_is_deterministic_and_writes_its_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     args = [
         "--env",
         "snail_sprint_v0",
@@ -208,15 +259,17 @@ def test_a_tournament_is_deterministic_and_writes_its_reports(tmp_path: Path) ->
         "--seed",
         "3",
     ]
-    first = evaluate.main([*args, "--out", str(tmp_path)])
+    first = evaluate.main([*args, "--out", str(tmp_path / "out")])
     second = evaluate.main(args)
-    assert first.markdown() == second.markdown()
-    assert {p.name for p in tmp_path.iterdir()} == {"results.md", "results.csv", "results.png"}
-    assert len((tmp_path / "results.csv").read_text().splitlines()) == 1 + 6
+    results = first.markdown().partition("#### Provenance")[0]
+    assert results == second.markdown().partition("#### Provenance")[0] and "| random |" in results
+    assert {p.name for p in (tmp_path / "out").iterdir()} == set(evaluate.REPORTS)
+    assert len((tmp_path / "out" / "results.csv").read_text().splitlines()) == 1 + 3
     assert set(first.ratings) == {"random", "heuristic", "ismcts:4"}
 
 
-def test_a_tournament_saves_every_game_as_a_replay(tmp_path: Path, capsys) -> None:
+def test_a_tournament_saves_every_game_as_a_replay(tmp_path: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path.parent)
     args = ["--env=snail_sprint_v0", "--agents", "random", "heuristic", "ismcts:2", "--games=2"]
     tournament = evaluate.main([*args, "--save-replays", str(tmp_path)])
     names = sorted(path.name for path in tmp_path.iterdir())
@@ -254,6 +307,10 @@ def test_a_table_tournament_seats_every_agent(tmp_path: Path) -> None:
     assert [sorted(r.seats) for r in tournament.pairings[0].records] == [
         ["ismcts:3", "random", "random"]
     ] * 3
+    written = tournament.write(tmp_path)
+    assert [path.name for path in written] == list(evaluate.REPORTS[:-1])  # no matrix
+    assert len((tmp_path / "results.csv").read_text().splitlines()) == 1 + 2
+    assert json.loads((tmp_path / "results.json").read_text())["matrix"] is None
     with pytest.raises(ValueError, match="give 4 agents"):
         evaluate.run_tournament(
             "pedzace_slimaki_v0",
@@ -281,8 +338,13 @@ def test_one_seat_tournaments_put_each_agent_alone_against_the_other() -> None:
     first = tournament.pairings[0].records
     assert [r.seats.count("heuristic") for r in first] == [1, 1, 1, 1]
     assert [r.seats.index("heuristic") for r in first] == [0, 1, 2, 0]
-    assert "| **heuristic** vs random (×2) |" in tournament.markdown()
-    assert "| **random** vs heuristic (×2) |" in tournament.markdown()
+    (row,) = tournament.rows()
+    assert [(side.agent, side.pairing.agents) for side in row] == [
+        ("heuristic", ("heuristic", "random")),
+        ("random", ("random", "heuristic")),
+    ]
+    assert "from the games it plays alone, against 2 seats of the other" in tournament.markdown()
+    assert tournament.chance == pytest.approx(1 / 3)
 
 
 @pytest.mark.parametrize("env_name", sorted(HEURISTICS))
@@ -303,3 +365,94 @@ def test_the_chart_draws_rates_of_zero_and_one(tmp_path: Path) -> None:
     )
     tournament.plot(tmp_path / "chart.png")
     assert (tmp_path / "chart.png").stat().st_size > 1000
+
+
+def test_a_tournament_without_out_writes_a_new_folder_under_runs_eval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = ["--env=snail_sprint_v0", "--agents", "random", "heuristic", "--games=2", "--seed=4"]
+    for number in (1, 2):
+        evaluate.main(args)
+        folder = Path("runs", "eval", f"snail_sprint_v0-4-{number}")
+        assert capsys.readouterr().out.endswith(f"results folder: {folder}\n")
+        assert sorted(path.name for path in folder.iterdir()) == sorted(evaluate.REPORTS)
+
+
+def test_a_tournament_reports_one_row_per_pair_and_the_score_matrix(tmp_path: Path) -> None:
+    agents = ["random", "heuristic", "ismcts:2"]
+    evaluate.main(
+        ["--env=snail_sprint_v0", "--agents", *agents, "--games=4", "--out", str(tmp_path)]
+    )
+    results = json.loads((tmp_path / "results.json").read_text())
+    pairs = [tuple(side["agent"] for side in row["sides"]) for row in results["rows"]]
+    assert pairs == [("random", "heuristic"), ("random", "ismcts:2"), ("heuristic", "ismcts:2")]
+    matrix = results["matrix"]
+    assert matrix["agents"] == agents and matrix["chance"] == 0.5
+    rates = matrix["score_rate"]
+    assert [rates[i][i] for i in range(3)] == [None] * 3
+    for row in results["rows"]:
+        (a, b) = (agents.index(side["agent"]) for side in row["sides"])
+        assert [rates[a][b], rates[b][a]] == [side["score_rate"] for side in row["sides"]]
+    assert len((tmp_path / "results.csv").read_text().splitlines()) == 1 + 3
+    assert (tmp_path / "results_matrix.png").stat().st_size > 1000
+
+
+def test_a_run_folder_plays_as_ppo_and_the_report_names_its_file(tmp_path: Path) -> None:
+    """`ppo:RUN_FOLDER` plays the run's policy.pt, which the provenance names with its hash."""
+    import hashlib
+    import shutil
+
+    from agents.ppo import shipped_checkpoint
+
+    run = tmp_path / "runs" / "snail_sprint_v0-0-1"
+    run.mkdir(parents=True)
+    shipped = shipped_checkpoint("snail_sprint_v0")
+    shutil.copy(shipped, run / "policy.pt")
+    shutil.copy(shipped.with_suffix(".json"), run / "policy.json")
+    out = tmp_path / "results"
+    args = ["--env=snail_sprint_v0", "--games=2", "--seed=5", "--out", str(out)]
+    tournament = evaluate.main([*args, "--agents", "ppo", f"ppo:{run}"])
+    assert len(tournament.pairings[0].records) == 2
+    results = json.loads((out / "results.json").read_text())
+    assert results["agents"] == {"ppo": "ppo", "ppo:snail_sprint_v0-0-1": f"ppo:{run}"}
+    provenance = results["provenance"]
+    assert provenance["agent_files"] == {
+        "ppo": {
+            "file": str(shipped.resolve()),
+            "sha256": hashlib.sha256(shipped.read_bytes()).hexdigest(),
+        },
+        f"ppo:{run}": {
+            "file": str((run / "policy.pt").resolve()),
+            "sha256": hashlib.sha256(shipped.read_bytes()).hexdigest(),
+        },
+    }
+    assert provenance["seed"] == 5 and provenance["env_options"] == {"num_players": 2}
+    assert provenance["command"].startswith("python -m training.evaluate --env=snail_sprint_v0")
+    assert provenance["packages"]["snail_envs"] == snail_envs.__version__
+    report = (out / "results.md").read_text()
+    assert f"| ppo:snail_sprint_v0-0-1 | `ppo:{run}` | {(run / 'policy.pt').resolve()} |" in report
+
+
+def test_short_labels_name_trained_agents_by_their_run() -> None:
+    labels = evaluate.short_labels(["random", "ppo:runs/a-0-1", "ppo:x/a-0-1/policy.pt", "ppo"])
+    assert labels == {
+        "random": "random",
+        "ppo:runs/a-0-1": "ppo:a-0-1",
+        "ppo:x/a-0-1/policy.pt": "ppo:a-0-1#2",
+        "ppo": "ppo",
+    }
+
+
+def test_adding_an_agent_leaves_the_other_pairings_games_alone() -> None:
+    def games(agents: list[str], seed: int = 0) -> list[GameRecord]:
+        tournament = evaluate.run_tournament(
+            "snail_sprint_v0", agents, games=4, seed=seed, progress=False
+        )
+        (pairing,) = [p for p in tournament.pairings if p.agents == ("random", "heuristic")]
+        return pairing.records
+
+    alone = games(["random", "heuristic"])
+    assert alone == games(["ismcts:2", "random", "heuristic"])
+    assert alone == games(["random", "heuristic", "ismcts:2"])
+    assert alone != games(["random", "heuristic"], seed=1)
