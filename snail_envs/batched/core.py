@@ -163,10 +163,10 @@ class BatchedGame:
                 f"allowed options: {', '.join([*rule_options, 'reward', 'final_observations'])}"
             )
         self.env_name = info.env_name
-        self.options = parse_options(self.spec.options_class, options, info.env_name)
+        self.options: Any = parse_options(self.spec.options_class, options, info.env_name)
         self.reward_mode = reward
         self.num_envs = int(num_envs)
-        self.num_players = self.options.num_players
+        self.num_players: int = self.options.num_players
         self.num_actions = info.num_actions
         self.max_acting = self.num_players if info.simultaneous else 1
         """K: the acting slots of each game (slot k for seat k when the game has windows)."""
@@ -174,8 +174,8 @@ class BatchedGame:
         self.observation_layout: Layout = observer.observation_layout
         self.state_layout: Layout = observer.state_layout
         self.observation_space = observer.observation_layout.box()
-        self.action_space = spaces.Discrete(self.num_actions)
-        n, k, p = num_envs, self.max_acting, self.num_players
+        self.action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
+        n, k, p = num_envs, self.max_acting, int(self.num_players)
         size = self.observation_layout.size
         self.games = np.zeros(n, self.game_dtype)
         self.observations = np.zeros((n, k, size), np.float32)

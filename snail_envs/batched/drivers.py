@@ -49,8 +49,10 @@ first decision is dealt again (at most `MAX_DEALS` times in a row, then `NO_DECI
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from types import FunctionType, ModuleType
+from typing import Any, Literal
 
 import numpy as np
 from numba import njit
@@ -372,14 +374,21 @@ def learner_step(
 # --------------------------------------------------------------------------- compiling
 
 
-INLINED = (policy_acts, play_tick, ask_policy, pay_learner, settle)
-"""The templates compiled into their callers (numba's `inline="always"`)."""
-TEMPLATES = (
+INLINED = (
     take_points,
     pay_changes,
-    opponent_action,
     write_turn,
     write_window,
+    policy_acts,
+    play_tick,
+    ask_policy,
+    pay_learner,
+    settle,
+)
+"""The templates compiled into their callers (numba's `inline="always"`): those of the step
+loops' every game and every step, whose calls would cost more than their work."""
+TEMPLATES = (
+    opponent_action,
     deal,
     start_all,
     step_all,
@@ -409,12 +418,12 @@ def compile_drivers(module: ModuleType) -> Kernels:
     """The kernels of the game module `module` (see the module docstring): the templates,
     compiled with `game` bound to its hooks. Each compiled template is filed under the game's
     module, so that numba caches it beside that module and compiles it again when it changes."""
-    hooks = ModuleType(f"{module.__name__}:hooks")
+    hooks: Any = ModuleType(f"{module.__name__}:hooks")
     namespace = {**globals(), "game": hooks}
     for template in TEMPLATES:
-        code = template.__code__.replace(co_filename=module.__file__)
+        code = template.__code__.replace(co_filename=inspect.getfile(module))
         function = FunctionType(code, namespace, template.__name__, template.__defaults__)
-        inline = "always" if template in INLINED else "never"
+        inline: Literal["always", "never"] = "always" if template in INLINED else "never"
         namespace[template.__name__] = njit(cache=True, inline=inline)(function)
     turn_based = not module.SPEC.info.simultaneous
     needed = [*HOOKS, "update_observation" if turn_based else "is_acting"]

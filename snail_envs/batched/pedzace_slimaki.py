@@ -9,6 +9,8 @@ are written exactly as `PedzaceSlimakiObserver` writes them. Every rule option i
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numba import njit
@@ -58,8 +60,10 @@ for helper in (
     strategy.chance_to_win,
 ):
     register_jitable(helper)
-choose = register_jitable(strategy.choose)
-"""The heuristic's strategy, compiled where a kernel calls it."""
+choose = cast(
+    Callable[[np.ndarray, np.ndarray, np.ndarray], int], register_jitable(strategy.choose)
+)
+"""The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
 PIECES = pieces_dtype(
     (

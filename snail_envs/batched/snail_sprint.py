@@ -10,6 +10,8 @@ are written exactly as `SnailSprintObserver` writes them. Every rule option is s
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numba import njit
@@ -55,7 +57,8 @@ EMPTY = -1
 NONE = -1
 
 register_jitable(strategy.snail_space)
-choose = register_jitable(strategy.choose)
+choose = cast(Callable[[np.ndarray, np.ndarray], int], register_jitable(strategy.choose))
+"""The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 """The heuristic's strategy, compiled where a kernel calls it."""
 OBSERVATION_SIZE = OBSERVATION.size
 

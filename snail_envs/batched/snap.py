@@ -230,7 +230,7 @@ def rules_dtype() -> np.dtype:
 
 def _pieces(layout: Layout) -> tuple[int, ...]:
     names = {piece.name for piece in layout.pieces}
-    return tuple(layout.offset(name) if name in names else NONE for name in PIECES.names)
+    return tuple(layout.offset(name) if name in names else NONE for name in PIECES.names or ())
 
 
 # --------------------------------------------------------------------------- packets and sets
