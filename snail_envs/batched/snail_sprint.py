@@ -59,7 +59,6 @@ NONE = -1
 register_jitable(strategy.snail_space)
 choose = cast(Callable[[np.ndarray, np.ndarray], int], register_jitable(strategy.choose))
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
-"""The heuristic's strategy, compiled where a kernel calls it."""
 OBSERVATION_SIZE = OBSERVATION.size
 
 PIECES = pieces_dtype(
