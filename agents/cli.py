@@ -1,10 +1,11 @@
 """How the library's commands end on a user's mistake: one line on stderr, a non-zero exit.
 
-A command (`training.train`, `training.evaluate`, `agents.play`, ...) runs its work inside
-`command_errors(prog)`. A bad value (`ValueError`: an unknown agent, a bad seat count, a config
-out of range), a file that is missing or exists already, a cluster out of reach (`OSError`), or
-Ctrl-C ends it with one line, `PROG: error: ...` (exit status 1) or `PROG: interrupted` (130),
-instead of a traceback. Any other exception is a bug of the library and keeps its traceback.
+A command (`snail-train`, `snail-eval`, `snail-play`, ...: its console script's name is its
+`prog`) runs its work inside `command_errors(prog)`. A bad value (`ValueError`: an unknown agent,
+a bad seat count, a config out of range), a file that is missing or exists already, a cluster
+out of reach (`OSError`), or Ctrl-C ends it with one line, `PROG: error: ...` (exit status 1)
+or `PROG: interrupted` (130), instead of a traceback. Any other exception is a bug of the
+library and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import inspect
 import itertools
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 INTERRUPTED = 130
 """The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it."""
@@ -38,6 +39,17 @@ def command_errors(prog: str) -> Iterator[None]:
         raise SystemExit(INTERRUPTED) from None
     except (ValueError, OSError) as problem:
         raise fail(prog, str(problem)) from None
+
+
+def console_script(main: Callable[[], object]) -> Callable[[], None]:
+    """The console script of a command whose `main` returns its result to Python callers (a
+    run's summary, a tournament): it runs `main` on the command line and returns nothing, since
+    a console script exits with what its function returns."""
+
+    def script() -> None:
+        main()
+
+    return script
 
 
 TRUST_HELP = (

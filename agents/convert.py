@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents.cli import add_trust_flag, command_errors
+from agents.cli import add_trust_flag, command_errors, console_script
 from agents.files import refuse_existing
 from agents.ppo import load_archive, load_policy, save_policy
 from agents.weights import description_path
@@ -131,6 +131,9 @@ def main(argv: list[str] | None = None) -> Path:
         )
     return path
 
+
+script = console_script(main)
+"""The entry point of the `snail-convert` console script."""
 
 if __name__ == "__main__":
     main()

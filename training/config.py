@@ -10,8 +10,8 @@ config file that does not exist is an error, never a silent fall back on the def
     python -m training.train --env snail_sprint_v0 total_timesteps=50000 env_options.num_players=3
     python -m training.train --env snail_sprint_v0 imitation.states=20000 imitation.epochs=5
 
-The configs live in `configs/` at the top of the repository; a wheel ships them as package data
-of `training` (`training/configs/`), where an installed `training` finds them.
+The configs live in `configs/` at the top of the repository; a wheel ships them as the package
+data `snail_envs.training.configs` (`snail_envs/training/configs/`), beside this module.
 """
 
 from __future__ import annotations

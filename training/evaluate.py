@@ -50,7 +50,7 @@ import numpy as np
 
 import snail_envs
 from agents import choose_action, make_agent
-from agents.cli import add_trust_flag, command_errors
+from agents.cli import add_trust_flag, command_errors, console_script
 from agents.files import atomic_path, refuse_existing
 from agents.ppo import POLICY_FILE
 from agents.replay import start_replay
@@ -765,6 +765,9 @@ def main(argv: list[str] | None = None) -> Tournament:
         print(f"results folder: {folder}")
     return tournament
 
+
+script = console_script(main)
+"""The entry point of the `snail-eval` console script."""
 
 if __name__ == "__main__":
     main()

@@ -62,7 +62,7 @@ from typing import Any
 
 import snail_envs
 from agents import HEURISTICS
-from agents.cli import attribute_docs, command_errors
+from agents.cli import attribute_docs, command_errors, console_script
 from agents.files import atomic_folder, write_text
 from agents.rllib_policy import (
     INSTALL_HINT,
@@ -637,6 +637,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"policy: {summary['policy']}\ncheckpoint: {summary['checkpoint']}")
     return summary
 
+
+script = console_script(main)
+"""The entry point of the `snail-rllib` console script."""
 
 if __name__ == "__main__":
     main()

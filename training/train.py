@@ -66,7 +66,7 @@ import numpy as np
 
 import snail_envs
 from agents import HEURISTICS, RandomAgent, make_agent
-from agents.cli import command_errors
+from agents.cli import command_errors, console_script
 from agents.files import atomic_path, write_text
 from agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
 from training.checkpoints import (
@@ -981,6 +981,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit(128 + signal.Signals[summary["interrupted"]].value)
     return summary
 
+
+script = console_script(main)
+"""The entry point of the `snail-train` console script."""
 
 if __name__ == "__main__":
     main()
