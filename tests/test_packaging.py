@@ -11,10 +11,8 @@ from __future__ import annotations
 import ast
 import os
 import shutil
-import site
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -84,8 +82,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with the wheel installed, not editable. The dependencies come
-    from the site-packages of the interpreter running the tests, listed after the venv's own, so
-    the wheel's `snail_envs` comes first."""
+    from the folders the interpreter running the tests imports from (the checkout left out),
+    listed after the venv's own site-packages, so that the wheel's `snail_envs` comes first."""
     folder = tmp_path_factory.mktemp("venv") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=600)
     python = folder / "bin" / "python"
@@ -93,8 +91,11 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     install += ["-q", str(wheel)]
     installed = subprocess.run([python, *install], capture_output=True, text=True, timeout=600)
     assert installed.returncode == 0, installed.stderr
-    paths = sysconfig.get_paths()
-    dependencies = [*site.getsitepackages(), paths["purelib"], paths["platlib"]]
+    dependencies = [
+        path
+        for path in sys.path
+        if path and Path(path).is_dir() and not Path(path).resolve().is_relative_to(ROOT)
+    ]
     site_packages = Path(
         subprocess.run(
             [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -104,7 +105,7 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         ).stdout.strip()
     )
     (site_packages / "test_dependencies.pth").write_text(
-        "".join(f"{path}\n" for path in dict.fromkeys(dependencies) if Path(path).is_dir())
+        "".join(f"{path}\n" for path in dict.fromkeys(dependencies))
     )
     return folder
 
