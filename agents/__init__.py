@@ -1,6 +1,6 @@
 """Agents that play the games of snail_envs: random, heuristic, IS-MCTS and rollout search, you.
 
-    from agents import make_agent
+    from snail_envs.agents import make_agent
     bot = make_agent("heuristic", "snail_sprint_v0")
     action = bot.act(observation["observation"], observation["action_mask"])
 
@@ -12,8 +12,8 @@ points rather than the win, or `:margin` for the biggest lead in points over the
 heuristic, compiled, in that many worlds drawn from the seat's view show a significantly better one;
 Snailed It!, with the `batched` extra), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a run or checkpoint folder of
-`training.train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
-checkpoint folder of `training.rllib_train`, or its `policy.pt`; needs torch, not Ray).
+`snail-train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
+checkpoint folder of `snail-rllib`, or its `policy.pt`; needs torch, not Ray).
 
 Every agent is made for one table: `make_agent(kind, env_name, seed, options)` names the
 environment and the options it was made with, so that no agent guesses the rules from what it
@@ -21,8 +21,9 @@ sees. A heuristic is built for the rule options (`for_rules`), heuristic rollout
 models inside a search alike; search agents plan in the environment they are handed, whose rules
 are the table's; a trained policy must have been trained on `env_name`.
 
-Trained policies load weights only: a file never runs code, whoever made it (`agents.weights`).
-A Stable-Baselines3 archive, which is a pickle, loads only with `trusted=True` (see `agents.ppo`).
+Trained policies load weights only: a file never runs code, whoever made it
+(`snail_envs.agents.weights`). A Stable-Baselines3 archive, which is a pickle, loads only with
+`trusted=True` (see `snail_envs.agents.ppo`).
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.base import Agent, PlanningAgent, RandomAgent, choose_action
-from agents.heuristics import HEURISTICS
-from agents.human import HumanAgent
-from agents.ismcts import ISMCTSAgent
-from agents.rollout_search import RolloutSearchAgent
+from snail_envs.agents.base import Agent, PlanningAgent, RandomAgent, choose_action
+from snail_envs.agents.heuristics import HEURISTICS
+from snail_envs.agents.human import HumanAgent
+from snail_envs.agents.ismcts import ISMCTSAgent
+from snail_envs.agents.rollout_search import RolloutSearchAgent
 
 __all__ = [
     "HEURISTICS",
@@ -118,7 +119,7 @@ def make_agent(
     if name == "rllib":
         if not argument:
             raise ValueError(f"rllib agents name their policy: rllib:PATH; got {kind!r}")
-        from agents.rllib_policy import RLlibAgent
+        from snail_envs.agents.rllib_policy import RLlibAgent
 
         return RLlibAgent.load(argument, env_name, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
@@ -132,10 +133,10 @@ def load(
     trusted: bool = False,
 ) -> Any:
     """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap; `path` loads
-    another policy trained on `env_name` (`trusted`: see `agents.ppo.PPOAgent.load`)."""
+    another policy trained on `env_name` (`trusted`: see `snail_envs.agents.ppo.PPOAgent.load`)."""
     if kind != "ppo":
         raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")
-    from agents.ppo import CHECKPOINTS, PPOAgent, shipped_checkpoint
+    from snail_envs.agents.ppo import CHECKPOINTS, PPOAgent, shipped_checkpoint
 
     if path is None and not shipped_checkpoint(env_name).is_file():
         shipped = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))

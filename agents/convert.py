@@ -1,13 +1,13 @@
 """Convert a Stable-Baselines3 MaskablePPO archive you trust into a weights-only policy.
 
-    python -m agents.convert runs/old/model.zip runs/old/policy.pt --env snail_sprint_v0 \\
+    snail-convert runs/old/model.zip runs/old/policy.pt --env snail_sprint_v0 \\
         -o num_players=2 --trust-checkpoint
 
 The archive (a `model.zip`, or a policy written by SB3's `policy.save`) is a pickle: loading it
 runs any code it holds, so the command needs `--trust-checkpoint`. What it writes, `NAME.pt` and
-`NAME.json` (see `agents.ppo`), loads weights only. Before it keeps them, it plays random games
-of the env and checks on every decision of them (`--observations`, 500 by default) that the new
-policy chooses the same action as the archive; `--policy-only` leaves the value network out.
+`NAME.json` (see `snail_envs.agents.ppo`), loads weights only. Before it keeps them, it plays random
+games of the env and checks on every decision of them (`--observations`, 500 by default) that the
+new policy chooses the same action as the archive; `--policy-only` leaves the value network out.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents.cli import add_trust_flag, command_errors, console_script
-from agents.files import refuse_existing
-from agents.ppo import load_archive, load_policy, save_policy
-from agents.weights import description_path
+from snail_envs.agents.cli import add_trust_flag, command_errors, console_script
+from snail_envs.agents.files import refuse_existing
+from snail_envs.agents.ppo import load_archive, load_policy, save_policy
+from snail_envs.agents.weights import description_path
 from snail_envs.cli import add_rule_options
 
 
@@ -91,9 +91,7 @@ def convert(
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.convert", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="snail-convert", description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path, help="the Stable-Baselines3 archive")
     parser.add_argument("target", type=Path, help="the weights-only policy to write (NAME.pt)")
     parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())

@@ -36,7 +36,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from agents.base import SearchAgent
+from snail_envs.agents.base import SearchAgent
 
 VALUES = ("reward", "points", "margin")
 

@@ -1,19 +1,19 @@
 """Play one game in the terminal: people and bots at the same table.
 
-    python -m agents.play snail_sprint_v0 --seats human,heuristic,ismcts
-    python -m agents.play snail_sprint_v0 --seats heuristic,random --record game.gif
-    python -m agents.play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
+    snail-play snail_sprint_v0 --seats human,heuristic,ismcts
+    snail-play snail_sprint_v0 --seats heuristic,random --record game.gif
+    snail-play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
 
-`--seats` names one agent per seat (as `agents.make_agent` does: `random`, `heuristic`,
+`--seats` names one agent per seat (as `snail_envs.agents.make_agent` does: `random`, `heuristic`,
 `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the number of players.
 With no human seated, the game is shown turn by turn. People are told every event that changes
-their hand or the table (`agents.narration`); at their prompt they choose by number, and `help`
-lists the commands (`quit` leaves). `--quiet` shows only what the people seated see and the
-results: no bot decisions, no table between turns.
-`--record` also writes an animation of the game (GIF, one picture per decision, needs Pillow;
-see `agents.video`), `--save-replay` a replay of it (`agents.replay`, which re-plays and shows
-it); an existing file is replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH`
-load a Stable-Baselines3 archive, which is a pickle (trained policies otherwise load weights only).
+their hand or the table (`snail_envs.agents.narration`); at their prompt they choose by number, and
+`help` lists the commands (`quit` leaves). `--quiet` shows only what the people seated see and the
+results: no bot decisions, no table between turns. `--record` also writes an animation of the game
+(GIF, one picture per decision, needs Pillow; see `snail_envs.agents.video`), `--save-replay` a
+replay of it (`snail-replay`, which re-plays and shows it); an existing file is replaced only with
+`--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a Stable-Baselines3 archive, which is a
+pickle (trained policies otherwise load weights only).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import snail_envs
-from agents import HumanAgent, choose_action, make_agent
-from agents.cli import add_trust_flag, command_errors
-from agents.files import refuse_existing
-from agents.human import LeftTheGame
-from agents.narration import Narrator
-from agents.replay import start_replay
-from agents.video import write_gif, written
+from snail_envs.agents import HumanAgent, choose_action, make_agent
+from snail_envs.agents.cli import add_trust_flag, command_errors
+from snail_envs.agents.files import refuse_existing
+from snail_envs.agents.human import LeftTheGame
+from snail_envs.agents.narration import Narrator
+from snail_envs.agents.replay import start_replay
+from snail_envs.agents.video import write_gif, written
 from snail_envs.cli import add_rule_options
 
 
@@ -47,10 +47,10 @@ def play_game(
 ) -> dict[str, float]:
     """Play one game; returns each agent's return (all 0 if a person quits). Prints the table
     and each decision when `show` and not `quiet`; people always see the table as their own seat
-    sees it before their decisions, and are told what changed since (`agents.narration`); at the
-    end, a lone person sees its seat's view too. `record`: a GIF to write, `save_replay`: a
-    replay to write (`agents.replay`), which must not exist unless `overwrite`; `trusted`: see
-    `agents.make_agent`."""
+    sees it before their decisions, and are told what changed since (`snail_envs.agents.narration`);
+    at the end, a lone person sees its seat's view too. `record`: a GIF to write, `save_replay`: a
+    replay to write (`snail-replay`), which must not exist unless `overwrite`; `trusted`: see
+    `snail_envs.agents.make_agent`."""
     refuse_existing([path for path in (record, save_replay) if path], overwrite)
     table = {"num_players": len(seats), **(options or {})}
     env = snail_envs.make(env_name, **table)
@@ -116,7 +116,7 @@ def tell(narrators: list[Narrator]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.play",
+        prog="snail-play",
         description=__doc__.splitlines()[0],
         epilog="At a human seat's prompt: the number of a choice takes it; help lists the "
         "commands; quit leaves the game; where you may wait or pass (Snap's ticks, a toss "

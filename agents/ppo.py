@@ -1,6 +1,6 @@
 """A policy trained with MaskablePPO, as an agent (needs the `train` extra: torch, sb3-contrib).
 
-Policies are saved weights only (`agents.weights`): `NAME.pt` holds the state dict of
+Policies are saved weights only (`snail_envs.agents.weights`): `NAME.pt` holds the state dict of
 sb3-contrib's `MaskableActorCriticPolicy`, `NAME.json` the description it is rebuilt from:
 
     {"format": "snail_envs.ppo_policy/1", "env": "snap_v1", "env_options": {"num_players": 2},
@@ -13,7 +13,7 @@ are (half the size, all that playing needs; training on from one starts that net
 
 A Stable-Baselines3 archive (`model.zip`, or a policy written by its `policy.save`) is a pickle:
 loading it runs any code it holds. `PPOAgent.load` opens one only with `trusted=True`, and warns;
-`python -m agents.convert` turns one you trust into the weights-only form, once.
+`snail-convert` turns one you trust into the weights-only form, once.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.weights import (
+from snail_envs.agents.weights import (
     description_path,
     find_weights,
     is_described,
@@ -36,7 +36,7 @@ from agents.weights import (
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 FORMAT = "snail_envs.ppo_policy/1"
 POLICY_FILE = "policy.pt"
-"""The name of the trained policy in a run folder of `training.train` and in its checkpoints."""
+"""The name of the trained policy in a run folder of `snail-train` and in its checkpoints."""
 ACTIVATIONS = ("tanh", "relu")
 VALUE_NETWORK = ("mlp_extractor.value_net.", "value_net.")
 """The names of the value network's weights start with these."""
@@ -177,7 +177,7 @@ class PPOAgent:
         trusted: bool = False,
     ) -> PPOAgent:
         """The policy at `path`: a weights-only policy (`NAME.pt` beside its `NAME.json`), or a
-        run or checkpoint folder of `training.train` (its `policy.pt`); with `env_name`, trained
+        run or checkpoint folder of `snail-train` (its `policy.pt`); with `env_name`, trained
         on that game. A Stable-Baselines3 archive loads only with `trusted=True`."""
         file = find_weights(path, POLICY_FILE)
         if is_described(file):
@@ -187,7 +187,7 @@ class PPOAgent:
                 f"{file} is not a weights-only policy (no {description_path(file).name} beside "
                 "it). If it is a Stable-Baselines3 archive, loading it runs any code pickled in "
                 "it: only if you trust where it came from, load it with trusted=True "
-                "(--trust-checkpoint), or convert it once with python -m agents.convert"
+                "(--trust-checkpoint), or convert it once with snail-convert"
             )
         return cls(load_archive(file), deterministic, seed)
 

@@ -1,9 +1,9 @@
 """Replays: a played game kept as JSON lines, re-simulated and checked step by step, and shown.
 
-    python -m agents.play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
-    python -m agents.replay game.jsonl                     # step through it: Enter, b, q
-    python -m agents.replay game.jsonl --no-interactive    # print it straight through
-    python -m agents.replay game.jsonl --gif game.gif --mp4 game.mp4
+    snail-play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
+    snail-replay game.jsonl                     # step through it: Enter, b, q
+    snail-replay game.jsonl --no-interactive    # print it straight through
+    snail-replay game.jsonl --gif game.gif --mp4 game.mp4
 
 The format (version 1) is JSON lines, one JSON object a line, in UTF-8:
 
@@ -11,8 +11,8 @@ The format (version 1) is JSON lines, one JSON object a line, in UTF-8:
   "options": {...}, "seed": INT, "agents": {SEAT: SPEC, ...}, "snail_envs_version": "..."}`.
   `options` are the keywords the environment was made with (`snail_envs.make(NAME, **options)`;
   tuples are written as lists, which the options accept); `seed` is the one given to `reset`;
-  `agents` names who played each seat (as `agents.make_agent` names them; for reading only: a
-  replay is re-simulated from its actions, never by the agents).
+  `agents` names who played each seat (as `snail_envs.agents.make_agent` names them; for reading
+  only: a replay is re-simulated from its actions, never by the agents).
 - then one line per step of the AEC environment, in order: `{"agent": SEAT, "action": INT,
   "rewards": {SEAT: FLOAT, ...}}`. `agent` is the seat that stepped, `action` its action (`null`
   for the step a finished seat takes to leave the game, as PettingZoo has it), `rewards` the
@@ -35,9 +35,10 @@ Reading never runs code: JSON only.
 The command re-simulates the replay, checks it, and shows the game in the terminal (the
 environment's text view, one decision at a time): interactively (Enter or n: next decision,
 b or p: back, a number: that decision, q, Ctrl-C or the end of input: quit), or straight through
-with `--no-interactive`. `--gif OUT` and `--mp4 OUT` render the game instead (`agents.video`:
-one picture per decision); an existing output is replaced only with `--overwrite`. A mismatch or
-a bad file ends the command with one line and exit status 1. docs/replays.md tells more.
+with `--no-interactive`. `--gif OUT` and `--mp4 OUT` render the game instead
+(`snail_envs.agents.video`: one picture per decision); an existing output is replaced only with
+`--overwrite`. A mismatch or a bad file ends the command with one line and exit status 1.
+docs/replays.md tells more.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents.cli import command_errors, fail
-from agents.files import refuse_existing, write_text
-from agents.video import VIDEO_HINT, require_video, write_gif, write_mp4, written
+from snail_envs.agents.cli import command_errors, fail
+from snail_envs.agents.files import refuse_existing, write_text
+from snail_envs.agents.video import VIDEO_HINT, require_video, write_gif, write_mp4, written
 
 FORMAT = "snail_envs.replay"
 VERSION = 1
@@ -453,9 +454,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.replay", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="snail-replay", description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path, help="a replay (JSON lines) to re-simulate and show")
     parser.add_argument(
         "--no-interactive",

@@ -1,17 +1,17 @@
-"""A policy trained on Ray RLlib (`training.rllib_train`), as an agent: torch only, no Ray.
+"""A policy trained on Ray RLlib (`snail-rllib`), as an agent: torch only, no Ray.
 
-Every checkpoint of `training.rllib_train` holds, beside RLlib's own files, `policy.pt` and
+Every checkpoint of `snail-rllib` holds, beside RLlib's own files, `policy.pt` and
 `policy.json`: the policy network's weights, and the description it is rebuilt from (weights
-only, see `agents.weights`: loading runs no code from the files, unlike RLlib's own checkpoints,
-which are pickles). Loading needs torch (the `train` or `rllib` extra) but neither Ray nor a
-cluster:
+only, see `snail_envs.agents.weights`: loading runs no code from the files, unlike RLlib's own
+checkpoints, which are pickles). Loading needs torch (the `train` or `rllib` extra) but neither Ray
+nor a cluster:
 
-    from agents import make_agent
+    from snail_envs.agents import make_agent
     bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0-1", "snail_sprint_v0")   # run folder
     bot = make_agent("rllib:runs/rllib/snail_sprint_v0-0-1/policy.pt", "snail_sprint_v0")
 
-The network is defined here once; the RLModule that trains it (`training.rllib_module`) builds the
-same one, so the trained weights load into it unchanged.
+The network is defined here once; the RLModule that trains it (`snail_envs.training.rllib_module`)
+builds the same one, so the trained weights load into it unchanged.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.weights import find_weights, load_network, load_state_dict, save_network
+from snail_envs.agents.weights import find_weights, load_network, load_state_dict, save_network
 
 INSTALL_HINT = 'Ray RLlib training needs the rllib extra: pip install "snail_envs[rllib]"'
 POLICY_FILE = "policy.pt"
@@ -65,7 +65,7 @@ def save_policy(
     overwrite: bool = False,
 ) -> Path:
     """Write the policy network's weights (`mlp(observation_size, hidden, num_actions)`) to
-    `path`, and its description beside it (`agents.weights.save_network`)."""
+    `path`, and its description beside it (`snail_envs.agents.weights.save_network`)."""
     description = {
         "format": FORMAT,
         "env": env_name,
@@ -77,7 +77,7 @@ def save_policy(
 
 
 class RLlibAgent:
-    """Acts with a policy trained by `training.rllib_train`: the most likely legal action
+    """Acts with a policy trained by `snail-rllib`: the most likely legal action
     (`deterministic`), or a sample from the policy's legal distribution."""
 
     def __init__(

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SearchAgent
+from snail_envs.agents.base import SearchAgent
 from snail_envs.batched import engine_class
 from snail_envs.core.options import check_choice, check_int
 from snail_envs.registry import GAMES

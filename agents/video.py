@@ -5,7 +5,7 @@ which stores identical consecutive pictures (the seats of one Snap reaction wind
 an unchanged table, say) as one frame shown as long as all of them: the count of frames written
 is read back from the file, and may be smaller than the count of pictures. An MP4 is written with
 imageio and its ffmpeg plugin, imageio-ffmpeg, which ships an ffmpeg binary (the `video` extra),
-one video frame per picture. Both are written atomically (`agents.files.atomic_path`).
+one video frame per picture. Both are written atomically (`snail_envs.agents.files.atomic_path`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.files import atomic_path
+from snail_envs.agents.files import atomic_path
 
 FRAME_SECONDS = 0.7
 """How long each picture of the table is shown."""

@@ -11,7 +11,7 @@ A saved network is two files side by side:
 
 Stable-Baselines3's own archives (`model.zip`, `policy.save`) and RLlib's checkpoints are pickles:
 loading one runs whatever code it holds. The library loads such a file only when told to trust it
-(`agents.ppo.PPOAgent.load(..., trusted=True)`, `--trust-checkpoint`).
+(`snail_envs.agents.ppo.PPOAgent.load(..., trusted=True)`, `--trust-checkpoint`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agents.files import atomic_path, write_text
+from snail_envs.agents.files import atomic_path, write_text
 
 DESCRIPTION_SUFFIX = ".json"
 
@@ -48,7 +48,7 @@ def find_weights(path: str | Path, file_name: str) -> Path:
 
 def save_tensors(path: str | Path, data: Any, overwrite: bool = False) -> Path:
     """Write `data` (tensors in plain dicts, lists and numbers) to `path` with `torch.save`,
-    atomically (`agents.files.atomic_path`)."""
+    atomically (`snail_envs.agents.files.atomic_path`)."""
     import torch
 
     with atomic_path(path, overwrite) as temporary:

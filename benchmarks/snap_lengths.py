@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 import snail_envs
-from agents.heuristics.snap import DEFAULT_BELIEF_THRESHOLD, SnapHeuristic
+from snail_envs.agents.heuristics.snap import DEFAULT_BELIEF_THRESHOLD, SnapHeuristic
 
 PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
 SETUPS: dict[str, dict[str, Any]] = {

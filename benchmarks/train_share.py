@@ -8,7 +8,7 @@ against random opponents and times the vectorised environment's `reset`, `step_w
 `action_masks` calls (the game, the learner's view, the opponents' moves, and the buffering around
 them) against the wall time of the whole `learn` call, on three paths: the batched engine's
 learner vector env (`snail_envs.batched.make_vec_env`, opponents inside the compiled kernels),
-which `training.train` trains on; `snail_envs.make_vec_env` (eight `snail_envs.single_agent` views
+which `snail-train` trains on; `snail_envs.make_vec_env` (eight `snail_envs.single_agent` views
 of the Python environment); and, for comparison, the same views in Stable-Baselines3's own
 `DummyVecEnv`. Target: at most 5%.
 """
@@ -20,7 +20,7 @@ import time
 
 import snail_envs
 
-BATCHED = "batched vec env (numba), what training.train uses"
+BATCHED = "batched vec env (numba), what snail-train uses"
 PYTHON = "make_vec_env (Python)"
 DUMMY = "single_agent in SB3's DummyVecEnv"
 

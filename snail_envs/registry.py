@@ -2,8 +2,8 @@
 
 Everything that looks a game up by its environment name reads it here: the environment names
 (`snail_envs.ENV_NAMES`), the batched engines (`snail_envs.batched.ENGINES`), the heuristic
-players (`agents.HEURISTICS`) and the games the rollout search plays (`agents.rollout_search`).
-See docs/new_game.md for what a new game adds.
+players (`snail_envs.agents.HEURISTICS`) and the games the rollout search plays
+(`snail_envs.agents.rollout_search`). See docs/new_game.md for what a new game adds.
 """
 
 from __future__ import annotations

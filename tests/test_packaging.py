@@ -22,9 +22,16 @@ import snail_envs
 from tests.training.budgets import PPO_ONLY, TINY_PPO
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "snail_envs", "agents", "training", "configs")
+SOURCES = ("pyproject.toml", "README.md", "snail_envs", "agents", "training", "configs")
 """What the wheel is built from."""
-COMMANDS = ("snail-train", "snail-eval", "snail-play", "snail-rllib", "snail-convert")
+COMMANDS = (
+    "snail-train",
+    "snail-eval",
+    "snail-play",
+    "snail-rllib",
+    "snail-convert",
+    "snail-replay",
+)
 TINY_RUN = [
     *PPO_ONLY,
     *TINY_PPO,

@@ -25,11 +25,11 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
 
 def test_the_main_job_trains_a_game_that_has_a_config() -> None:
     main_job = readme_commands()[0]
-    call = re.search(r"python -m training\.train --env (\S+)( [\w.]+=\S+)*$", main_job)
+    call = re.search(r"snail-train --env (\S+)( [\w.]+=\S+)*$", main_job)
     assert call is not None and '".[train]"' in main_job
     env = call.group(1)
     assert (ROOT / "configs" / env.removesuffix("_v0") / "ppo.yaml").exists()
-    from training.config import load_config
+    from snail_envs.training.config import load_config
 
     overrides = main_job.split(f"--env {env}")[1].split()
     assert load_config(env, overrides=overrides).env == env

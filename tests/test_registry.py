@@ -9,8 +9,8 @@ import pytest
 
 import snail_envs
 import snail_envs.batched
-from agents import HEURISTICS
-from agents.rollout_search import SEARCHABLE
+from snail_envs.agents import HEURISTICS
+from snail_envs.agents.rollout_search import SEARCHABLE
 from snail_envs.registry import FACTS, GAME_FOLDERS, GAMES
 
 NAMES = [game.env_name for game in GAMES]

@@ -1,4 +1,4 @@
-"""Run folders and checkpoints of `training.train`: weights only, written atomically, resumable.
+"""Run folders and checkpoints of `snail-train`: weights only, written atomically, resumable.
 
 Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (`n` counts that env and seed's
 runs, so that a rerun never mixes into an earlier run's folder):
@@ -20,12 +20,12 @@ runs, so that a rerun never mixes into an earlier run's folder):
     tensorboard/               TensorBoard logs (a resumed run continues the same ones)
     learning_curve.png, summary.json
     replays/                   the first games of the final evaluation against each opponent
-                               (`vs-random-game1.jsonl`, ...: `python -m agents.replay FILE`)
+                               (`vs-random-game1.jsonl`, ...: `snail-replay FILE`)
 
 Checkpoints are of the ppo stage, which saves one at its start too when it follows imitation; a
 run stopped in its imitation stage has none, and is not resumed. Every file is written
-atomically, and a checkpoint folder appears whole or not at all (`agents.files`). Loading a
-checkpoint runs no code from its files (`agents.weights`).
+atomically, and a checkpoint folder appears whole or not at all (`snail_envs.agents.files`). Loading
+a checkpoint runs no code from its files (`snail_envs.agents.weights`).
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.files import atomic_folder
-from agents.ppo import POLICY_FILE, load_policy, save_policy
-from agents.weights import load_tensors, save_tensors
-from training.config import TrainConfig
+from snail_envs.agents.files import atomic_folder
+from snail_envs.agents.ppo import POLICY_FILE, load_policy, save_policy
+from snail_envs.agents.weights import load_tensors, save_tensors
+from snail_envs.training.config import TrainConfig
 
 CONFIG_FILE = "config.json"
 CHECKPOINTS = "checkpoints"
@@ -87,13 +87,15 @@ class Progress:
     train_seconds: float = 0.0
     """Time spent in training so far (every stage and session of the run)."""
     learning_curve: list[dict[str, Any]] = field(default_factory=list)
-    """The points of both stages (see `training.train`)."""
+    """The points of both stages (see `snail-train`)."""
     stage_seconds: dict[str, float] = field(default_factory=dict)
     """Each stage's share of `train_seconds`."""
     imitation: list[dict[str, Any]] = field(default_factory=list)
-    """The imitation stage's reports, one per round (`training.imitation.ImitationRound`)."""
+    """The imitation stage's reports, one per round
+    (`snail_envs.training.imitation.ImitationRound`)."""
     best: dict[str, Any] | None = None
-    """With `keep_best`: the record of the best policy so far (`training.finetune.KeepBest`)."""
+    """With `keep_best`: the record of the best policy so far
+    (`snail_envs.training.finetune.KeepBest`)."""
 
     @classmethod
     def start(cls, config: TrainConfig) -> Progress:
@@ -149,7 +151,7 @@ def latest_checkpoint(run_dir: Path) -> Path:
     folders = sorted((run_dir / CHECKPOINTS).glob("step_*"))
     if not (run_dir / CONFIG_FILE).is_file():
         raise FileNotFoundError(
-            f"{run_dir} is not a run folder of training.train with a checkpoint "
+            f"{run_dir} is not a run folder of snail-train with a checkpoint "
             f"({CONFIG_FILE} and {CHECKPOINTS}/step_*/)"
         )
     if not folders:
@@ -164,7 +166,7 @@ def load_checkpoint(folder: Path, env_name: str) -> Checkpoint:
     """The checkpoint in `folder`, of a run on `env_name` (weights only: no code runs)."""
     described = json.loads((folder / "state.json").read_text())
     if described.pop("format", None) != STATE_FORMAT:
-        raise ValueError(f"{folder / 'state.json'} is not a checkpoint of training.train")
+        raise ValueError(f"{folder / 'state.json'} is not a checkpoint of snail-train")
     try:
         progress = Progress(**described)
     except TypeError as problem:

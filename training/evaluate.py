@@ -1,7 +1,7 @@
 """Rank agents in a tournament: round robin with seat rotation, confidence intervals, ratings.
 
-    python -m training.evaluate --env snail_sprint_v0 --agents random heuristic ppo ismcts:100
-    python -m training.evaluate --env pedzace_slimaki_v0 --agents random heuristic \\
+    snail-eval --env snail_sprint_v0 --agents random heuristic ppo ismcts:100
+    snail-eval --env pedzace_slimaki_v0 --agents random heuristic \\
         --games 500 -o num_players=4 --out results/pedzace
 
 Every pair of agents plays `--games` games (`--table`: all agents at one table instead). Seats
@@ -22,10 +22,10 @@ the charts results.png and results_matrix.png, with a provenance block: the comm
 the versions of the packages, the file behind every trained agent and the rule options. They go
 into a new folder `runs/eval/<env>-<seed>-<n>/` (printed at the end), or into `--out FOLDER`,
 whose reports are never replaced without `--overwrite`. `--save-replays FOLDER` also keeps every
-game as a replay (`agents.replay`), one file a game named after its pairing and its number
+game as a replay (`snail-replay`), one file a game named after its pairing and its number
 (`01-random-vs-heuristic-game001.jsonl`). The same seed gives the same tournament.
 Trained policies load weights only; `--trust-checkpoint` also admits Stable-Baselines3 archives,
-which are pickles (see `agents.ppo`).
+which are pickles (see `snail_envs.agents.ppo`).
 """
 
 from __future__ import annotations
@@ -49,14 +49,14 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents import choose_action, make_agent
-from agents.cli import add_trust_flag, command_errors, console_script
-from agents.files import atomic_path, refuse_existing
-from agents.ppo import POLICY_FILE
-from agents.replay import start_replay
+from snail_envs.agents import choose_action, make_agent
+from snail_envs.agents.cli import add_trust_flag, command_errors, console_script
+from snail_envs.agents.files import atomic_path, refuse_existing
+from snail_envs.agents.ppo import POLICY_FILE
+from snail_envs.agents.replay import start_replay
 from snail_envs.cli import add_rule_options
 from snail_envs.core.stats import mean_interval, wilson_interval
-from training.checkpoints import new_run_dir
+from snail_envs.training.checkpoints import new_run_dir
 
 REPORTS = ("results.md", "results.csv", "results.json", "results.png", "results_matrix.png")
 """The files a tournament writes in its folder (`--out`, or a new one under `EVAL_DIR`)."""
@@ -90,7 +90,7 @@ class GameRecord:
 class Lineup:
     """The agents of a tournament, one instance per (agent, seat), reseeded before every game.
     `players` adds agents built elsewhere (a policy being trained), by name; `trusted` lets
-    `ppo:PATH` load pickled archives (`agents.make_agent`)."""
+    `ppo:PATH` load pickled archives (`snail_envs.agents.make_agent`)."""
 
     def __init__(
         self, env_name: str, players: dict[str, Any] | None = None, trusted: bool = False
@@ -126,7 +126,7 @@ def play_game(
 ) -> GameRecord:
     """Play one game with agent `seats[i]` in seat i. The game pays win/lose rewards whatever
     `options` say (a margin or points reward is training's business): the returns say who won.
-    `replay`: a file to save the game in (`agents.replay`), replaced only if `overwrite`."""
+    `replay`: a file to save the game in (`snail-replay`), replaced only if `overwrite`."""
     table = {"num_players": len(seats), **options}
     played = {**table, "reward": "winlose"}
     env = snail_envs.make(env_name, **played)
@@ -557,8 +557,8 @@ def trained_file(spec: str, env_name: str) -> Path | None:
     kind, _, argument = spec.partition(":")
     if kind not in TRAINED_KINDS:
         return None
-    from agents.ppo import shipped_checkpoint
-    from agents.weights import find_weights
+    from snail_envs.agents.ppo import shipped_checkpoint
+    from snail_envs.agents.weights import find_weights
 
     if not argument:
         return shipped_checkpoint(env_name).resolve() if kind == "ppo" else None
@@ -695,15 +695,13 @@ def _progress_bar(total: int, enabled: bool) -> Any:
 
 
 def main(argv: list[str] | None = None) -> Tournament:
-    parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="snail-eval", description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
     parser.add_argument(
         "--agents",
         nargs="+",
         required=True,
-        help="agents as agents.make_agent names them: random, heuristic, ismcts[:N...], "
+        help="agents as snail_envs.agents.make_agent names them: random, heuristic, ismcts[:N...], "
         "rollout[:WORLDS], ppo (shipped), ppo:PATH, rllib:PATH",
     )
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
@@ -726,7 +724,7 @@ def main(argv: list[str] | None = None) -> Tournament:
         "--save-replays",
         type=Path,
         metavar="FOLDER",
-        help="also save every game as a replay (agents.replay), one file a game",
+        help="also save every game as a replay (snail-replay), one file a game",
     )
     parser.add_argument(
         "--overwrite",
@@ -735,9 +733,7 @@ def main(argv: list[str] | None = None) -> Tournament:
     )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
-    command = shlex.join(
-        ["python", "-m", "training.evaluate", *(sys.argv[1:] if argv is None else argv)]
-    )
+    command = shlex.join(["snail-eval", *(sys.argv[1:] if argv is None else argv)])
     with command_errors(parser.prog):
         if args.out is not None:
             refuse_existing([args.out / name for name in REPORTS], args.overwrite)

@@ -3,7 +3,7 @@
 Fine-tuning a cloned policy with PPO's default step size and entropy bonus undoes the clone in a
 few updates; a small step size and a KL term to the clone keep it near what it learnt. The
 anchor is KL(clone ‖ policy) over each update's states, with a weight that may fall to 0 as
-training goes on (`anchor_coef`, `anchor_decay_steps` of `training.config.TrainConfig`).
+training goes on (`anchor_coef`, `anchor_decay_steps` of `snail_envs.training.config.TrainConfig`).
 
 MaskablePPO's loss is written inside its `train` method; rather than copy it, the anchor adds
 its gradient where the policy's action logits receive theirs: `AnchoredPolicy.evaluate_actions`
@@ -11,10 +11,10 @@ its gradient where the policy's action logits receive theirs: `AnchoredPolicy.ev
 loss carries the gradient of PPO's loss + weight × KL, before the gradient is clipped.
 
 A run may also start from a policy saved by an earlier one (`init_from` of
-`training.config.TrainConfig`, `--init-from` of `training.train`): `initial_policy` loads it and
-checks that it fits the run's game, rule options and network, and its weights replace the new
-network's before the first stage, so that `stages: [ppo]` fine-tunes a saved clone (anchored to
-it) without repeating the imitation.
+`snail_envs.training.config.TrainConfig`, `--init-from` of `snail-train`): `initial_policy` loads it
+and checks that it fits the run's game, rule options and network, and its weights replace the new
+network's before the first stage, so that `stages: [ppo]` fine-tunes a saved clone (anchored to it)
+without repeating the imitation.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
 import snail_envs
-from agents.ppo import POLICY_FILE, load_policy, save_policy
-from agents.weights import find_weights, is_described
+from snail_envs.agents.ppo import POLICY_FILE, load_policy, save_policy
+from snail_envs.agents.weights import find_weights, is_described
 
 BEST_POLICY_FILE = "best_policy.pt"
 """Where a run with `keep_best` keeps its best policy so far (with `best_policy.json`)."""
@@ -116,11 +116,11 @@ class AnchorSchedule(BaseCallback):
 
 
 class KeepBest(BaseCallback):
-    """Saves the policy, weights only and value network included (`agents.ppo.save_policy`), to
-    `path` whenever a new point of `curve` beats every earlier one against `opponent` (the score
-    rate, then the lower end of its interval, decide), and keeps that point's record in `best`:
-    `{"timesteps", "opponent", "score_rate", "ci95"}`. A resumed run gives the record it had
-    (`best`), which the points to come must beat."""
+    """Saves the policy, weights only and value network included
+    (`snail_envs.agents.ppo.save_policy`), to `path` whenever a new point of `curve` beats every
+    earlier one against `opponent` (the score rate, then the lower end of its interval, decide), and
+    keeps that point's record in `best`: `{"timesteps", "opponent", "score_rate", "ci95"}`. A
+    resumed run gives the record it had (`best`), which the points to come must beat."""
 
     def __init__(
         self,
@@ -162,7 +162,7 @@ def initial_policy(
     `clone.pt` beside its `.json`, or a run or checkpoint folder's `policy.pt`), after checking
     that it plays `env_name` under these rule options with hidden layers `net_arch`. Nothing in
     the files runs: a Stable-Baselines3 archive (`model.zip`) is refused, to be converted once
-    with `python -m agents.convert`. A `ValueError` names what does not fit."""
+    with `snail-convert`. A `ValueError` names what does not fit."""
     try:
         source = find_weights(path, POLICY_FILE)
     except FileNotFoundError as problem:
@@ -170,7 +170,7 @@ def initial_policy(
     if not is_described(source):
         raise ValueError(
             f"init_from: {source} is not a weights-only policy (no {source.stem}.json beside it); "
-            "convert a Stable-Baselines3 archive you trust once with python -m agents.convert"
+            "convert a Stable-Baselines3 archive you trust once with snail-convert"
         )
     try:
         policy = load_policy(source, env_name)

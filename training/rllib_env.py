@@ -12,7 +12,7 @@ and speaks RLlib's `MultiAgentEnv` API, for turn-based and simultaneous games al
   observation and its `terminateds` / `truncateds` flag; `__all__` is set when the game is over.
 
 Observations keep our PettingZoo layout, `{"observation": float32 vector, "action_mask": int8
-vector}`; the masking RLModule (`training.rllib_module`) reads both keys.
+vector}`; the masking RLModule (`snail_envs.training.rllib_module`) reads both keys.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import snail_envs
-from agents.rllib_policy import rllib_missing
+from snail_envs.agents.rllib_policy import rllib_missing
 
 try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv

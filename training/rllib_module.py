@@ -1,9 +1,9 @@
 """The action-masking RLModule that PPO trains on RLlib (needs the `rllib` extra).
 
-Two small networks read the seat's observation vector: the policy (`agents.rllib_policy.mlp`,
-the network the exported agent rebuilds) gives one logit per action, every action the mask
-forbids pushed to the lowest float; the value network gives the value estimate PPO needs.
-`model_config`: `{"hidden": [sizes of the hidden layers]}`.
+Two small networks read the seat's observation vector: the policy
+(`snail_envs.agents.rllib_policy.mlp`, the network the exported agent rebuilds) gives one logit per
+action, every action the mask forbids pushed to the lowest float; the value network gives the value
+estimate PPO needs. `model_config`: `{"hidden": [sizes of the hidden layers]}`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from gymnasium import spaces
 
-from agents.rllib_policy import masked_logits, mlp, rllib_missing
+from snail_envs.agents.rllib_policy import masked_logits, mlp, rllib_missing
 
 try:
     import torch
@@ -62,7 +62,7 @@ def policy_state(module_state: dict[str, Any]) -> dict[str, Any]:
 
 def state_from_sb3(sb3_state: dict[str, Any], hidden: list[int]) -> dict[str, Any]:
     """The module's state holding the weights of an SB3 (sb3-contrib) actor-critic policy with
-    hidden layers `hidden` (`training.train`'s policies): both are tanh MLPs, the policy ending
+    hidden layers `hidden` (`snail-train`'s policies): both are tanh MLPs, the policy ending
     in the action logits and the value network in one output."""
     state = {}
     for prefix, body, head in (

@@ -1,13 +1,14 @@
 """Train one policy for every seat of a game with PPO on Ray RLlib, on one machine or a cluster.
 
-    python -m training.rllib_train --env snail_sprint_v0 --iterations 50
-    python -m training.rllib_train --env snap_v1 -o num_players=3 --num-env-runners 4
-    python -m training.rllib_train --env snail_sprint_v0 --address HEAD_IP:6379 \\
+    snail-rllib --env snail_sprint_v0 --iterations 50
+    snail-rllib --env snap_v1 -o num_players=3 --num-env-runners 4
+    snail-rllib --env snail_sprint_v0 --address HEAD_IP:6379 \\
         --num-env-runners 32 --iterations 500        # on a running Ray cluster
 
 Every seat plays the same policy, and every seat's experience trains it (self-play by parameter
-sharing). The policy is our action-masking RLModule (`training.rllib_module`), the games reach
-RLlib through `training.rllib_env` (turn-based and simultaneous alike). Needs the `rllib` extra.
+sharing). The policy is our action-masking RLModule (`snail_envs.training.rllib_module`), the games
+reach RLlib through `snail_envs.training.rllib_env` (turn-based and simultaneous alike). Needs the
+`rllib` extra.
 
 Without `--address` the script starts a local Ray and shuts it down at the end; with it, it joins
 that cluster: env runners (sampling) spread over its nodes, the learner stays in this process.
@@ -36,7 +37,7 @@ are pickles, which run any code they hold when loaded: `--resume` needs `--trust
 warns. The exported `policy.pt` loads weights only, with no trust needed.
 
 `--init-from PATH` starts the policy and value networks from a weights-only policy that
-`training.train` saved (its `policy.pt`, `clone.pt`, or a run folder: a clone of the heuristic,
+`snail-train` saved (its `policy.pt`, `clone.pt`, or a run folder: a clone of the heuristic,
 say), so that the distributed path trains on from the same point; `--hidden` must be that
 policy's hidden layers. It starts a new run: it does not go with `--resume`.
 
@@ -61,10 +62,10 @@ from pathlib import Path
 from typing import Any
 
 import snail_envs
-from agents import HEURISTICS
-from agents.cli import attribute_docs, command_errors, console_script
-from agents.files import atomic_folder, write_text
-from agents.rllib_policy import (
+from snail_envs.agents import HEURISTICS
+from snail_envs.agents.cli import attribute_docs, command_errors, console_script
+from snail_envs.agents.files import atomic_folder, write_text
+from snail_envs.agents.rllib_policy import (
     INSTALL_HINT,
     POLICY_FILE,
     RLlibAgent,
@@ -72,9 +73,9 @@ from agents.rllib_policy import (
     save_policy,
 )
 from snail_envs.cli import add_rule_options
-from training.checkpoints import new_run_dir
+from snail_envs.training.checkpoints import new_run_dir
 
-PROG = "python -m training.rllib_train"
+PROG = "snail-rllib"
 POLICY_ID = "shared"
 """The one policy every seat plays."""
 AUTH_VARIABLES = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
@@ -137,7 +138,7 @@ class Args:
     """Whether `resume` may be loaded: RLlib's checkpoints are pickles, which run any code they
     hold."""
     init_from: Path | None = None
-    """A weights-only policy saved by `training.train` (`policy.pt`, `clone.pt`, a run folder)
+    """A weights-only policy saved by `snail-train` (`policy.pt`, `clone.pt`, a run folder)
     to start from; not with `resume`."""
     torch_threads: int = 1
     """Threads torch may use in this process (small networks run fastest on one)."""
@@ -157,8 +158,8 @@ def build_config(args: Args, run_dir: Path) -> Any:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from training.rllib_env import SnailMultiAgentEnv
-    from training.rllib_module import MaskedPolicyModule
+    from snail_envs.training.rllib_env import SnailMultiAgentEnv
+    from snail_envs.training.rllib_module import MaskedPolicyModule
 
     module = RLModuleSpec(module_class=MaskedPolicyModule, model_config={"hidden": args.hidden})
     return (
@@ -321,7 +322,7 @@ def short_alias(folder: Path) -> Iterator[str]:
 def export_policy(algorithm: Any, args: Args, folder: Path, overwrite: bool = False) -> Path:
     """Write the shared policy's weights (and its description) to `folder/policy.pt`, which
     must not exist unless `overwrite`."""
-    from training.rllib_module import policy_state
+    from snail_envs.training.rllib_module import policy_state
 
     weights = algorithm.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
     game = snail_envs.make(args.env, **args.options)
@@ -339,8 +340,8 @@ def export_policy(algorithm: Any, args: Args, folder: Path, overwrite: bool = Fa
 
 def start_from_sb3(algorithm: Any, args: Args) -> None:
     """Give the learner and every env runner the weights of the policy at `args.init_from`."""
-    from training.finetune import initial_policy
-    from training.rllib_module import state_from_sb3
+    from snail_envs.training.finetune import initial_policy
+    from snail_envs.training.rllib_module import state_from_sb3
 
     assert args.init_from is not None
     policy = initial_policy(args.init_from, args.env, args.options, args.hidden)
@@ -382,7 +383,7 @@ def progress_line(result: dict[str, Any], seconds: float) -> dict[str, Any]:
 
 def evaluate(args: Args, agent: RLlibAgent) -> dict[str, Any]:
     """The trained policy in one seat against each baseline agent in the others."""
-    from training.evaluate import score_against
+    from snail_envs.training.evaluate import score_against
 
     opponents = ["random", "heuristic"] if args.env in HEURISTICS else ["random"]
     results = {}
@@ -405,8 +406,8 @@ def evaluation_point(
 ) -> dict[str, Any]:
     """Score the policy of now (exported to `run_dir/policy.pt`) against each baseline agent;
     add the point to `curve` and draw the curve again (`learning_curve.png`, as
-    `training.train` draws its own)."""
-    from training.train import plot_curve
+    `snail-train` draws its own)."""
+    from snail_envs.training.train import plot_curve
 
     policy = export_policy(algorithm, args, run_dir, overwrite=True)
     results = evaluate(args, RLlibAgent.load(policy, args.env))
@@ -610,7 +611,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.init_from is not None:
         if args.resume is not None:
             parser.error("--init-from starts a new run; --resume continues one: give one of them")
-        from training.finetune import initial_policy
+        from snail_envs.training.finetune import initial_policy
 
         try:
             initial_policy(args.init_from, args.env, args.options, args.hidden)

@@ -1,26 +1,25 @@
 """Train an agent on one game through the configured stages, then evaluate it.
 
-    python -m training.train --env snail_sprint_v0
-    python -m training.train --env pedzace_slimaki_v0 total_timesteps=300000 \
+    snail-train --env snail_sprint_v0
+    snail-train --env pedzace_slimaki_v0 total_timesteps=300000 \
         env_options.num_players=3
-    python -m training.train --env snail_sprint_v0 n_envs=256 opponents.self=0
-    python -m training.train --env snail_sprint_v0 batched=false
-    python -m training.train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
-    python -m training.train --env snail_sprint_v0 "stages=[ppo]" --init-from RUN_DIR/policy.pt
-    python -m training.train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
+    snail-train --env snail_sprint_v0 n_envs=256 opponents.self=0
+    snail-train --env snail_sprint_v0 batched=false
+    snail-train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
+    snail-train --env snail_sprint_v0 "stages=[ppo]" --init-from RUN_DIR/policy.pt
+    snail-train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
-`training.config.TrainConfig` for every field); `name=value` arguments override them. A run goes
-through the stages its config names: `imitation` clones a teacher (the game's heuristic by
-default) into the network on states of the batched engine (`training.imitation`), `ppo` trains
-it with MaskablePPO, from the cloned weights and anchored to them (`training.finetune`). The
-learner holds one seat of the game, drawn anew each episode; the other seats are played by
-opponents drawn from the configured mix of random players, the game's heuristic, and frozen
-snapshots of the learner itself (self-play). The games run in the batched engine
-(`snail_envs.batched`, its learner vector env: random and heuristic opponents are played inside
-its kernels, the snapshots answer for all the games waiting on them at once); with
-`batched=false`, each game is a `snail_envs.single_agent` view of the Python environment
-instead.
+`snail_envs.training.config.TrainConfig` for every field); `name=value` arguments override them. A
+run goes through the stages its config names: `imitation` clones a teacher (the game's heuristic by
+default) into the network on states of the batched engine (`snail_envs.training.imitation`), `ppo`
+trains it with MaskablePPO, from the cloned weights and anchored to them
+(`snail_envs.training.finetune`). The learner holds one seat of the game, drawn anew each episode;
+the other seats are played by opponents drawn from the configured mix of random players, the game's
+heuristic, and frozen snapshots of the learner itself (self-play). The games run in the batched
+engine (`snail_envs.batched`, its learner vector env: random and heuristic opponents are played
+inside its kernels, the snapshots answer for all the games waiting on them at once); with
+`batched=false`, each game is a `snail_envs.single_agent` view of the Python environment instead.
 
 Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (printed first; a rerun never
 mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpoints of the ppo
@@ -29,9 +28,9 @@ stage, the clone of the imitation stage, the final policy (`ppo:RUN_FOLDER` as a
 heuristic players after every imitation round, at the ppo stage's start, every `eval_every`
 timesteps (closer in a short run, for at least five points) and in the final evaluation at its
 end; drawn in `learning_curve.png` and TensorBoard at the same steps) and `summary.json`;
-`training.checkpoints` lists them. The final evaluation also keeps its first games against each
-opponent as replays (`replays/vs-random-game1.jsonl`, ...: see `agents.replay`). Every file is
-written atomically.
+`snail_envs.training.checkpoints` lists them. The final evaluation also keeps its first games
+against each opponent as replays (`replays/vs-random-game1.jsonl`, ...: see `snail-replay`). Every
+file is written atomically.
 
 Ctrl-C or SIGTERM stops a run cleanly, with its summary and no traceback (a second Ctrl-C stops
 at once). In the ppo stage, learning ends after the step under way and a checkpoint is saved;
@@ -65,11 +64,11 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents import HEURISTICS, RandomAgent, make_agent
-from agents.cli import command_errors, console_script
-from agents.files import atomic_path, write_text
-from agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
-from training.checkpoints import (
+from snail_envs.agents import HEURISTICS, RandomAgent, make_agent
+from snail_envs.agents.cli import command_errors, console_script
+from snail_envs.agents.files import atomic_path, write_text
+from snail_envs.agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
+from snail_envs.training.checkpoints import (
     CLONE_FILE,
     CONFIG_FILE,
     Checkpoint,
@@ -81,9 +80,9 @@ from training.checkpoints import (
     save_checkpoint,
     set_random_states,
 )
-from training.config import TrainConfig, describe_fields, load_config, parse_overrides
-from training.evaluate import score_against
-from training.finetune import (
+from snail_envs.training.config import TrainConfig, describe_fields, load_config, parse_overrides
+from snail_envs.training.evaluate import score_against
+from snail_envs.training.finetune import (
     BEST_POLICY_FILE,
     Anchor,
     AnchoredPolicy,
@@ -91,7 +90,7 @@ from training.finetune import (
     KeepBest,
     initial_policy,
 )
-from training.interrupts import StopRequests
+from snail_envs.training.interrupts import StopRequests
 
 
 class SelfPlayPool:
@@ -753,7 +752,7 @@ def run_imitation(
     curve and the round's report in `progress`. A stop request abandons the cloning at once
     (the policy is then half-cloned: the caller keeps nothing of it); returns whether the stage
     finished."""
-    from training.imitation import ImitationRound, imitate
+    from snail_envs.training.imitation import ImitationRound, imitate
 
     def after_round(report: ImitationRound) -> None:
         point: dict[str, Any] = {"stage": "imitation", "labelled_states": report.labelled_states}
@@ -895,8 +894,9 @@ def print_summary(summary: dict[str, Any]) -> None:
 def fields_help(width: int = 79) -> str:
     """Every config field for `--help`: its name, type, default and documentation."""
     heading = (
-        "config fields, set by name=value (the defaults are training.config.TrainConfig's; "
-        "configs/<game>/ppo.yaml, which a new run reads first, sets some of its own):"
+        "config fields, set by name=value (the defaults are "
+        "snail_envs.training.config.TrainConfig's; configs/<game>/ppo.yaml, which a new run reads "
+        "first, sets some of its own):"
     )
     lines = textwrap.wrap(heading, width)
     for name, kind, default, doc in describe_fields(TrainConfig):
@@ -913,7 +913,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "Checkpoints hold weights only."
     )
     parser = argparse.ArgumentParser(
-        prog="python -m training.train",
+        prog="snail-train",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"{fields_help()}\n\n{textwrap.fill(stopping, 79)}",
@@ -973,7 +973,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         elif summary["stopped_in"] == "ppo":
             where = (
                 f"at {summary['timesteps']:,} timesteps, checkpoint saved; continue with: "
-                f"python -m training.train --resume {summary['run_dir']}"
+                f"snail-train --resume {summary['run_dir']}"
             )
         else:
             where = "after training: the final evaluation was skipped"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.base import Heuristic
+from snail_envs.agents.base import Heuristic
 from snail_envs.registry import GAMES, load_named
 
 HEURISTICS: dict[str, type[Heuristic]] = {

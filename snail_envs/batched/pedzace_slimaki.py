@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from agents.heuristics import pedzace_slimaki as strategy
+from snail_envs.agents.heuristics import pedzace_slimaki as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
     REWARD_MODES,
@@ -342,7 +342,8 @@ def random_action(g, rules, seat: int) -> int:
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.pedzace_slimaki.choose` on what `seat`, the seat to play, sees."""
+    """`snail_envs.agents.heuristics.pedzace_slimaki.choose` on what `seat`, the seat to play,
+    sees."""
     observation = np.empty(rules.observation_size, np.float32)
     mask = np.empty(NUM_SNAILS, np.bool_)
     write_observation(g, rules, seat, observation)

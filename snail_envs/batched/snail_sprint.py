@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from agents.heuristics import snail_sprint as strategy
+from snail_envs.agents.heuristics import snail_sprint as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
 from snail_envs.batched.core import (
     MARGIN,
@@ -305,7 +305,7 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snail_sprint.choose` on what `seat`, the seat to play, sees."""
+    """`snail_envs.agents.heuristics.snail_sprint.choose` on what `seat`, the seat to play, sees."""
     observation = np.empty(OBSERVATION_SIZE, np.float32)
     mask = np.empty(NUM_SNAILS, np.bool_)
     write_observation(g, rules, seat, observation)

@@ -8,9 +8,9 @@ cards, totals and the turn. Every rule function below has the name and the behav
 counterpart in the reference engine; observations are written exactly as `SnailedItObserver`
 writes them. Every rule option is supported.
 
-The in-kernel players are "random" and "heuristic": `agents.heuristics.snailed_it.choose`, the
-strategy of `SnailedItHeuristic` (with its default weights), compiled and given the seat's own
-observation and mask.
+The in-kernel players are "random" and "heuristic":
+`snail_envs.agents.heuristics.snailed_it.choose`, the strategy of `SnailedItHeuristic` (with its
+default weights), compiled and given the seat's own observation and mask.
 
 For search, a game of the reference engine in progress loads into a record (`load_game`,
 `SnailedItBatch.load`), and `rollout_all` (`SnailedItBatch.rollout`) plays copies of records on,
@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from agents.heuristics import snailed_it as strategy
+from snail_envs.agents.heuristics import snailed_it as strategy
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
 from snail_envs.batched.core import (
     REWARD_MODES,
@@ -368,13 +368,13 @@ def random_action(g, rules, seat: int) -> int:
 
 
 heuristic_choice = njit(cache=True)(strategy.choose)
-"""The heuristic's strategy (`agents.heuristics.snailed_it.choose`), compiled."""
+"""The heuristic's strategy (`snail_envs.agents.heuristics.snailed_it.choose`), compiled."""
 
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snailed_it.SnailedItHeuristic` with its default weights, choosing on
-    the seat's own observation and mask."""
+    """`snail_envs.agents.heuristics.snailed_it.SnailedItHeuristic` with its default weights,
+    choosing on the seat's own observation and mask."""
     observation = np.empty(OBSERVATION_SIZE, np.float32)
     mask = np.empty(NUM_ACTIONS, np.int8)
     write_observation(g, rules, seat, observation)

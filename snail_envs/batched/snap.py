@@ -34,7 +34,7 @@ engine; observations are written exactly as `SnapObserver` writes them (with a s
 game number and sudden-death flag). Every rule option is supported but picture decks of more
 than 256 cards.
 
-The in-kernel players are "random" and "heuristic": `agents.heuristics.snap.choose`, the
+The in-kernel players are "random" and "heuristic": `snail_envs.agents.heuristics.snap.choose`, the
 strategy of `SnapHeuristic` with its defaults (no delay of its own, no errors), compiled and
 given the seat's own observation and mask.
 """
@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from agents.heuristics import snap as strategy
+from snail_envs.agents.heuristics import snap as strategy
 from snail_envs.batched.chance import (
     agent_pick,
     arrange,
@@ -1003,12 +1003,12 @@ def random_action(g, rules, seat: int) -> int:
 
 
 heuristic_choice = njit(cache=True)(strategy.choose)
-"""The heuristic's strategy (`agents.heuristics.snap.choose`), compiled."""
+"""The heuristic's strategy (`snail_envs.agents.heuristics.snap.choose`), compiled."""
 
 
 @njit(cache=True)
 def heuristic_action(g, rules, seat: int) -> int:
-    """`agents.heuristics.snap.SnapHeuristic` with its defaults (no delay of its own, no
+    """`snail_envs.agents.heuristics.snap.SnapHeuristic` with its defaults (no delay of its own, no
     errors), choosing on the seat's own observation and mask."""
     observation = np.empty(rules.heuristic_setup[strategy.OBSERVATION_SIZE], np.float32)
     mask = np.empty(NUM_ACTIONS, np.int8)

@@ -120,9 +120,10 @@ class GameInfo:
     """The game's batched engine (`snail_envs.batched`), as `module:class`; None if it has none."""
     searchable: bool = False
     """Whether that engine loads a game in progress and rolls it out with its heuristic, as
-    the rollout search (`agents.rollout_search`) needs."""
+    the rollout search (`snail_envs.agents.rollout_search`) needs."""
     heuristic: str | None = None
-    """The game's hand-written player (`agents.heuristics`), as `module:class`; None if none."""
+    """The game's hand-written player (`snail_envs.agents.heuristics`), as `module:class`; None if
+    none."""
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,7 @@ FACTS = GameInfo(
     hidden_information=True,
     simultaneous=False,
     engine="snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
-    heuristic="agents.heuristics.pedzace_slimaki:PedzaceSlimakiHeuristic",
+    heuristic="snail_envs.agents.heuristics.pedzace_slimaki:PedzaceSlimakiHeuristic",
 )
 
 

@@ -166,7 +166,7 @@ FACTS = GameInfo(
     hidden_information=True,
     simultaneous=False,
     engine="snail_envs.batched.snail_sprint:SnailSprintBatch",
-    heuristic="agents.heuristics.snail_sprint:SnailSprintHeuristic",
+    heuristic="snail_envs.agents.heuristics.snail_sprint:SnailSprintHeuristic",
 )
 
 

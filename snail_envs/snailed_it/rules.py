@@ -179,7 +179,7 @@ FACTS = GameInfo(
     simultaneous=True,
     engine="snail_envs.batched.snailed_it:SnailedItBatch",
     searchable=True,
-    heuristic="agents.heuristics.snailed_it:SnailedItHeuristic",
+    heuristic="snail_envs.agents.heuristics.snailed_it:SnailedItHeuristic",
 )
 
 

@@ -190,7 +190,7 @@ FACTS = GameInfo(
     simultaneous=True,
     points_names=("cards",),
     engine="snail_envs.batched.snap:SnapBatch",
-    heuristic="agents.heuristics.snap:SnapHeuristic",
+    heuristic="snail_envs.agents.heuristics.snap:SnapHeuristic",
 )
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents.heuristics.snailed_it import SnailedItHeuristic
-from agents.heuristics.snap import SnapHeuristic
+from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.agents.heuristics.snap import SnapHeuristic
 from snail_envs.snailed_it.rules import DEFAULT_CARD_POINTS
 
 FIXTURE = Path(__file__).parent / "data" / "heuristic_decisions.npz"

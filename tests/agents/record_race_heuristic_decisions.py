@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
-from agents.heuristics.snail_sprint import SnailSprintHeuristic
+from snail_envs.agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
+from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
 from snail_envs.core.testing import deciding_agents
 from snail_envs.pedzace_slimaki.rules import COLOURS, PedzaceSlimakiOptions
 

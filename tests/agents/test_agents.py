@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import snail_envs
-from agents import (
+from snail_envs.agents import (
     HEURISTICS,
     HumanAgent,
     ISMCTSAgent,
@@ -17,9 +17,9 @@ from agents import (
     ismcts,
     make_agent,
 )
-from agents.heuristics.snail_sprint import SnailSprintHeuristic
-from agents.play import main as play_main
-from agents.play import play_game
+from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
+from snail_envs.agents.play import main as play_main
+from snail_envs.agents.play import play_game
 from snail_envs.core.testing import deciding_agents, play_steps
 from snail_envs.snail_sprint.observer import OBSERVATION
 from snail_envs.snail_sprint.rules import Snail
@@ -153,7 +153,7 @@ def test_play_never_replaces_a_recording_unasked(tmp_path, capsys) -> None:
         play_main(arguments)
     assert refused.value.code == 1 and target.read_bytes() == b"mine"
     assert capsys.readouterr().err == (
-        f"python -m agents.play: error: {target} exists already; give --overwrite "
+        f"snail-play: error: {target} exists already; give --overwrite "
         "(overwrite=True) to replace it\n"
     )
     play_main([*arguments, "--overwrite"])
@@ -174,18 +174,18 @@ def test_play_ends_a_mistake_with_one_line(seats: str, message: str, capsys) -> 
         play_main(["snail_sprint_v0", "--seats", seats])
     error = capsys.readouterr().err
     assert stopped.value.code == 1 and error.count("\n") == 1
-    assert error.startswith("python -m agents.play: error: ") and message in error
+    assert error.startswith("snail-play: error: ") and message in error
 
 
 def test_play_ends_on_ctrl_c_with_one_line(monkeypatch, capsys) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("agents.play.play_game", interrupted)
+    monkeypatch.setattr("snail_envs.agents.play.play_game", interrupted)
     with pytest.raises(SystemExit) as stopped:
         play_main(["snail_sprint_v0", "--seats", "human,random"])
     assert stopped.value.code == 130
-    assert capsys.readouterr().err == "python -m agents.play: interrupted\n"
+    assert capsys.readouterr().err == "snail-play: interrupted\n"
 
 
 def test_play_returns_each_seats_result() -> None:

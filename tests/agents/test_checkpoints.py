@@ -15,10 +15,10 @@ import pytest
 import torch
 
 import snail_envs
-from agents import convert as convert_command
-from agents import make_agent
-from agents.ppo import CHECKPOINTS, FORMAT, PPOAgent, shipped_checkpoint
-from agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
+from snail_envs.agents import convert as convert_command
+from snail_envs.agents import make_agent
+from snail_envs.agents.ppo import CHECKPOINTS, FORMAT, PPOAgent, shipped_checkpoint
+from snail_envs.agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
 
 torch.set_num_threads(1)
 DATA = Path(__file__).parent / "data"

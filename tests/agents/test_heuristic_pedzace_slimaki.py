@@ -12,8 +12,12 @@ import numpy as np
 import pytest
 
 import snail_envs
-from agents import make_agent
-from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic, chance_to_win, preview
+from snail_envs.agents import make_agent
+from snail_envs.agents.heuristics.pedzace_slimaki import (
+    PedzaceSlimakiHeuristic,
+    chance_to_win,
+    preview,
+)
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.core.testing import deciding_agents
 from snail_envs.pedzace_slimaki.observer import PedzaceSlimakiObserver

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import snail_envs
-from agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snailed_it.observer import SnailedItObserver
 from snail_envs.snailed_it.rules import (

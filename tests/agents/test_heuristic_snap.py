@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import snail_envs
-from agents import choose_action, make_agent
-from agents.heuristics.snap import SnapHeuristic
+from snail_envs.agents import choose_action, make_agent
+from snail_envs.agents.heuristics.snap import SnapHeuristic
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import snail_envs
-from agents import HumanAgent
+from snail_envs.agents import HumanAgent
 
 
 def test_a_person_sees_its_own_hand_and_no_other() -> None:

@@ -7,10 +7,10 @@ import io
 import pytest
 
 import snail_envs
-from agents import choose_action, make_agent
-from agents.narration import Narrator
-from agents.play import main as play_main
-from agents.play import play_game
+from snail_envs.agents import choose_action, make_agent
+from snail_envs.agents.narration import Narrator
+from snail_envs.agents.play import main as play_main
+from snail_envs.agents.play import play_game
 from snail_envs.core.host import GameHost
 
 
@@ -56,7 +56,7 @@ def test_ctrl_c_at_the_prompt_ends_with_one_line(monkeypatch, capsys) -> None:
     with pytest.raises(SystemExit) as stopped:
         play_main(["snail_sprint_v0", "--seats", "human,random"])
     assert stopped.value.code == 130
-    assert capsys.readouterr().err == "python -m agents.play: interrupted\n"
+    assert capsys.readouterr().err == "snail-play: interrupted\n"
 
 
 def test_quiet_shows_only_the_results_of_a_game_of_bots(capsys) -> None:

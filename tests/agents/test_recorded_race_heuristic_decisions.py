@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import HEURISTICS
+from snail_envs.agents import HEURISTICS
 from tests.agents.record_race_heuristic_decisions import FIXTURE
 
 RECORDED = np.load(FIXTURE)

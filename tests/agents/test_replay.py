@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import snail_envs
-from agents import replay as replays
-from agents.play import main as play_main
-from agents.play import play_game
-from agents.replay import (
+from snail_envs.agents import replay as replays
+from snail_envs.agents.play import main as play_main
+from snail_envs.agents.play import play_game
+from snail_envs.agents.replay import (
     Replay,
     ReplayMismatch,
     browse,
@@ -28,7 +28,7 @@ from agents.replay import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PROG = "python -m agents.replay"
+PROG = "snail-replay"
 
 
 def saved_game(folder: Path, env_name: str, seats: str = "random,random", seed: int = 0) -> Path:
@@ -38,7 +38,7 @@ def saved_game(folder: Path, env_name: str, seats: str = "random,random", seed: 
 
 
 def replay_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line `agents.replay` ends with (exit status 1)."""
+    """The one line `snail-replay` ends with (exit status 1)."""
     with pytest.raises(SystemExit) as stopped:
         replays.main(argv)
     error = capsys.readouterr().err
@@ -143,7 +143,7 @@ def test_a_game_ended_by_a_penalized_illegal_action_replays(tmp_path: Path) -> N
 
 def test_a_replay_re_simulates_alike_in_another_process(tmp_path: Path) -> None:
     path = saved_game(tmp_path, "snap_v1", "heuristic,random", seed=5)
-    command = [sys.executable, "-m", "agents.replay", str(path), "--no-interactive"]
+    command = [sys.executable, "-m", "snail_envs.agents.replay", str(path), "--no-interactive"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("re-simulated, every one as recorded")
@@ -383,7 +383,7 @@ def test_the_mp4_holds_one_frame_per_decision(tmp_path: Path, capsys) -> None:
 
 def test_mp4_without_the_video_extra_says_what_to_install(tmp_path, monkeypatch, capsys) -> None:
     path = saved_game(tmp_path, "snail_sprint_v0")
-    monkeypatch.setattr("agents.video.importlib.util.find_spec", lambda name: None)
+    monkeypatch.setattr("snail_envs.agents.video.importlib.util.find_spec", lambda name: None)
     assert replay_error([str(path), "--mp4", str(tmp_path / "game.mp4")], capsys) == (
         "MP4 videos need imageio and imageio-ffmpeg: pip install 'snail_envs[video]' "
         "(imageio is not installed)"

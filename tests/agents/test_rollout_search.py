@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import snail_envs
-from agents import RolloutSearchAgent, choose_action, make_agent
-from agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.agents import RolloutSearchAgent, choose_action, make_agent
+from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
 from snail_envs.core.testing import deciding_agents
 
 pytest.importorskip("numba")

@@ -377,8 +377,8 @@ def test_the_same_seed_seats_policy_players_where_in_kernel_players_would_sit(
 
 @pytest.mark.slow
 def test_a_tiny_batched_training_run(tmp_path) -> None:
-    from training.config import load_config
-    from training.train import train
+    from snail_envs.training.config import load_config
+    from snail_envs.training.train import train
 
     overrides = [
         "batched=true",
@@ -399,8 +399,8 @@ def test_a_tiny_batched_training_run(tmp_path) -> None:
 
 
 def test_batched_training_points_to_the_python_engine_where_the_kernels_refuse(tmp_path) -> None:
-    from training.config import load_config
-    from training.train import train
+    from snail_envs.training.config import load_config
+    from snail_envs.training.train import train
 
     config = load_config(
         "snap_v1",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import snail_envs.batched
-from agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
+from snail_envs.agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
 from snail_envs.pedzace_slimaki.rules import COLOURS
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.marks import slow

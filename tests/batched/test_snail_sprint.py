@@ -7,7 +7,7 @@ import numba  # noqa: F401  (the batched engines need it; a missing numba fails 
 import pytest
 
 import snail_envs.batched
-from agents.heuristics.snail_sprint import SnailSprintHeuristic
+from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
 from tests.batched.differential import run_differential, run_learner_replay
 
 OPTION_SETS = [

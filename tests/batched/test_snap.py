@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import snail_envs.batched
-from agents.heuristics.snap import SnapHeuristic
+from snail_envs.agents.heuristics.snap import SnapHeuristic
 from snail_envs.batched.chance import TapeChance
 from snail_envs.batched.core import random_legal_actions
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions

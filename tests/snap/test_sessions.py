@@ -196,9 +196,9 @@ def test_a_new_deal_changes_no_seats_points() -> None:
 
 
 def test_a_tournament_plays_sessions() -> None:
-    """`training.evaluate -o session=best_of_3`: a tournament game is a whole session, won by
+    """`snail-eval -o session=best_of_3`: a tournament game is a whole session, won by
     its session winner."""
-    from training.evaluate import Lineup, play_game
+    from snail_envs.training.evaluate import Lineup, play_game
 
     record = play_game(
         "snap_v1", ["heuristic", "random"], 0, Lineup("snap_v1"), {"session": "best_of_3"}

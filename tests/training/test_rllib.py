@@ -20,17 +20,23 @@ import pytest
 import torch
 
 import snail_envs
-from agents import make_agent
-from agents.ppo import save_policy as save_ppo_policy
-from agents.rllib_policy import INSTALL_HINT, POLICY_FILE, RLlibAgent, rllib_missing, save_policy
-from training import evaluate, rllib_train
+from snail_envs.agents import make_agent
+from snail_envs.agents.ppo import save_policy as save_ppo_policy
+from snail_envs.agents.rllib_policy import (
+    INSTALL_HINT,
+    POLICY_FILE,
+    RLlibAgent,
+    rllib_missing,
+    save_policy,
+)
+from snail_envs.training import evaluate, rllib_train
 
 try:
     from ray.rllib.core.columns import Columns
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
-    from training.rllib_env import SnailMultiAgentEnv
-    from training.rllib_module import MaskedPolicyModule, policy_state, state_from_sb3
+    from snail_envs.training.rllib_env import SnailMultiAgentEnv
+    from snail_envs.training.rllib_module import MaskedPolicyModule, policy_state, state_from_sb3
 except ModuleNotFoundError as missing:
     raise rllib_missing(missing) from None
 
@@ -217,7 +223,7 @@ def test_the_exported_policy_is_the_modules_policy(tmp_path: Path) -> None:
 
 
 def sb3_policy(env_name: str, hidden: list[int]) -> Any:
-    """A fresh policy network of `training.train` for the game."""
+    """A fresh policy network of `snail-train` for the game."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     view = snail_envs.single_agent(env_name)
@@ -349,7 +355,7 @@ def test_a_cluster_out_of_reach_or_refusing_ends_with_one_line(
         rllib_train.main(["--env=snap_v1", "--address=10.0.0.9:6379", f"--output-dir={tmp_path}"])
     error = capsys.readouterr().err
     assert stopped.value.code == 1 and error.count("\n") == 1, error
-    assert error.startswith("python -m training.rllib_train: error: ") and message in error
+    assert error.startswith("snail-rllib: error: ") and message in error
     assert "10.0.0.9:6379" in error
 
 

@@ -17,17 +17,17 @@ import numpy as np
 import pytest
 import torch
 
-from agents.files import atomic_path, write_text
-from tests.training.budgets import PPO_ONLY, TINY_PPO
-from training import evaluate, train
-from training.checkpoints import (
+from snail_envs.agents.files import atomic_path, write_text
+from snail_envs.training import evaluate, train
+from snail_envs.training.checkpoints import (
     latest_checkpoint,
     load_checkpoint,
     random_states,
     restore,
     set_random_states,
 )
-from training.config import load_config
+from snail_envs.training.config import load_config
+from tests.training.budgets import PPO_ONLY, TINY_PPO
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,7 +147,7 @@ def test_resuming_refuses_what_would_change_the_run(runs: dict, capsys) -> None:
     for arguments, message in [
         ([run, "n_envs=4"], "command line, n_envs=4: a resumed run keeps its config"),
         ([run], "has trained 512 of its total_timesteps=512"),
-        ([str(runs["out"])], "is not a run folder of training.train"),
+        ([str(runs["out"])], "is not a run folder of snail-train"),
     ]:
         with pytest.raises(SystemExit) as refused:
             train.main(["--resume", *arguments, "--no-progress"])
@@ -179,7 +179,7 @@ def test_a_crafted_checkpoint_runs_no_code_when_resumed(runs: dict, tmp_path: Pa
 
 
 def test_a_crafted_policy_runs_no_code_in_the_commands(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from agents.play import main as play
+    from snail_envs.agents.play import main as play
 
     marker = tmp_path / "payload-ran"
     evil = tmp_path / "evil.pt"
@@ -199,7 +199,13 @@ def test_a_stop_signal_saves_a_checkpoint_and_the_summary(
     tmp_path: Path, stop: signal.Signals
 ) -> None:
     """The run is stopped once its first checkpoint is on disk, mid-training."""
-    command = [sys.executable, "-m", "training.train", "--env=snail_sprint_v0", "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "snail_envs.training.train",
+        "--env=snail_sprint_v0",
+        "--no-progress",
+    ]
     command += [*TINY, "total_timesteps=100000000", f"output_dir={tmp_path}"]
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
@@ -243,7 +249,7 @@ def test_tournament_reports_are_never_replaced_unasked(
         evaluate.main([*arguments, "--out", str(tmp_path)])
     assert refused.value.code == 1
     assert capsys.readouterr().err == (
-        f"python -m training.evaluate: error: {tmp_path / 'results.md'} exists already; give "
+        f"snail-eval: error: {tmp_path / 'results.md'} exists already; give "
         "--overwrite (overwrite=True) to replace it\n"
     )
     assert (tmp_path / "results.md").read_text() == "mine"
@@ -266,7 +272,7 @@ def test_the_evaluate_command_ends_a_mistake_with_one_line(
         evaluate.main(["--env=snail_sprint_v0", "--games=1", *arguments])
     error = capsys.readouterr().err
     assert stopped.value.code == 1 and len(error.splitlines()) == 1
-    assert error.startswith("python -m training.evaluate: error: ") and message in error
+    assert error.startswith("snail-eval: error: ") and message in error
 
 
 def test_commands_end_on_ctrl_c_with_one_line(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -277,9 +283,9 @@ def test_commands_end_on_ctrl_c_with_one_line(monkeypatch, capsys) -> None:  # t
     with pytest.raises(SystemExit) as stopped:
         evaluate.main(["--env=snail_sprint_v0", "--agents", "random", "random"])
     assert stopped.value.code == 130
-    assert capsys.readouterr().err == "python -m training.evaluate: interrupted\n"
+    assert capsys.readouterr().err == "snail-eval: interrupted\n"
     monkeypatch.setattr(train, "train", interrupted)
     with pytest.raises(SystemExit) as stopped:
         train.main(["--env=snail_sprint_v0"])
     assert stopped.value.code == 130
-    assert capsys.readouterr().err == "python -m training.train: interrupted\n"
+    assert capsys.readouterr().err == "snail-train: interrupted\n"

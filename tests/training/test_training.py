@@ -10,19 +10,25 @@ import pytest
 import torch
 
 import snail_envs
-from agents import HEURISTICS, make_agent
-from agents.ppo import PPOAgent
-from agents.replay import check, read_replay
-from tests.training.budgets import PPO_ONLY, TINY_PPO
-from training import evaluate, train
-from training.config import CONFIGS, TrainConfig, build_config, default_config_path, load_config
-from training.evaluate import (
+from snail_envs.agents import HEURISTICS, make_agent
+from snail_envs.agents.ppo import PPOAgent
+from snail_envs.agents.replay import check, read_replay
+from snail_envs.training import evaluate, train
+from snail_envs.training.config import (
+    CONFIGS,
+    TrainConfig,
+    build_config,
+    default_config_path,
+    load_config,
+)
+from snail_envs.training.evaluate import (
     GameRecord,
     PairingResult,
     game_result,
     one_against_all,
     seat_order,
 )
+from tests.training.budgets import PPO_ONLY, TINY_PPO
 
 torch.set_num_threads(1)
 TINY = [
@@ -110,7 +116,7 @@ def test_a_short_run_has_five_curve_points_at_their_true_timesteps_in_the_png_an
 def test_the_train_help_lists_every_config_field(capsys: pytest.CaptureFixture[str]) -> None:
     import dataclasses
 
-    from training.config import ImitationConfig
+    from snail_envs.training.config import ImitationConfig
 
     with pytest.raises(SystemExit):
         train.main(["--help"])
@@ -213,7 +219,7 @@ def test_train_cli_reports_bad_overrides(capsys: pytest.CaptureFixture[str]) -> 
     assert stopped.value.code == 1
     error = capsys.readouterr().err
     assert error == (
-        "python -m training.train: error: command line, gamma=2: gamma must be in (0, 1]; got 2.0\n"
+        "snail-train: error: command line, gamma=2: gamma must be in (0, 1]; got 2.0\n"
     )
 
 
@@ -349,7 +355,7 @@ def test_one_seat_tournaments_put_each_agent_alone_against_the_other() -> None:
 
 @pytest.mark.parametrize("env_name", sorted(HEURISTICS))
 def test_the_shipped_baseline_plays_legal_moves(env_name: str) -> None:
-    from agents.ppo import shipped_checkpoint
+    from snail_envs.agents.ppo import shipped_checkpoint
 
     assert shipped_checkpoint(env_name).stat().st_size < 2_000_000
     tournament = evaluate.run_tournament(env_name, ["ppo", "random"], games=4, progress=False)
@@ -403,7 +409,7 @@ def test_a_run_folder_plays_as_ppo_and_the_report_names_its_file(tmp_path: Path)
     import hashlib
     import shutil
 
-    from agents.ppo import shipped_checkpoint
+    from snail_envs.agents.ppo import shipped_checkpoint
 
     run = tmp_path / "runs" / "snail_sprint_v0-0-1"
     run.mkdir(parents=True)
@@ -428,7 +434,7 @@ def test_a_run_folder_plays_as_ppo_and_the_report_names_its_file(tmp_path: Path)
         },
     }
     assert provenance["seed"] == 5 and provenance["env_options"] == {"num_players": 2}
-    assert provenance["command"].startswith("python -m training.evaluate --env=snail_sprint_v0")
+    assert provenance["command"].startswith("snail-eval --env=snail_sprint_v0")
     assert provenance["packages"]["snail_envs"] == snail_envs.__version__
     report = (out / "results.md").read_text()
     assert f"| ppo:snail_sprint_v0-0-1 | `ppo:{run}` | {(run / 'policy.pt').resolve()} |" in report
