@@ -7,11 +7,11 @@ which override), what is allowed, and for a misspelt name the closest field; nes
 (`imitation.<name>`, `env_options.<name>`, `opponents.<kind>`) are checked and blamed alike. A
 config file that does not exist is an error, never a silent fall back on the defaults.
 
-    python -m training.train --env snail_sprint_v0 total_timesteps=50000 env_options.num_players=3
-    python -m training.train --env snail_sprint_v0 imitation.states=20000 imitation.epochs=5
+    snail-train --env snail_sprint_v0 total_timesteps=50000 env_options.num_players=3
+    snail-train --env snail_sprint_v0 imitation.states=20000 imitation.epochs=5
 
-The configs live in `configs/` at the top of the repository; a wheel ships them as the package
-data `snail_envs.training.configs` (`snail_envs/training/configs/`), beside this module.
+The configs live in `configs/` at the top of the repository and install beside this module, as
+`snail_envs/training/configs/`.
 """
 
 from __future__ import annotations
@@ -34,11 +34,9 @@ import yaml
 
 import snail_envs
 
-PACKAGED_CONFIGS = Path(__file__).resolve().parent / "configs"
-"""The configs of an installed wheel (its package data, copied from the repository's configs/)."""
-SOURCE_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-"""The configs of a source checkout: the repository's configs/ folder."""
-CONFIGS = PACKAGED_CONFIGS if PACKAGED_CONFIGS.is_dir() else SOURCE_CONFIGS
+CONFIGS = Path(__file__).parent / "configs"
+"""The shipped configs: package data of `snail_envs.training` (in the repository, the folder
+configs/, which training/configs links to)."""
 OPPONENT_KINDS = ("random", "heuristic", "self")
 STAGES = ("imitation", "ppo")
 """The training stages, in the order a run goes through those it names."""
@@ -60,12 +58,12 @@ class ConfigError(ValueError):
 @dataclass
 class ImitationConfig:
     """Behaviour cloning of a teacher on states of the batched engine, with DAgger rounds (the
-    `imitation` stage, `training.imitation`)."""
+    `imitation` stage, `snail_envs.training.imitation`)."""
 
     teacher: str = "heuristic"
-    """The agent to clone, as `agents.make_agent` names it; one that acts from its seat's
+    """The agent to clone, as `snail_envs.agents.make_agent` names it; one that acts from its seat's
     observation (`heuristic`, `random`, `ppo:PATH`, `rllib:PATH`). A `ppo:PATH` teacher loads
-    weights only: convert a Stable-Baselines3 archive first (`python -m agents.convert`)."""
+    weights only: convert a Stable-Baselines3 archive first (`snail-convert`)."""
     states: int = 50_000
     """Labelled states gathered in round 0, from games the teacher plays in every seat."""
     dagger_rounds: int = 2
@@ -96,6 +94,10 @@ class ImitationConfig:
     [0, 1)."""
     n_envs: int = 256
     """Games played side by side while collecting."""
+    random_seats: float = 0.0
+    """Share of the seats, drawn per seat and game, that play uniformly random legal actions
+    while states are gathered (never the network's seat in a DAgger round); their decisions are
+    not recorded. In [0, 1): the clone then also sees the tables that random players make."""
 
     def __post_init__(self) -> None:
         _type_fields(self, "imitation.")
@@ -114,10 +116,12 @@ class ImitationConfig:
                 "imitation.learning_rate",
                 f"imitation.learning_rate must be in (0, 1); got {self.learning_rate}",
             )
-        if not 0 <= self.held_out < 1:
-            raise ConfigError(
-                "imitation.held_out", f"imitation.held_out must be in [0, 1); got {self.held_out}"
-            )
+        for name in ("held_out", "random_seats"):
+            if not 0 <= getattr(self, name) < 1:
+                raise ConfigError(
+                    f"imitation.{name}",
+                    f"imitation.{name} must be in [0, 1); got {getattr(self, name)}",
+                )
         if self.patience and not self.held_out:
             raise ConfigError(
                 ("imitation.patience", "imitation.held_out"),
@@ -136,8 +140,8 @@ class TrainConfig:
     """Rule options of the game (as for `snail_envs.make`)."""
     stages: list[str] = field(default_factory=lambda: ["ppo"])
     """The stages to go through, in this order: `imitation` (clone a teacher into the network,
-    `imitation.*`; see `training.imitation`), then `ppo` (MaskablePPO, from the cloned weights
-    when imitation came first)."""
+    `imitation.*`; see `snail_envs.training.imitation`), then `ppo` (MaskablePPO, from the cloned
+    weights when imitation came first)."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The imitation stage's settings (`imitation.<name>=value`)."""
     init_from: str | None = None
@@ -145,7 +149,7 @@ class TrainConfig:
     `clone.pt`, or a run or checkpoint folder) whose weights the network starts from, before the
     first stage: `stages: [ppo]` then fine-tunes a saved clone, anchored to it, without
     repeating the imitation. It must play this game under these rule options, with this
-    `net_arch`; a Stable-Baselines3 archive is converted first (`python -m agents.convert`).
+    `net_arch`; a Stable-Baselines3 archive is converted first (`snail-convert`).
     A resumed run keeps it in its config but starts from its checkpoint. None: a fresh
     network."""
     total_timesteps: int = 200_000
@@ -244,8 +248,10 @@ class TrainConfig:
 
     def _check_stages(self) -> None:
         """The stages, the anchor that needs the imitation stage, and the teacher, which must
-        be able to play the game from a seat's observation (`training.imitation.make_teacher`)."""
-        from training.imitation import make_teacher  # training.imitation imports this module
+        be able to play the game from a seat's observation
+        (`snail_envs.training.imitation.make_teacher`)."""
+        # imported here: snail_envs.training.imitation imports this module
+        from snail_envs.training.imitation import make_teacher
 
         unknown = [stage for stage in self.stages if stage not in STAGES]
         if unknown or not self.stages:
@@ -267,7 +273,7 @@ class TrainConfig:
                 f"init_from: it needs stages [imitation, ppo] or an init_from; got {self.stages}",
             )
         if self.init_from:
-            from training.finetune import initial_policy
+            from snail_envs.training.finetune import initial_policy
 
             try:
                 initial_policy(self.init_from, self.env, self.env_options, self.net_arch)

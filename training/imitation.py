@@ -1,6 +1,6 @@
 """The imitation stage: clone a teacher's play into the policy network, DAgger-style.
 
-    python -m training.train --env snail_sprint_v0 "stages=[imitation, ppo]" imitation.states=50000
+    snail-train --env snail_sprint_v0 "stages=[imitation, ppo]" imitation.states=50000
 
 Games are played in the batched engine (`snail_envs.batched`), and every decision recorded is
 labelled with the teacher's action:
@@ -10,6 +10,11 @@ labelled with the teacher's action:
    likely legal action) and the others by the teacher; the network's own decisions are recorded,
    labelled with what the teacher would have played there. This teaches the network the states
    its own mistakes lead to, which the teacher never visits.
+
+With `random_seats`, each other seat of a game plays uniformly random legal actions instead, with
+that probability (drawn per seat and game), in every round, and its decisions are not recorded:
+the network then also learns the tables that careless players make, which a teacher playing
+every seat never shows (a Snap table where wrong calls happen).
 
 After each collection the network is trained on all the states gathered so far: cross-entropy to
 the teacher's action over the legal actions, each action weighted by (its share of the labels) to
@@ -25,12 +30,13 @@ heart, and the held-out agreement says when. Forced decisions teach the policy n
 legal action has all the probability); `record_forced: false` leaves them out of the data, so
 that `states` counts decisions with a choice.
 
-The teacher is an agent as `agents.make_agent` names it, one that acts from its seat's
+The teacher is an agent as `snail_envs.agents.make_agent` names it, one that acts from its seat's
 observation and mask (`heuristic`, `random`, `ppo:PATH`, `rllib:PATH`); it is asked state by
 state, so it must not rely on remembering earlier moves of its game. The game's heuristic is
 asked through the batched engine's compiled port of it (told the game's rule options), every
 other teacher through its Python `act`. A trained teacher loads weights only, like every policy
-(`agents.weights`). The stage's settings are `training.config.ImitationConfig`.
+(`snail_envs.agents.weights`). The stage's settings are
+`snail_envs.training.config.ImitationConfig`.
 """
 
 from __future__ import annotations
@@ -43,8 +49,8 @@ from typing import Any, Protocol
 import numpy as np
 
 import snail_envs
-from agents import PlanningAgent, make_agent
-from training.config import ImitationConfig
+from snail_envs.agents import PlanningAgent, make_agent
+from snail_envs.training.config import ImitationConfig
 
 # --------------------------------------------------------------------------- teachers
 
@@ -186,21 +192,34 @@ def collect(
     gamma: float = 0.99,
     held_out: float = 0.0,
     record_forced: bool = True,
+    random_seats: float = 0.0,
     seed: int = 0,
     progress: bool = False,
     description: str = "labelling",
 ) -> Demonstrations:
     """At least `states` decisions of the engine's games, labelled by `teacher`: every seat's,
     played by the teacher; or, with `policy`, those of one seat per game (drawn each episode)
-    played by the policy's most likely legal action, the others by the teacher. Without
-    `record_forced`, decisions with one legal action are played but not recorded (their rewards
-    count towards the seat's previous recorded decision)."""
+    played by the policy's most likely legal action, the others by the teacher. With
+    `random_seats`, each seat but the policy's plays at random with that probability (drawn each
+    episode), unrecorded. Without `record_forced`, decisions with one legal action are played
+    but not recorded (their rewards count towards the seat's previous recorded decision)."""
     from tqdm.auto import tqdm
 
     rng = np.random.default_rng(seed)
     n, players = engine.num_envs, engine.num_players
     engine.reset(seed=seed)
     learner = rng.integers(players, size=n)
+    careless = np.zeros((n, players), bool)
+    """The seats that play at random in each game."""
+
+    def draw_careless(games: np.ndarray) -> None:
+        if not random_seats:
+            return
+        careless[games] = rng.random((games.size, players)) < random_seats
+        if policy is not None:
+            careless[games, learner[games]] = False
+
+    draw_careless(np.arange(n))
     episode = np.arange(n, dtype=np.int64)
     next_episode = n
     last = np.full((n, players), -1, np.int64)
@@ -218,7 +237,13 @@ def collect(
         acting = seats >= 0
         taught = teacher.label(engine)
         actions = taught.copy()
-        recorded = acting if policy is None else acting & (seats == learner[:, None])
+        at_random = acting & np.take_along_axis(careless, np.maximum(seats, 0), axis=1)
+        if at_random.any():
+            legal = engine.action_masks[at_random].astype(bool)
+            actions[at_random] = np.argmax(rng.random(legal.shape) * legal, axis=1)
+        recorded = acting & ~at_random
+        if policy is not None:
+            recorded &= seats == learner[:, None]
         if not record_forced:
             recorded &= engine.action_masks.sum(axis=2) > 1
         if policy is not None and recorded.any():
@@ -247,6 +272,7 @@ def collect(
             finished_episodes.append(episode[game])
             last[game] = -1
             learner[game] = rng.integers(players)
+            draw_careless(np.array([game]))
             episode[game] = next_episode
             next_episode += 1
     bar.close()
@@ -441,6 +467,7 @@ def imitate(
             gamma=gamma,
             held_out=config.held_out,
             record_forced=config.record_forced,
+            random_seats=config.random_seats,
             seed=seed * 1000 + round_,
             progress=progress,
             description=f"round {round_}: labelling",

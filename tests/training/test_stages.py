@@ -17,14 +17,13 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import snail_envs.batched
-from agents import RandomAgent, make_agent
-from agents.ppo import PPOAgent, save_policy
-from tests.training.budgets import TINY_PPO
-from training import train
-from training.config import load_config
-from training.evaluate import score_against
-from training.finetune import Anchor, AnchoredPolicy
-from training.imitation import (
+from snail_envs.agents import RandomAgent, make_agent
+from snail_envs.agents.ppo import PPOAgent, save_policy
+from snail_envs.training import train
+from snail_envs.training.config import load_config
+from snail_envs.training.evaluate import score_against
+from snail_envs.training.finetune import Anchor, AnchoredPolicy
+from snail_envs.training.imitation import (
     AgentTeacher,
     DecisionKinds,
     ImitationConfig,
@@ -35,6 +34,7 @@ from training.imitation import (
     collect,
     imitate,
 )
+from tests.training.budgets import TINY_PPO
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +88,23 @@ def test_forced_decisions_can_be_left_out_of_the_data() -> None:
     assert (every.kinds < 0).any()
     assert len(choices) >= 1500 and (choices.kinds >= 0).all()
     assert (choices.masks.sum(axis=1) > 1).all()
+
+
+def test_random_seats_show_the_clone_the_tables_careless_players_make() -> None:
+    """Snap, equal reflexes: heuristic players never call wrongly, so the pool stays empty at
+    their tables; seats playing at random now and then make a wrong call, whose pile goes to
+    the pool, and the recorded (heuristic) seats see it. Their labels stay the teacher's."""
+    options = {"num_players": 2, "same_tick": "random", "refresh": "shuffle"}
+    engine = snail_envs.batched.make("snap_v1", 16, **options)
+    kinds = DecisionKinds("snap_v1", options)
+    layout = engine.observation_layout
+    pool = slice(layout.offset("pool_sizes"), layout.offset("pool_sizes") + 13)
+    careful = collect(engine, KernelHeuristic(), kinds, 3000)
+    careless = collect(engine, KernelHeuristic(), kinds, 3000, random_seats=0.5)
+    assert not careful.observations[:, pool].any()
+    assert careless.observations[:, pool].any(axis=1).mean() > 0.05
+    with pytest.raises(ValueError, match=r"imitation.random_seats must be in \[0, 1\); got 1.0"):
+        load_config("snap_v1", overrides=["imitation.random_seats=1"])
 
 
 def test_early_stopping_keeps_the_best_held_out_epoch() -> None:
@@ -235,7 +252,7 @@ def test_a_resumed_run_keeps_its_clone_anchor_and_best(two_stages: dict) -> None
 
 @pytest.mark.slow
 def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "training.train", "--env=snail_sprint_v0", *TINY]
+    command = [sys.executable, "-m", "snail_envs.training.train", "--env=snail_sprint_v0", *TINY]
     command += ["imitation.states=100000000", f"output_dir={tmp_path}"]
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
@@ -251,7 +268,7 @@ def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path:
     assert process.returncode == 128 + signal.SIGINT.value, error
     assert "Traceback" not in error
     assert error.splitlines()[-1].startswith(
-        "python -m training.train: stopped by SIGINT in the imitation stage, which is not resumed"
+        "snail-train: stopped by SIGINT in the imitation stage, which is not resumed"
     )
     summary = json.loads((run / "summary.json").read_text())
     assert summary["interrupted"] == "SIGINT" and summary["stopped_in"] == "imitation"
@@ -363,7 +380,7 @@ def test_init_from_must_name_a_policy_of_the_game(
         )
     archive = tmp_path / "model.zip"
     archive.write_bytes(b"PK")
-    with pytest.raises(ValueError, match=r"not a weights-only policy.*agents\.convert") as refused:
+    with pytest.raises(ValueError, match=r"not a weights-only policy.*snail-convert") as refused:
         load_config("snail_sprint_v0", overrides=[*ppo_only, f"init_from={archive}"])
     assert str(refused.value).startswith(f"command line, init_from={archive}: ")
     from_folder = load_config(
