@@ -213,7 +213,7 @@ def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
     [
         ("snail_sprint_v0", ""),
         ("pedzace_slimaki_v0", ""),
-        ("snail_sprint_v0", ", opponents='policy', policy=lambda o, m, g: m.argmax(axis=1)"),
+        slow("snail_sprint_v0", ", opponents='policy', policy=lambda o, m, g: m.argmax(axis=1)"),
     ],
 )
 def test_options_that_leave_the_learner_no_decision_are_named_after_bounded_deals(

@@ -18,8 +18,8 @@ EVERY_CARD = [(a, b) for i, a in enumerate(COLOURS) for b in COLOURS[i + 1 :]]
 OPTION_SETS = [
     {},
     slow({"num_players": 3, "rounds": 3}),
-    {"num_players": 5, "snail_face_backwards": True, "reward": "points"},
-    {"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40},
+    slow({"num_players": 5, "snail_face_backwards": True, "reward": "points"}),
+    slow({"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40}),
     {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
     slow({"num_players": 4, "rounds": 3, "reward": "margin"}),
 ]
@@ -91,7 +91,7 @@ def told_the_options(options) -> PedzaceSlimakiHeuristic:
         {"num_players": 4, "rounds": 3},
         {"num_players": 5, "snail_face_backwards": True, "rounds": 3},
         {"num_players": 3, "board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2)},
-        {"num_players": 5, "cards": EVERY_CARD},  # 9·8·7·6 ways to hold the cards unseen
+        slow({"num_players": 5, "cards": EVERY_CARD}),  # 9·8·7·6 ways to hold the cards unseen
     ],
     ids=str,
 )

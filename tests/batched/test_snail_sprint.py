@@ -9,13 +9,14 @@ import pytest
 import snail_envs.batched
 from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
 from tests.batched.differential import run_differential, run_learner_replay
+from tests.marks import slow
 
 OPTION_SETS = [
     {},
-    {"num_players": 3, "board": "B"},
-    {"num_players": 4, "tin_order": "shuffled", "tin_top_stacking": False},
-    {"num_players": 3, "expose_forced_moves": True, "reward": "points"},
-    {"num_players": 2, "tin_order": "reversed", "board": "B", "max_turns": 20},
+    slow({"num_players": 3, "board": "B"}),
+    slow({"num_players": 4, "tin_order": "shuffled", "tin_top_stacking": False}),
+    slow({"num_players": 3, "expose_forced_moves": True, "reward": "points"}),
+    slow({"num_players": 2, "tin_order": "reversed", "board": "B", "max_turns": 20}),
     {"num_players": 4, "board": "B", "reward": "margin"},
 ]
 

@@ -29,7 +29,7 @@ from tests.marks import slow
 OPTION_SETS = [
     slow({}, 2_000, 0.0),
     slow({"num_players": 3, "double": True, "slapjack": True, "reward": "points"}, 1_500, 0.0),
-    ({"num_players": 2, "speed": True}, 1_000, 0.5),
+    slow({"num_players": 2, "speed": True}, 1_000, 0.5),
     slow({"num_players": 3, "speed": True, "ruleset": "snap_pot", "max_flips": 300}, 800, 0.0),
     slow({"num_players": 4, "single_pile": True, "slapjack": True}, 800, 0.0),
     slow({"num_players": 3, "match_key": "picture", "pictures": 5, "copies": 7}, 1_000, 0.5),
@@ -50,7 +50,7 @@ OPTION_SETS = [
         500,
         0.6,
     ),
-    ({"num_players": 8}, 300, 0.0),
+    slow({"num_players": 8}, 300, 0.0),
     (
         # a tiny deck: games that end with no seat holding a card, or cycle until max_ticks
         {
@@ -64,7 +64,7 @@ OPTION_SETS = [
         1_000,
         0.0,
     ),
-    (
+    slow(
         {
             "num_players": 12,
             "ruleset": "snap_pot",
@@ -78,7 +78,7 @@ OPTION_SETS = [
     # margins: seats go out, and the mean of the others runs over the seats still in
     slow({"num_players": 4, "ruleset": "snap_pot", "max_flips": 300, "reward": "margin"}, 500, 0.3),
     ({"num_players": 3, "flipper_may_call": False, "double": True, "reward": "margin"}, 500, 0.5),
-    ({"same_tick": "random", "refresh": "shuffle"}, 1_000, 0.0),
+    slow({"same_tick": "random", "refresh": "shuffle"}, 1_000, 0.0),
     slow(
         {
             "num_players": 4,
@@ -90,7 +90,7 @@ OPTION_SETS = [
         500,
         0.5,
     ),
-    ({"num_players": 3, "speed": True, "same_tick": "random", "refresh": "shuffle"}, 500, 0.0),
+    slow({"num_players": 3, "speed": True, "same_tick": "random", "refresh": "shuffle"}, 500, 0.0),
     slow({"glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random", "refresh": "shuffle"}, 800, 0.5),
     slow(
         {"num_players": 4, "single_pile": True, "slapjack": True, "glimpse_error": (0.5, 0.2)},
@@ -143,13 +143,13 @@ OPTION_SETS = [
     ),
     # sessions: a step that ends a game deals the next; draws and truncations count for nobody,
     # ties go to sudden deaths (replayed, then shared), and seats out of a game only wait
-    ({"session": "best_of_3"}, 300, 0.0),
-    (
+    slow({"session": "best_of_3"}, 300, 0.0),
+    slow(
         {"session": "best_of_5", "num_players": 4, "max_sudden_deaths": 1, "reward": "margin"},
         120,
         0.3,
     ),
-    (
+    slow(
         {
             "session": "first_to_3",
             "num_players": 3,
@@ -173,7 +173,7 @@ OPTION_SETS = [
         150,
         0.5,
     ),
-    (
+    slow(
         {"session": "best_of_3", "num_players": 3, "speed": True, "ruleset": "snap_pot"},
         100,
         0.0,
@@ -194,7 +194,7 @@ OPTION_SETS = [
         400,
         0.0,
     ),
-    (
+    slow(
         # the largest deck: every game stops in the tick that shuffles seat 0's pile of 128
         # cards, and the session's next deal shuffles the deck in the same step
         {
