@@ -2,9 +2,13 @@
 
     snail-convert runs/old/model.zip runs/old/policy.pt --env snail_sprint_v0 \\
         -o num_players=2 --trust-checkpoint
+    snail-convert runs/snap_v1-0-1/policy.pt small/snap_v1.pt --env snap_v1 --policy-only
 
 The archive (a `model.zip`, or a policy written by SB3's `policy.save`) is a pickle: loading it
-runs any code it holds, so the command needs `--trust-checkpoint`. What it writes, `NAME.pt` and
+runs any code it holds, so the command needs `--trust-checkpoint`. A weights-only policy (a
+`policy.pt` of `snail-train`, with its `policy.json`) needs no trust: converting one with
+`--policy-only` writes the small file that plays (the shipped baselines are made so), keeping
+the rule options it was trained under unless `-o` gives others. What it writes, `NAME.pt` and
 `NAME.json` (see `snail_envs.agents.ppo`), loads weights only. Before it keeps them, it plays random
 games of the env and checks on every decision of them (`--observations`, 500 by default) that the
 new policy chooses the same action as the archive; `--policy-only` leaves the value network out.
@@ -13,6 +17,7 @@ new policy chooses the same action as the archive; `--policy-only` leaves the va
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import tempfile
 from pathlib import Path
@@ -69,14 +74,19 @@ def convert(
     observations: int = 500,
     overwrite: bool = False,
 ) -> Path:
-    """Write the policy of the trusted archive `source` to `target` weights only, and check on
-    `observations` recorded decisions that it acts as the archive does (a `ValueError`, and no
-    files written, if it does not)."""
-    options = dict(options or {})
+    """Write the policy of `source` (a trusted archive, or a weights-only policy) to `target`
+    weights only, and check on `observations` recorded decisions that it acts as the source does
+    (a `ValueError`, and no files written, if it does not)."""
     refuse_existing([target, description_path(target)], overwrite)
     Path(target).parent.mkdir(parents=True, exist_ok=True)
-    archive = load_archive(source)
-    policy = getattr(archive, "policy", archive)
+    if is_weights_only(source):
+        policy = load_policy(source, env_name)
+        trained_under = json.loads(description_path(source).read_text())["env_options"]
+        options = dict(trained_under if options is None else options)
+    else:
+        archive = load_archive(source)
+        policy = getattr(archive, "policy", archive)
+        options = dict(options or {})
     seen, masks = recorded_observations(env_name, options, observations)
     expected = actions(policy, seen, masks)
     with tempfile.TemporaryDirectory(dir=Path(target).parent) as trial:
@@ -90,9 +100,17 @@ def convert(
     return save_policy(target, policy, env_name, options, value_network, overwrite)
 
 
+def is_weights_only(source: str | Path) -> bool:
+    """Whether `source` is a policy of this library's weights-only format (`NAME.pt` with its
+    `NAME.json`), rather than a Stable-Baselines3 archive."""
+    return Path(source).suffix == ".pt" and description_path(source).is_file()
+
+
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(prog="snail-convert", description=__doc__.splitlines()[0])
-    parser.add_argument("source", type=Path, help="the Stable-Baselines3 archive")
+    parser.add_argument(
+        "source", type=Path, help="the Stable-Baselines3 archive, or a weights-only policy.pt"
+    )
     parser.add_argument("target", type=Path, help="the weights-only policy to write (NAME.pt)")
     parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
     add_rule_options(parser)
@@ -108,7 +126,7 @@ def main(argv: list[str] | None = None) -> Path:
         "vouch for the source: it is a pickle, and loading it runs any code it holds",
     )
     args = parser.parse_args(argv)
-    if not args.trust_checkpoint:
+    if not args.trust_checkpoint and not is_weights_only(args.source):
         parser.error(
             "the source is a pickle, which runs any code it holds when loaded: give "
             "--trust-checkpoint if you trust where it came from"
@@ -118,7 +136,7 @@ def main(argv: list[str] | None = None) -> Path:
             args.source,
             args.target,
             args.env,
-            dict(args.option),
+            dict(args.option) if args.option else None,
             value_network=not args.policy_only,
             observations=args.observations,
             overwrite=args.overwrite,

@@ -17,7 +17,13 @@ from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import pedzace_slimaki as strategy
-from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
+from snail_envs.batched.chance import (
+    agent_pick_among,
+    arrange,
+    begin_game,
+    game_record,
+    pick,
+)
 from snail_envs.batched.core import (
     REWARD_MODES,
     TurnBasedGame,
@@ -331,13 +337,7 @@ def points(g) -> np.ndarray:
 @njit(cache=True)
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random die among those the seat to play may choose."""
-    chosen = agent_pick(g, g.legal.sum())
-    for die in range(NUM_SNAILS):
-        if g.legal[die]:
-            if chosen == 0:
-                return die
-            chosen -= 1
-    return -1
+    return agent_pick_among(g, g.legal)
 
 
 @njit(cache=True)
