@@ -1,5 +1,5 @@
 """Trained policies on disk: weights only, never code from a file; trusted archives; the shipped
-baselines, converted from Stable-Baselines3 archives, choose as they did."""
+baselines choose as they did when they were shipped."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ import torch
 import snail_envs
 from snail_envs.agents import convert as convert_command
 from snail_envs.agents import make_agent
+from snail_envs.agents import ppo as ppo_module
 from snail_envs.agents.ppo import CHECKPOINTS, FORMAT, PPOAgent, shipped_checkpoint
 from snail_envs.agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
+from tests.agents.record_shipped_decisions import trained_options
 
 torch.set_num_threads(1)
 DATA = Path(__file__).parent / "data"
@@ -163,6 +165,26 @@ def test_a_converted_archive_chooses_as_the_archive_did(tmp_path: Path) -> None:
     assert exists.value.code == 1
 
 
+def test_a_weights_only_policy_converts_to_its_small_playing_form_without_trust(
+    tmp_path: Path,
+) -> None:
+    model = tiny_model()
+    options = {"num_players": 2, "reward": "margin"}
+    full = ppo_module.save_policy(
+        tmp_path / "run" / "policy.pt", model.policy, "snail_sprint_v0", options
+    )
+    target = tmp_path / "small" / "snail_sprint_v0.pt"
+    path = convert_command.main(
+        [str(full), str(target), "--env=snail_sprint_v0", "--policy-only", "--observations=50"]
+    )
+    description = json.loads(path.with_suffix(".json").read_text())
+    assert description["env_options"] == options and not description["value_network"]
+    assert path.stat().st_size < full.stat().st_size
+    agent, teacher = (make_agent(f"ppo:{p}", "snail_sprint_v0") for p in (path, full))
+    for observation, mask in random_inputs(487, 6):
+        assert agent.act(observation, mask) == teacher.act(observation, mask)
+
+
 # ----------------------------------------------------------------- the shipped baselines
 
 
@@ -183,11 +205,11 @@ def test_only_weights_only_policies_are_shipped() -> None:
 
 
 @pytest.mark.parametrize("env_name", SHIPPED)
-def test_the_shipped_baselines_choose_as_before_their_conversion(env_name: str) -> None:
-    """Decisions of random games, and the actions the Stable-Baselines3 archives shipped before
-    chose for them."""
+def test_the_shipped_baselines_choose_as_when_they_were_shipped(env_name: str) -> None:
+    """Decisions of random games, and the actions the baseline chose for them when it was
+    shipped (`record_shipped_decisions.py`)."""
     recorded = np.load(DATA / "shipped_decisions.npz")
-    agent = make_agent("ppo", env_name)
+    agent = make_agent("ppo", env_name, options=trained_options(env_name))
     observations = recorded[f"{env_name}/observations"]
     masks = recorded[f"{env_name}/action_masks"]
     chosen = [agent.act(seen, mask) for seen, mask in zip(observations, masks, strict=True)]
