@@ -89,7 +89,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with the wheel installed, not editable. The dependencies come
-    from the folders the interpreter running the tests imports from (the checkout left out),
+    from the folders the interpreter running the tests imports from (the checkout's sources left
+    out, its .venv kept),
     listed after the venv's own site-packages, so that the wheel's `snail_envs` comes first."""
     folder = tmp_path_factory.mktemp("venv") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=600)
@@ -98,10 +99,16 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     install += ["-q", str(wheel)]
     installed = subprocess.run([python, *install], capture_output=True, text=True, timeout=600)
     assert installed.returncode == 0, installed.stderr
+    environment = Path(sys.prefix).resolve()
     dependencies = [
         path
         for path in sys.path
-        if path and Path(path).is_dir() and not Path(path).resolve().is_relative_to(ROOT)
+        if path
+        and Path(path).is_dir()
+        and (
+            not Path(path).resolve().is_relative_to(ROOT)
+            or Path(path).resolve().is_relative_to(environment)  # a .venv inside the checkout
+        )
     ]
     site_packages = Path(
         subprocess.run(
