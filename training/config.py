@@ -16,10 +16,8 @@ The configs live in `configs/` at the top of the repository and install beside t
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import difflib
-import inspect
 import math
 import numbers
 import re
@@ -33,6 +31,7 @@ from typing import Any
 import yaml
 
 import snail_envs
+from snail_envs.agents.cli import attribute_docs
 
 CONFIGS = Path(__file__).parent / "configs"
 """The shipped configs: package data of `snail_envs.training` (in the repository, the folder
@@ -286,30 +285,12 @@ class TrainConfig:
                 raise ConfigError("imitation.teacher", str(problem)) from None
 
 
-def field_docs(cls: type) -> dict[str, str]:
-    """The documentation of each field of the dataclass `cls`: the string below the field in its
-    source, on one line."""
-    (tree,) = ast.parse(inspect.getsource(cls)).body
-    assert isinstance(tree, ast.ClassDef)
-    docs: dict[str, str] = {}
-    for statement, following in zip(tree.body, tree.body[1:], strict=False):
-        if (
-            isinstance(statement, ast.AnnAssign)
-            and isinstance(statement.target, ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            docs[statement.target.id] = " ".join(following.value.value.split())
-    return docs
-
-
 def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str, str]]:
     """(name, type, default, documentation) of every field of the config dataclass `cls`
     (`TrainConfig`); a nested dataclass is a mapping without a default of its own, its fields
     after it, named `prefix` + field (`imitation.states`)."""
     hints = typing.get_type_hints(cls)
-    docs = field_docs(cls)
+    docs = attribute_docs(cls)
     rows = []
     for spec in dataclasses.fields(cls):
         default = (
