@@ -102,6 +102,20 @@ class Kernels(NamedTuple):
     acting: Callable[..., None]
     """(games, rules, observations, masks, seats): write every game's acting slots, as `start`
     does after its deal."""
+    redraw: Callable[..., None]
+    """(games, rules, seat): redraw everything hidden from `seat` in every game, from each
+    game's own chance (for search; needs the game's `redraw_hidden`)."""
+    search_walk: Callable[..., None]
+    """(games, rules, seat, actions, kinds, last_round, live, values, masks): in every live game,
+    `seat` plays `actions[i]`, then the game goes on with the other seats played by the in-kernel
+    players `kinds` (one per seat) to `seat`'s next decision, whose legal actions go to
+    `masks[i]`; where the search stops instead (the game ended or was stopped, the seat went out,
+    or a round after `last_round` began) `live[i]` is cleared. `values[i]` gains `seat`'s
+    rewards."""
+    search_rollout: Callable[..., None]
+    """(games, rules, seat, kinds, last_round, live, values): every live game played on to where
+    the search stops, each seat by its in-kernel player `kinds[seat]`; `values[i]` gains
+    `seat`'s rewards."""
 
 
 class BatchStep(NamedTuple):
@@ -131,6 +145,10 @@ class BatchedGame:
     """The in-kernel players of the learner's vector env, by the index the kernels use."""
     seating_dtype: ClassVar[np.dtype]
     """How the learner's vector env seats one game (`seating_record`)."""
+    load_game: ClassVar[Callable[..., None] | None] = None
+    """(games, index, game, seed): write a game of the reference engine in progress into record
+    `index`, its generators seeded from `seed` (the game module's `load_game`, for search);
+    None where the engine cannot load games."""
 
     def __init__(
         self,
@@ -334,6 +352,46 @@ class BatchedGame:
             return recorded - tape.shape[0], end
 
         return TapeChance(tape, start, window)
+
+    # ----------------------------------------------------------------- search
+
+    def load(self, index: int, game: Any, seed: int) -> None:
+        """Put `game`, a reference engine's game in progress, in slot `index`: the slot's acting
+        seats, observations and masks follow; its future chance comes from `seed`. Other slots
+        are left as they are (in a batch never reset, they are dealt first, from `seed`)."""
+        if self.load_game is None:
+            raise ValueError(f"{self.env_name} (batched): this engine cannot load games")
+        check_int("index", index, 0, self.num_envs - 1)
+        if not self._started:
+            self.reset(seed)
+        type(self).load_game(self.games, index, game, seed)
+        self._write_acting(slice(index, index + 1))
+
+    def redraw(self, seat: int, seed: int, source: int | None = 0, views: bool = True) -> None:
+        """Worlds for a search by `seat`: every slot becomes a copy of game `source` (None: each
+        slot keeps its own game), with everything hidden from `seat` redrawn, each slot's draw
+        and future chance from its own generators, seeded anew from `seed` and the slot's index.
+        The redraw is consistent with what `seat` has seen: its view is unchanged. `views`: write
+        every slot's acting views (a search that reads only its seat's masks may skip them)."""
+        check_int("seat", seat, 0, self.num_players - 1)
+        if not self._started:
+            raise RuntimeError(f"{self.env_name} (batched): load or reset a game before redraw()")
+        if source is not None:
+            check_int("source", source, 0, self.num_envs - 1)
+            self.games[:] = self.games[source]
+        seed_games(self.games, np.uint64(int(seed) % 2**64))
+        self.kernels.redraw(self.games, self.rules, seat)
+        if views:
+            self._write_acting(slice(None))
+
+    def _write_acting(self, slots: slice) -> None:
+        self.kernels.acting(
+            self.games[slots],
+            self.rules,
+            self.observations[slots],
+            self.action_masks[slots],
+            self.seats[slots],
+        )
 
     # ----------------------------------------------------------------- checks
 

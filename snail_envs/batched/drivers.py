@@ -21,6 +21,8 @@ The hooks a game module defines (`g` one game's record, `rules` the record of th
 | `write_observation(g, rules, seat, out)` | what `seat` sees, written whole |
 | `write_mask(g, rules, seat, mask)` | the legal actions of `seat` |
 | `write_state(g, rules, out)` | the full state |
+| `load_game(games, index, game, seed)` | (Python, for search) write a reference game in progress into a record |
+| `redraw_hidden(g, rules, seat)` | (for search) redraw everything hidden from `seat`, from the game's chance |
 
 A game whose rewards come from each seat's points, its seats never going out, may define
 `points(g)` (every seat's points; with `LOWEST_WINS = True` the fewest points win) in place of
@@ -371,6 +373,81 @@ def learner_step(
     return -1
 
 
+# --------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def no_rounds(g) -> int:
+    """A game of one round."""
+    return 0
+
+
+def redraw_all(games, rules_array, seat) -> None:
+    """Everything hidden from `seat` redrawn in every game, from each game's own chance
+    (`Kernels.redraw`)."""
+    for i in range(games.shape[0]):
+        game.redraw_hidden(games[i], rules_array[0], seat)
+
+
+def search_over(g, rules, seat: int, last_round: int) -> bool:
+    """The search of `seat` stops here: its game ended or was stopped, its seat went out, or the
+    round after `last_round` began."""
+    return learner_done(g, rules, seat) or game.round_of(g) > last_round
+
+
+def search_tick(g, rules, seat, action, kinds, stock, tick, rewards) -> float:
+    """One tick: `seat` plays `action` if it acts (NONE: it chooses as in-kernel player
+    `kinds[seat]`), every other acting seat as in-kernel player `kinds[other]`; returns
+    `seat`'s reward for the tick."""
+    game.take_stock(g, rules, stock)
+    for other in range(rules.num_players):
+        if game.is_acting(g, rules, other):
+            if other == seat and action != NONE:
+                tick[other] = action
+            else:
+                tick[other] = game.opponent_action(g, rules, other, kinds[other])
+    game.apply(g, rules, tick)
+    game.pay(g, rules, stock, rewards)
+    return rewards[seat]
+
+
+def search_walk_all(games, rules_array, seat, actions, kinds, last_round, live, values, masks):
+    """In every `live` game, `seat` plays `actions[i]` and the game goes on, the other seats
+    played by in-kernel players `kinds`, until `seat` acts again (its legal actions are then
+    written to `masks[i]`) or the search stops there (`search_over`: `live[i]` is cleared).
+    `values[i]` gains `seat`'s rewards (`Kernels.search_walk`)."""
+    rules = rules_array[0]
+    stock = np.zeros((2, game.MAX_PLAYERS))
+    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    rewards = np.zeros(game.MAX_PLAYERS, np.float32)
+    for i in range(games.shape[0]):
+        if not live[i]:
+            continue
+        g = games[i]
+        values[i] += search_tick(g, rules, seat, actions[i], kinds, stock, tick, rewards)
+        while not search_over(g, rules, seat, last_round) and not game.is_acting(g, rules, seat):
+            values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards)
+        if search_over(g, rules, seat, last_round):
+            live[i] = 0
+        else:
+            game.write_mask(g, rules, seat, masks[i])
+
+
+def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values) -> None:
+    """Every `live` game played on until the search of `seat` stops (`search_over`), every seat
+    played by its in-kernel player `kinds[seat]`; `values[i]` gains `seat`'s rewards
+    (`Kernels.search_rollout`)."""
+    rules = rules_array[0]
+    stock = np.zeros((2, game.MAX_PLAYERS))
+    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    rewards = np.zeros(game.MAX_PLAYERS, np.float32)
+    for i in range(games.shape[0]):
+        if live[i]:
+            g = games[i]
+            while not search_over(g, rules, seat, last_round):
+                values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards)
+
+
 # --------------------------------------------------------------------------- compiling
 
 
@@ -384,6 +461,8 @@ INLINED = (
     ask_policy,
     pay_learner,
     settle,
+    search_over,
+    search_tick,
 )
 """The templates compiled into their callers (numba's `inline="always"`): those of the step
 loops' every game and every step, whose calls would cost more than their work."""
@@ -400,6 +479,9 @@ TEMPLATES = (
     begin_episode,
     learner_reset,
     learner_step,
+    redraw_all,
+    search_walk_all,
+    search_rollout_all,
     *INLINED,
 )
 
@@ -410,6 +492,7 @@ STAND_INS = {
     "opponent_action": ("opponent_action", ("heuristic_action", "random_action")),
     "is_out": ("never_out", ()),
     "pays_each_tick": ("pays_once_a_decision", ()),
+    "round_of": ("no_rounds", ()),
 }
 """What stands in for each hook a game module may leave out, and the hooks it needs then."""
 
@@ -438,6 +521,8 @@ def compile_drivers(module: ModuleType) -> Kernels:
         raise AttributeError(f"{module.__name__} lacks the hooks {', '.join(missing)}")
     for name in needed:
         setattr(hooks, name, getattr(module, name))
+    if hasattr(module, "redraw_hidden"):
+        hooks.redraw_hidden = module.redraw_hidden
     hooks.LOWEST_WINS = getattr(module, "LOWEST_WINS", False)
     if turn_based:
         hooks.is_acting = seat_to_play_acts
@@ -455,4 +540,7 @@ def compile_drivers(module: ModuleType) -> Kernels:
         learner_step=kernel(learner_step),
         choose=kernel(choose_all),
         acting=kernel(acting_all),
+        redraw=kernel(redraw_all),
+        search_walk=kernel(search_walk_all),
+        search_rollout=kernel(search_rollout_all),
     )

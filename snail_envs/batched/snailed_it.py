@@ -467,6 +467,15 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     mask[PASS] = 1
 
 
+# --------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def round_of(g) -> int:
+    """The rounds played: a search may stop where the next round begins."""
+    return g.rounds_played
+
+
 # --------------------------------------------------------------------------- rollouts
 
 
@@ -560,6 +569,7 @@ class SnailedItBatch(BatchedGame):
     seating_dtype = seating_record(MAX_PLAYERS)
     horizons = HORIZONS
     """How far `rollout` may play on."""
+    load_game = staticmethod(load_game)
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
         return record(
@@ -574,21 +584,6 @@ class SnailedItBatch(BatchedGame):
             observation=_pieces(self.observation_layout, "own_hand"),
             state=_pieces(self.state_layout, "hands"),
         )
-
-    def load(self, index: int, game: SnailedIt, seed: int) -> None:
-        """Put `game`, a reference engine's game in progress, in slot `index` (`load_game`):
-        the slot's acting seats, observations and masks follow; its future chance comes from
-        `seed`. Other slots are left as they are."""
-        load_game(self.games, index, game, seed)
-        slot = slice(index, index + 1)
-        self.kernels.acting(
-            self.games[slot],
-            self.rules,
-            self.observations[slot],
-            self.action_masks[slot],
-            self.seats[slot],
-        )
-        self._started = True
 
     def rollout(self, seat: int, first_actions: list[int], horizon: str = "round") -> np.ndarray:
         """The points every seat adds to its total, in each game, after `seat` plays each of
