@@ -36,10 +36,12 @@ from snail_envs.agents.heuristics import HEURISTICS
 from snail_envs.agents.human import HumanAgent
 from snail_envs.agents.ismcts import ISMCTSAgent
 from snail_envs.agents.rollout_search import RolloutSearchAgent
+from snail_envs.agents.search import CompiledSearchAgent
 
 __all__ = [
     "HEURISTICS",
     "Agent",
+    "CompiledSearchAgent",
     "HumanAgent",
     "ISMCTSAgent",
     "PlanningAgent",
@@ -49,7 +51,7 @@ __all__ = [
     "make_agent",
 ]
 
-AGENT_KINDS = ("random", "heuristic", "ismcts", "rollout", "human", "ppo", "rllib")
+AGENT_KINDS = ("random", "heuristic", "search", "ismcts", "rollout", "human", "ppo", "rllib")
 ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 """What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
 and game points or the lead in points as the value (one of the two)."""
@@ -81,6 +83,8 @@ def make_agent(
             )
         heuristic = HEURISTICS[env_name]
         return heuristic.for_rules(rules)
+    if name == "search":
+        return CompiledSearchAgent(env_name, seed=seed, **search_settings(kind, argument))
     if name == "ismcts":
         iterations, *choices = argument.split(":") if argument else [""]
         if iterations and not iterations.isdigit():
@@ -123,6 +127,45 @@ def make_agent(
 
         return RLlibAgent.load(argument, env_name, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
+
+
+SEARCH_SETTINGS = {
+    "batch": int,
+    "exploration": float,
+    "value": str,
+    "rollout": str,
+    "opponents": str,
+    "horizon": str,
+}
+"""The settings a `search` spec may give as `name=value`, and their types."""
+
+
+def search_settings(kind: str, argument: str) -> dict[str, Any]:
+    """The keywords of `CompiledSearchAgent` a spec gives: `search:ITERATIONS` or
+    `search:SECONDSs` (a time a move, such as `search:0.5s`), then `:name=value` settings
+    (`SEARCH_SETTINGS`), as in `search:4096:value=points:rollout=random`."""
+    settings: dict[str, Any] = {}
+    for part in argument.split(":") if argument else []:
+        name, equals, text = part.partition("=")
+        if equals and name not in SEARCH_SETTINGS:
+            raise ValueError(
+                f"unknown search setting {name!r} in {kind!r}; settings: "
+                f"{', '.join(SEARCH_SETTINGS)} (search:4096:value=points)"
+            )
+        try:
+            if equals:
+                settings[name] = SEARCH_SETTINGS[name](text)
+            elif part.endswith("s"):
+                settings["seconds"] = float(part[:-1])
+            else:
+                settings["iterations"] = int(part)
+        except ValueError:
+            raise ValueError(
+                f"search takes a number of iterations (search:4096), a time a move "
+                f"(search:0.5s) and name=value settings ({', '.join(SEARCH_SETTINGS)}); "
+                f"got {part!r} in {kind!r}"
+            ) from None
+    return settings
 
 
 def load(

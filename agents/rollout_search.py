@@ -31,7 +31,7 @@ import numpy as np
 
 from snail_envs.agents.base import SearchAgent
 from snail_envs.batched import engine_class
-from snail_envs.core.options import check_choice, check_int
+from snail_envs.core.options import check_choice, check_int, rule_keywords
 from snail_envs.registry import GAMES
 
 SEARCHABLE = tuple(game.env_name for game in GAMES if game.searchable)
@@ -101,5 +101,5 @@ class RolloutSearchAgent(SearchAgent):
     def _batch_for(self, options: Any) -> Any:
         """A batch of one record for each rollout start, for the rule options of the game."""
         if self._batch is None or self._batch.options != options:
-            self._batch = self.engine(self.worlds * self.repeats, **vars(options))
+            self._batch = self.engine(self.worlds * self.repeats, **rule_keywords(options))
         return self._batch

@@ -106,16 +106,18 @@ class Kernels(NamedTuple):
     """(games, rules, seat): redraw everything hidden from `seat` in every game, from each
     game's own chance (for search; needs the game's `redraw_hidden`)."""
     search_walk: Callable[..., None]
-    """(games, rules, seat, actions, kinds, last_round, live, values, masks): in every live game,
-    `seat` plays `actions[i]`, then the game goes on with the other seats played by the in-kernel
-    players `kinds` (one per seat) to `seat`'s next decision, whose legal actions go to
-    `masks[i]`; where the search stops instead (the game ended or was stopped, the seat went out,
-    or a round after `last_round` began) `live[i]` is cleared. `values[i]` gains `seat`'s
-    rewards."""
+    """(games, rules, seat, actions, kinds, last_round, live, values, masks, played): in every
+    live game, `seat` plays `actions[i]`, then the game goes on with the other seats played by
+    the in-kernel players `kinds` (one per seat) and `seat`'s forced moves made for it, to
+    `seat`'s next choice, whose legal actions go to `masks[i]`; where the search stops instead (the game ended or was stopped, the seat
+    went out, or a round after `last_round` began) `live[i]` is cleared. `values[i]` gains `seat`'s
+    rewards; `played[0]` counts the decisions played."""
+    round_of: Callable[..., int]
+    """(game record): the rounds the game has played (0 in a game of one round)."""
     search_rollout: Callable[..., None]
-    """(games, rules, seat, kinds, last_round, live, values): every live game played on to where
-    the search stops, each seat by its in-kernel player `kinds[seat]`; `values[i]` gains
-    `seat`'s rewards."""
+    """(games, rules, seat, kinds, last_round, live, values, played): every live game played on
+    to where the search stops, each seat by its in-kernel player `kinds[seat]`; `values[i]`
+    gains `seat`'s rewards; `played[0]` counts the decisions played."""
 
 
 class BatchStep(NamedTuple):
@@ -359,12 +361,13 @@ class BatchedGame:
         """Put `game`, a reference engine's game in progress, in slot `index`: the slot's acting
         seats, observations and masks follow; its future chance comes from `seed`. Other slots
         are left as they are (in a batch never reset, they are dealt first, from `seed`)."""
-        if self.load_game is None:
+        load_game = type(self).load_game
+        if load_game is None:
             raise ValueError(f"{self.env_name} (batched): this engine cannot load games")
         check_int("index", index, 0, self.num_envs - 1)
         if not self._started:
             self.reset(seed)
-        type(self).load_game(self.games, index, game, seed)
+        load_game(self.games, index, game, seed)
         self._write_acting(slice(index, index + 1))
 
     def redraw(self, seat: int, seed: int, source: int | None = 0, views: bool = True) -> None:

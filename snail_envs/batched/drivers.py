@@ -21,8 +21,8 @@ The hooks a game module defines (`g` one game's record, `rules` the record of th
 | `write_observation(g, rules, seat, out)` | what `seat` sees, written whole |
 | `write_mask(g, rules, seat, mask)` | the legal actions of `seat` |
 | `write_state(g, rules, out)` | the full state |
-| `load_game(games, index, game, seed)` | (Python, for search) write a reference game in progress into a record |
-| `redraw_hidden(g, rules, seat)` | (for search) redraw everything hidden from `seat`, from the game's chance |
+| `load_game(games, index, game, seed)` | (Python; search) a reference game into a record |
+| `redraw_hidden(g, rules, seat)` | (search) redraw what is hidden from `seat`, by chance |
 
 A game whose rewards come from each seat's points, its seats never going out, may define
 `points(g)` (every seat's points; with `LOWEST_WINS = True` the fewest points win) in place of
@@ -395,13 +395,14 @@ def search_over(g, rules, seat: int, last_round: int) -> bool:
     return learner_done(g, rules, seat) or game.round_of(g) > last_round
 
 
-def search_tick(g, rules, seat, action, kinds, stock, tick, rewards) -> float:
+def search_tick(g, rules, seat, action, kinds, stock, tick, rewards, played) -> float:
     """One tick: `seat` plays `action` if it acts (NONE: it chooses as in-kernel player
     `kinds[seat]`), every other acting seat as in-kernel player `kinds[other]`; returns
-    `seat`'s reward for the tick."""
+    `seat`'s reward for the tick. `played[0]` counts the decisions."""
     game.take_stock(g, rules, stock)
     for other in range(rules.num_players):
         if game.is_acting(g, rules, other):
+            played[0] += 1
             if other == seat and action != NONE:
                 tick[other] = action
             else:
@@ -411,11 +412,26 @@ def search_tick(g, rules, seat, action, kinds, stock, tick, rewards) -> float:
     return rewards[seat]
 
 
-def search_walk_all(games, rules_array, seat, actions, kinds, last_round, live, values, masks):
+@njit(cache=True)
+def only_action(mask: np.ndarray) -> int:
+    """The one legal action of `mask`, or NONE when there are several."""
+    action = NONE
+    for candidate in range(mask.shape[0]):
+        if mask[candidate]:
+            if action != NONE:
+                return NONE
+            action = candidate
+    return action
+
+
+def search_walk_all(
+    games, rules_array, seat, actions, kinds, last_round, live, values, masks, played
+) -> None:
     """In every `live` game, `seat` plays `actions[i]` and the game goes on, the other seats
-    played by in-kernel players `kinds`, until `seat` acts again (its legal actions are then
-    written to `masks[i]`) or the search stops there (`search_over`: `live[i]` is cleared).
-    `values[i]` gains `seat`'s rewards (`Kernels.search_walk`)."""
+    played by in-kernel players `kinds` and `seat`'s forced moves (a single legal action) made
+    for it, until `seat` has a choice again (its legal actions are then in `masks[i]`) or the
+    search stops there (`search_over`: `live[i]` is cleared). `values[i]` gains `seat`'s
+    rewards; `played[0]` counts the decisions (`Kernels.search_walk`)."""
     rules = rules_array[0]
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
@@ -424,19 +440,24 @@ def search_walk_all(games, rules_array, seat, actions, kinds, last_round, live, 
         if not live[i]:
             continue
         g = games[i]
-        values[i] += search_tick(g, rules, seat, actions[i], kinds, stock, tick, rewards)
-        while not search_over(g, rules, seat, last_round) and not game.is_acting(g, rules, seat):
-            values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards)
-        if search_over(g, rules, seat, last_round):
-            live[i] = 0
-        else:
-            game.write_mask(g, rules, seat, masks[i])
+        action = actions[i]
+        while True:
+            values[i] += search_tick(g, rules, seat, action, kinds, stock, tick, rewards, played)
+            if search_over(g, rules, seat, last_round):
+                live[i] = 0
+                break
+            action = NONE
+            if game.is_acting(g, rules, seat):
+                game.write_mask(g, rules, seat, masks[i])
+                action = only_action(masks[i])
+                if action == NONE:
+                    break
 
 
-def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values) -> None:
+def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values, played) -> None:
     """Every `live` game played on until the search of `seat` stops (`search_over`), every seat
-    played by its in-kernel player `kinds[seat]`; `values[i]` gains `seat`'s rewards
-    (`Kernels.search_rollout`)."""
+    played by its in-kernel player `kinds[seat]`; `values[i]` gains `seat`'s rewards;
+    `played[0]` counts the decisions (`Kernels.search_rollout`)."""
     rules = rules_array[0]
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
@@ -445,7 +466,7 @@ def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values
         if live[i]:
             g = games[i]
             while not search_over(g, rules, seat, last_round):
-                values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards)
+                values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards, played)
 
 
 # --------------------------------------------------------------------------- compiling
@@ -543,4 +564,5 @@ def compile_drivers(module: ModuleType) -> Kernels:
         redraw=kernel(redraw_all),
         search_walk=kernel(search_walk_all),
         search_rollout=kernel(search_rollout_all),
+        round_of=hooks.round_of,
     )

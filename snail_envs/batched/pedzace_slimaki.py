@@ -4,6 +4,10 @@ Each game is one record of `game_dtype`: the snails' leaves, the dice (held by t
 set aside, and the faces of this turn's roll), the cards and the points. Every rule function
 below has the name and the behaviour of its counterpart in the reference engine; observations
 are written exactly as `PedzaceSlimakiObserver` writes them. Every rule option is supported.
+
+For search, a game of the reference engine in progress loads into a record (`load_game`,
+`PedzaceSlimakiBatch.load`), and `redraw_hidden` (`PedzaceSlimakiBatch.redraw`) deals the other
+seats new cards from those the searching seat does not hold, as the reference engine does.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from snail_envs.batched.chance import (
     begin_game,
     game_record,
     pick,
+    seed_games,
 )
 from snail_envs.batched.core import (
     REWARD_MODES,
@@ -43,6 +48,7 @@ from snail_envs.pedzace_slimaki.rules import (
     SNAIL_FACE,
     SNAIL_FACE_LEAVES,
     START,
+    PedzaceSlimaki,
     PedzaceSlimakiOptions,
 )
 
@@ -108,7 +114,6 @@ GAME = game_record(
         ("faces", np.int8, NUM_SNAILS),
         ("legal", np.uint8, NUM_SNAILS),
         ("card", np.uint8, MAX_PLAYERS),
-        ("card_index", np.int8, MAX_PLAYERS),
         ("scores", np.int64, MAX_PLAYERS),
         ("race", np.int8),
         ("first_seat", np.int8),
@@ -119,8 +124,7 @@ GAME = game_record(
 )
 """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
 turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
-card (bit s for snail s), which of the rules' cards it is, and the seat's points; the race, the
-seat that began it, the seat to play."""
+card (bit s for snail s) and points; the race, the seat that began it, the seat to play."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -287,7 +291,6 @@ def start_race(g, rules, race: int, first_seat: int) -> None:
     g.card[:] = 0
     for seat in range(rules.num_players):
         g.card[seat] = rules.cards[order[seat]]
-        g.card_index[seat] = order[seat]
     g.held[:] = 1
     g.set_aside[:] = 0
     g.faces[:] = NOT_ROLLED
@@ -422,6 +425,57 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
         mask[die] = g.legal[die]
 
 
+# --------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def round_of(g) -> int:
+    """The races run before this one: a search may stop where the next race begins."""
+    return g.race
+
+
+@njit(cache=True)
+def redraw_hidden(g, rules, seat: int) -> None:
+    """Deal the other seats new cards from the cards `seat` does not hold (the rules' cards less
+    one copy of its own), shuffled: each other seat in turn takes the last one."""
+    own = 0
+    while rules.cards[own] != g.card[seat]:
+        own += 1
+    unseen = np.concatenate((rules.cards[:own], rules.cards[own + 1 :]))
+    order = np.empty(unseen.shape[0], np.int64)
+    arrange(g, order)
+    remaining = unseen.shape[0]
+    for other in range(rules.num_players):
+        if other != seat:
+            remaining -= 1
+            g.card[other] = unseen[order[remaining]]
+
+
+def load_game(games: np.ndarray, index: int, game: PedzaceSlimaki, seed: int) -> None:
+    """Write `game`, a reference engine's game in progress, into record `index` of `games`: the
+    snails' leaves, the dice held, set aside and rolled with those the seat to play may choose,
+    every seat's card and points, the race, the seat that began it, the seat to play and the
+    turns played, exactly. The record's generators are seeded from `seed`: its future chance is
+    its own, not `game`'s."""
+    record = games[index : index + 1]
+    record[0] = 0
+    seed_games(record, np.uint64(seed % 2**64))
+    g = record[0]
+    n = game.num_players
+    g["leaf"] = game.leaf
+    g["held"][game.held] = 1
+    g["set_aside"] = game.set_aside
+    g["faces"] = game.faces
+    g["legal"][game.legal] = 1
+    g["card"][:n] = [(1 << first) | (1 << second) for first, second in game.cards]
+    g["scores"][:n] = game.scores
+    g["race"] = game.race
+    g["first_seat"] = game.first_seat
+    g["turn"] = game.turn
+    g["finished"] = game.outcome is not None
+    g["turns_played"] = game.turns_played
+
+
 # --------------------------------------------------------------------------- the engine
 
 
@@ -440,6 +494,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     game_dtype = GAME
     kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
+    load_game = staticmethod(load_game)
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)

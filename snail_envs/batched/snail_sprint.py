@@ -5,6 +5,10 @@ empty) and, for every snail, the snail right under it: a free snail leaves its s
 the snail under it back on top, and climbs a tower by going on top of it. Every rule function
 below has the name and the behaviour of its counterpart in the reference engine; observations
 are written exactly as `SnailSprintObserver` writes them. Every rule option is supported.
+
+For search, a game of the reference engine in progress loads into a record (`load_game`,
+`SnailSprintBatch.load`), and `redraw_hidden` (`SnailSprintBatch.redraw`) deals the other seats
+new race cards from those the searching seat does not hold, as the reference engine does.
 """
 
 from __future__ import annotations
@@ -18,7 +22,14 @@ from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snail_sprint as strategy
-from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, pick
+from snail_envs.batched.chance import (
+    agent_pick,
+    arrange,
+    begin_game,
+    game_record,
+    pick,
+    seed_games,
+)
 from snail_envs.batched.core import (
     MARGIN,
     REWARD_MODES,
@@ -406,6 +417,59 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
         mask[snail] = g.target[snail] != NONE
 
 
+# --------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def redraw_hidden(g, rules, seat: int) -> None:
+    """Deal the other seats new race cards from the cards `seat` does not hold (the rules'
+    cards less one copy of its own), shuffled: each other seat in turn takes the last one."""
+    own = 0
+    while rules.cards[own] != g.card[seat]:
+        own += 1
+    unseen = np.concatenate((rules.cards[:own], rules.cards[own + 1 :]))
+    order = np.empty(unseen.shape[0], np.int64)
+    arrange(g, order)
+    remaining = unseen.shape[0]
+    for other in range(rules.num_players):
+        if other != seat:
+            remaining -= 1
+            g.card[other] = unseen[order[remaining]]
+
+
+def load_game(games: np.ndarray, index: int, game: SnailSprint, seed: int) -> None:
+    """Write `game`, a reference engine's game in progress, into record `index` of `games`: the
+    printed track, every tower (bottom first), the podium, the seat to play and the turns
+    played, the roll being decided with its possible moves, and every seat's race card, exactly.
+    The record's generators are seeded from `seed`: its future chance is its own, not `game`'s.
+    """
+    record = games[index : index + 1]
+    record[0] = 0
+    seed_games(record, np.uint64(seed % 2**64))
+    g = record[0]
+    g["printed"] = [_bits(space) for space in game.track]
+    g["space"] = game.space
+    g["below"] = NONE
+    g["top"] = EMPTY
+    for space in range(START + 1, SPACES):  # the start holds its snails side by side
+        tower = game.stacks[space]
+        for level, snail in enumerate(tower):
+            g["level"][snail] = level
+            g["below"][snail] = tower[level - 1] if level else NONE
+        if tower:
+            g["top"][space] = tower[-1]
+    g["podium"] = NONE
+    g["podium"][: len(game.podium)] = game.podium
+    g["finished"] = len(game.podium)
+    g["turn"] = game.turn
+    g["turns_played"] = game.turns_played
+    g["dice"] = game.dice
+    g["target"] = NONE
+    for snail, destination in game.moves.items():
+        g["target"][snail] = destination
+    g["card"][: game.num_players] = [_bits(card) for card in game.race_cards]
+
+
 # --------------------------------------------------------------------------- the engine
 
 
@@ -425,6 +489,7 @@ class SnailSprintBatch(TurnBasedGame):
     game_dtype = GAME
     kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
+    load_game = staticmethod(load_game)
 
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
         # the reference engine lays the track: read it from a game built with any chance

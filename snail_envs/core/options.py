@@ -96,6 +96,16 @@ def check_seat(seat: object, num_players: int) -> int | None:
     return int(seat)
 
 
+def rule_keywords(options: object) -> dict[str, Any]:
+    """The keywords that build these options again (the fields an options class derives from
+    them left out)."""
+    return {
+        field.name: getattr(options, field.name)
+        for field in dataclasses.fields(options)  # type: ignore[arg-type]
+        if field.init
+    }
+
+
 def no_decision_error(
     env_name: str, decision: str, options: object, **settings: object
 ) -> ValueError:

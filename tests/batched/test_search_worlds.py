@@ -23,7 +23,6 @@ import pytest
 import snail_envs.batched
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.options import parse_options
-from tests.marks import slow
 
 SITUATIONS = [
     ("snailed_it_v0", {}),
@@ -183,7 +182,7 @@ def test_a_redraw_draws_from_the_reference_distribution(env_name, options) -> No
     check_redraw_distribution(env_name, options, seed=11, worlds=10_000)
 
 
-@slow
+@pytest.mark.slow
 @pytest.mark.parametrize(("env_name", "options"), loadable(SITUATIONS))
 def test_redraws_draw_from_the_reference_distribution_in_many_situations(env_name, options):
     for seed in range(3):
@@ -197,4 +196,6 @@ def check_redraw_distribution(env_name: str, options: dict, seed: int, worlds: i
     batch = snail_envs.batched.make(env_name, worlds, **options)
     batch.load(0, game, seed=seed)
     batch.redraw(seat, seed=seed, views=False)
-    assert_same_means(batch.state().astype(np.float64), reference_worlds(game, observer, seat, worlds))
+    assert_same_means(
+        batch.state().astype(np.float64), reference_worlds(game, observer, seat, worlds)
+    )

@@ -1,0 +1,196 @@
+"""Search at compiled speed: IS-MCTS whose worlds are drawn and played in the batched engines.
+
+Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012) with an opponent model, as
+`snail_envs.agents.ismcts` plays it with `opponents=`, but with every world in a record of the
+game's batched engine. At each decision with a choice, the agent loads the game into its batch
+(`BatchedGame.load`) and then, in rounds of `batch` iterations at once:
+
+1. redraws everything hidden from its seat in every record (`BatchedGame.redraw`: in the
+   kernels, from the distribution of `resample_from_infostate`, with the future chance of each
+   world seeded anew); the true hidden information is overwritten before anything is read;
+2. walks every world down one tree of its seat's decisions: at each node the action with the best
+   UCB1 score among those legal in that world (availability counts stand in for the parent's
+   visits), each walk counting at once as a visit of no value so that the walks of one round
+   spread over the tree; between two of its decisions, the game goes on in the kernels with
+   every other seat played by the opponent model (`opponents`: the game's heuristic, or
+   random), each on its own view of that world (`Kernels.search_walk`);
+3. adds one node where a world leaves the tree, and plays that world on in the kernels to the
+   horizon, its seat by the `rollout` player and the others by the model
+   (`Kernels.search_rollout`);
+4. backs up the seat's value: `value="win"`, +1 for a win and −1 for a loss; `"points"`, the
+   points it gains in the game's own scoring; `"margin"`, those points less the mean the other
+   seats gain (the environment's `reward="margin"`). Points come in each game's own units, so
+   UCB1's `exploration` is scaled by half the spread of the values seen in this search.
+
+The action played is the root action visited most. The tree branches on the seat's actions only
+(open loop): the opponents' choices and chance are sampled, not branched on, so that a small
+budget goes to the seat's own decisions. The search plays until the end of the game, or with
+`horizon="round"` (games of rounds) until the round in play ends.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from snail_envs.agents.base import SearchAgent
+from snail_envs.batched import ENGINES, engine_class
+from snail_envs.core.options import check_choice, check_int, rule_keywords
+
+VALUES = {"win": "winlose", "points": "points", "margin": "margin"}
+"""What the search maximises, and the engine's reward mode that pays it."""
+HORIZONS = ("game", "round")
+NO_LIMIT = 2**62
+"""A round the search never reaches."""
+
+
+class CompiledSearchAgent(SearchAgent):
+    """IS-MCTS in the batched engines (see the module docstring); the same seed gives the same
+    choices. Budget: `iterations` a decision, or `seconds` of wall time (which makes play depend
+    on the machine's speed), whichever ends first; at least one round of `batch` iterations."""
+
+    def __init__(
+        self,
+        env_name: str,
+        iterations: int = 2048,
+        seconds: float | None = None,
+        batch: int = 64,
+        exploration: float = 0.7,
+        value: str = "margin",
+        rollout: str = "heuristic",
+        opponents: str = "heuristic",
+        horizon: str = "game",
+        seed: int | None = None,
+    ) -> None:
+        if env_name not in ENGINES:
+            raise ValueError(
+                f"the search plays its worlds in a batched engine; {env_name!r} has none "
+                f"(engines: {', '.join(ENGINES)})"
+            )
+        self.engine = engine_class(env_name)
+        from snail_envs.agents import search_tree  # numba, which engine_class requires
+        from snail_envs.batched.core import OPPONENTS
+
+        if self.engine.load_game is None:
+            raise ValueError(f"{env_name}'s batched engine cannot load games, so it cannot search")
+        check_int("iterations", iterations, 1)
+        check_int("batch", batch, 1)
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"seconds must be a positive time a move; got {seconds!r}")
+        if not exploration >= 0:
+            raise ValueError(f"exploration must be a non-negative number; got {exploration!r}")
+        check_choice("value", value, tuple(VALUES))
+        check_choice("rollout", rollout, OPPONENTS)
+        check_choice("opponents", opponents, OPPONENTS)
+        check_choice("horizon", horizon, HORIZONS)
+        self.env_name = env_name
+        self.iterations = iterations
+        self.seconds = seconds
+        self.batch = batch
+        self.exploration = exploration
+        self.value = value
+        self.rollout = rollout
+        self.opponents = opponents
+        self.horizon = horizon
+        super().__init__(seed)
+        self._worlds: Any = None
+        self._tree = search_tree
+        self.played = np.zeros(1, np.int64)
+        """The decisions played in the kernels by every search so far (for benchmarks)."""
+        self.searched = 0
+        """The iterations of every search so far."""
+
+    def search(self, host: Any, agent: str, legal: list[int]) -> int:
+        seat = host.possible_agents.index(agent)
+        worlds = self._worlds_for(host.options)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        worlds.load(0, host.game, self._rng.getrandbits(63))
+        root_record = worlds.games[0].copy()
+        kernels, rules = worlds.kernels, worlds.rules
+        last_round = NO_LIMIT
+        if self.horizon == "round":
+            last_round = int(kernels.round_of(worlds.games[0]))
+        model = worlds.opponents.index(self.opponents)
+        walk_kinds = np.full(worlds.num_players, model, np.int64)
+        rollout_kinds = walk_kinds.copy()
+        rollout_kinds[seat] = worlds.opponents.index(self.rollout)
+        root_mask = np.zeros(worlds.num_actions, np.int8)
+        root_mask[legal] = 1
+        tree = self._tree.Tree(worlds.num_actions, capacity=self.iterations + self.batch + 1)
+        lowest, highest = math.inf, -math.inf
+        size = self.batch
+        draws = np.random.default_rng(self._rng.getrandbits(63))
+        masks = np.empty((size, worlds.num_actions), np.int8)
+        paths = np.zeros((size, 16), np.int64)
+        done = 0
+        while done < self.iterations:
+            worlds.games[0] = root_record
+            worlds.redraw(seat, self._rng.getrandbits(63), source=0, views=False)
+            masks[:] = root_mask
+            values = np.zeros(size)
+            live = np.ones(size, np.uint8)
+            nodes = np.zeros(size, np.int64)
+            depths = np.zeros(size, np.int64)
+            walking = live.copy()
+            exploration = self.exploration
+            if self.value != "win" and highest > lowest:
+                exploration *= (highest - lowest) / 2
+            while walking.any():
+                tree.make_room(size)
+                actions = np.full(size, -1, np.int64)
+                self._tree.descend(
+                    tree.children,
+                    tree.visits,
+                    tree.total,
+                    tree.available,
+                    tree.size,
+                    nodes,
+                    masks,
+                    walking,
+                    draws.random(size),
+                    exploration,
+                    actions,
+                )
+                moving = (actions >= 0).astype(np.uint8)
+                if depths.max() == paths.shape[1]:
+                    paths = np.concatenate([paths, np.zeros_like(paths)], axis=1)
+                stepped = moving == 1
+                paths[stepped, depths[stepped]] = nodes[stepped]
+                depths += moving
+                kernels.search_walk(
+                    worlds.games,
+                    rules,
+                    seat,
+                    actions,
+                    walk_kinds,
+                    last_round,
+                    moving,
+                    values,
+                    masks,
+                    self.played,
+                )
+                live[stepped & (moving == 0)] = 0
+                walking &= live
+            kernels.search_rollout(
+                worlds.games, rules, seat, rollout_kinds, last_round, live, values, self.played
+            )
+            self._tree.back_up(tree.total, paths, depths, values)
+            lowest, highest = min(lowest, values.min()), max(highest, values.max())
+            done += size
+            self.searched += size
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        visits = tree.root_visits()
+        return max(legal, key=lambda action: visits[action])
+
+    def _worlds_for(self, options: Any) -> Any:
+        """A batch of `batch` worlds for the rule options of the game, paying the value."""
+        if self._worlds is None or self._worlds.options != options:
+            worlds = self.engine(self.batch, reward=VALUES[self.value], **rule_keywords(options))
+            for player in {self.rollout, self.opponents}:
+                worlds.check_opponent(player)
+            self._worlds = worlds
+        return self._worlds

@@ -1,0 +1,109 @@
+"""The compiled search: legal and reproducible choices in every game, nothing read that its seat
+cannot know, a budget in iterations or seconds, its spec and its errors."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import snail_envs
+from snail_envs.agents import CompiledSearchAgent, choose_action, make_agent
+from snail_envs.core.testing import deciding_agents
+
+pytest.importorskip("numba")
+
+GAMES = [
+    ("snailed_it_v0", {"num_players": 3}),
+    ("snail_sprint_v0", {"num_players": 3}),
+    ("pedzace_slimaki_v0", {"num_players": 3}),
+    ("snap_v1", {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]}),
+]
+
+
+def decisions(env_name: str, count: int, seed: int = 0, **options: Any) -> Iterator[Any]:
+    """(environment, agent) at `count` decisions with a choice of random games."""
+    rng = random.Random(seed)
+    env = snail_envs.make(env_name, **options)
+    found = 0
+    for game_seed in range(seed, seed + 1000):
+        env.reset(seed=game_seed)
+        for agent in deciding_agents(env):
+            legal = env.unwrapped.legal_actions(agent)
+            if len(legal) > 1 and rng.random() < 0.2:
+                yield env, agent
+                found += 1
+                if found == count:
+                    return
+            env.step(rng.choice(legal))
+
+
+@pytest.mark.parametrize(("env_name", "options"), GAMES, ids=[g for g, _ in GAMES])
+def test_the_search_chooses_legal_actions_the_same_for_the_same_seed(env_name, options) -> None:
+    first = make_agent("search:128", env_name, seed=4, options=options)
+    again = make_agent("search:128", env_name, seed=4, options=options)
+    chosen = []
+    for env, agent in decisions(env_name, 12, **options):
+        action = choose_action(first, env, agent)
+        assert action in env.unwrapped.legal_actions(agent)
+        assert choose_action(again, env, agent) == action
+        chosen.append(action)
+    assert first.searched == 12 * 128
+
+
+@pytest.mark.parametrize(("env_name", "options"), GAMES, ids=[g for g, _ in GAMES])
+def test_the_search_reads_nothing_hidden_from_its_seat(env_name, options) -> None:
+    """Two games that differ only in what is hidden from the seat (the second redrawn from the
+    first, `resample_from_infostate`) get the same choices from searches of the same seed."""
+    for number, (env, agent) in enumerate(decisions(env_name, 10, seed=1, **options)):
+        other = env.unwrapped.resample_from_infostate(agent, seed=number)
+        choices = [
+            choose_action(make_agent("search:96", env_name, seed=number, options=options), e, agent)
+            for e in (env, other)
+        ]
+        assert choices[0] == choices[1]
+
+
+def test_the_search_stops_at_its_time_budget() -> None:
+    search = make_agent("search:100000000:batch=8", "snail_sprint_v0", seed=0)
+    timed = make_agent("search:0.05s:batch=8", "snail_sprint_v0", seed=0)
+    env, agent = next(decisions("snail_sprint_v0", 1))
+    choose_action(timed, env, agent)
+    assert 8 <= timed.searched < search.iterations
+
+
+def test_a_search_spec_sets_its_settings() -> None:
+    search = make_agent(
+        "search:512:batch=16:value=points:rollout=random:opponents=random:exploration=1.5",
+        "snail_sprint_v0",
+    )
+    assert isinstance(search, CompiledSearchAgent)
+    assert (search.iterations, search.batch, search.value) == (512, 16, "points")
+    assert (search.rollout, search.opponents, search.exploration) == ("random", "random", 1.5)
+    timed = make_agent("search:0.5s:horizon=round", "snailed_it_v0")
+    assert (timed.seconds, timed.horizon) == (0.5, "round")
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ("search:fast", "search takes a number of iterations"),
+        ("search:-0.5s", "seconds must be a positive time"),
+        ("search:0s", "seconds must be a positive time"),
+        ("search:0", "iterations must be an integer at least 1"),
+        ("search:depth=3", "unknown search setting 'depth'"),
+        ("search:value=luck", "value must be one of"),
+        ("search:rollout=smart", "rollout must be one of"),
+        ("search:batch=x", "search takes a number of iterations"),
+    ],
+)
+def test_a_bad_search_spec_names_the_allowed_values(spec: str, named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        make_agent(spec, "snail_sprint_v0")
+
+
+def test_a_game_without_a_batched_engine_cannot_be_searched() -> None:
+    with pytest.raises(ValueError, match="has none"):
+        CompiledSearchAgent("connect_four_v3")
