@@ -13,8 +13,10 @@ The in-kernel players are "random" and "heuristic":
 default weights), compiled and given the seat's own observation and mask.
 
 For search, a game of the reference engine in progress loads into a record (`load_game`,
-`SnailedItBatch.load`), and `rollout_all` (`SnailedItBatch.rollout`) plays copies of records on,
-each seat as the heuristic, after each of a seat's possible actions.
+`SnailedItBatch.load`), everything hidden from a seat is redrawn in the kernel as the reference
+redraws it (`redraw_hidden`, `SnailedItBatch.redraw`), and `rollout_all`
+(`SnailedItBatch.rollout`) plays copies of records on, each seat as the heuristic, after each of
+a seat's possible actions.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ GAME = game_record(
         ("penalty_size", np.int64),
         ("tossed", np.int8, NUM_CARDS),
         ("tossed_size", np.int64),
+        ("card_lot", np.int16, NUM_CARDS),  # a lot a draw at most: < 72 turns × 17 a round
+        ("lots", np.int64),
         ("played", np.uint8, NUM_CARDS),
         ("top", np.int8, (NUM_COLOURS, 2)),
         ("totals", np.int64, MAX_PLAYERS),
@@ -93,10 +97,12 @@ GAME = game_record(
     ]
 )
 """One game: which cards each seat holds, and how many; the penalty pile (its top is
-`penalty[penalty_size − 1]`) and the tossed pile; the cards played this round; the card on top
-of each row's left and right pile; the totals; the seat to play and the round's starter; the
-phase, the previous colour (−1 on a round's first turn) and, in a toss window, the fitting
-cards `fit_low`–`fit_high`."""
+`penalty[penalty_size − 1]`) and the tossed pile; each card's lot, where it may be (lot 0 was
+dealt at the start of the round, lot k is the tossed pile shuffled into the round's k-th new
+penalty pile), and how many lots the round has made; the cards played this round; the card on
+top of each row's left and right pile; the totals; the seat to play and the round's starter; the
+phase, the previous colour (−1 on a round's first turn) and, in a toss window, the fitting cards
+`fit_low`–`fit_high`."""
 
 PIECES = pieces_dtype(
     (
@@ -204,6 +210,8 @@ def start_round(g, rules) -> None:
         g.penalty[k] = deck[k]
     g.penalty_size = remaining
     g.tossed_size = 0
+    g.card_lot[:] = 0
+    g.lots = 1
     g.turn = g.starter
     g.phase = PLAY
     g.previous_colour = NONE
@@ -212,7 +220,10 @@ def start_round(g, rules) -> None:
 
 @njit(cache=True)
 def refill_penalty_pile(g) -> None:
-    """Shuffle the tossed pile into a new penalty pile."""
+    """Shuffle the tossed pile into a new penalty pile: a new lot, whose cards are public."""
+    for k in range(g.tossed_size):
+        g.card_lot[g.tossed[k]] = g.lots
+    g.lots += 1
     order = np.empty(g.tossed_size, np.int64)
     arrange(g, order)
     for k in range(order.shape[0]):
@@ -476,6 +487,75 @@ def round_of(g) -> int:
     return g.rounds_played
 
 
+@njit(cache=True)
+def arranged(g, cards: np.ndarray) -> np.ndarray:
+    """`cards` shuffled, as the reference's `chance.arrange(cards)` shuffles them."""
+    order = np.empty(cards.shape[0], np.int64)
+    arrange(g, order)
+    return cards[order]
+
+
+@njit(cache=True)
+def unseen_by_lot(g, seat: int) -> np.ndarray:
+    """The cards `seat` cannot see (those of the other hands and of the penalty pile: neither in
+    its hand, nor on the rows, nor on the tossed pile), lot by lot in lot order, each lot's cards
+    in card order."""
+    seen = g.hand[seat] | g.played
+    for k in range(g.tossed_size):
+        seen[g.tossed[k]] = 1
+    keys = [NUM_CARDS * g.card_lot[card] + card for card in range(NUM_CARDS) if not seen[card]]
+    return np.sort(np.array(keys, np.int64)) % NUM_CARDS
+
+
+@njit(cache=True)
+def lot_bounds(g, cards: np.ndarray) -> np.ndarray:
+    """Where each lot of `cards` (laid out lot by lot) begins, and where the last one ends."""
+    bounds = [0]
+    for k in range(1, cards.shape[0]):
+        if g.card_lot[cards[k]] != g.card_lot[cards[k - 1]]:
+            bounds.append(k)
+    bounds.append(cards.shape[0])
+    return np.array(bounds, np.int64)
+
+
+@njit(cache=True)
+def redraw_hidden(g, rules, seat: int) -> None:
+    """Redeal the other seats' hands and the penalty pile from the cards `seat` cannot see.
+
+    Every hand keeps its size. The cards a seat drew from a penalty pile made of shuffled tossed
+    cards are known to come from that pile (its cards were public when it was made), so each
+    hidden card is redealt only among the places it could be: every hand keeps how many of its
+    cards come from each lot (public: draws, plays and tosses are). Each lot is shuffled, the
+    other hands, clockwise from `seat`'s left, take their cards of each lot from its end, the
+    rest is shuffled into the penalty pile, and the tossed pile's order is shuffled too. Every
+    shuffle is the reference's (`SnailedIt.redraw_hidden`), one for one, of cards laid out in an
+    order `seat` knows (by lot, then by card; the tossed pile's by card), never as they lie.
+    """
+    cards = unseen_by_lot(g, seat)
+    bounds = lot_bounds(g, cards)
+    lots = bounds.shape[0] - 1
+    lot_index = np.empty(NUM_CARDS, np.int64)
+    for lot in range(lots):
+        start, end = bounds[lot], bounds[lot + 1]
+        cards[start:end] = arranged(g, cards[start:end])
+        lot_index[cards[start:end]] = lot
+    undealt_end = bounds[1:].copy()
+    for k in range(1, rules.num_players):
+        other = (seat + k) % rules.num_players
+        held = np.zeros(lots, np.int64)
+        for card in range(NUM_CARDS):
+            if g.hand[other, card]:
+                held[lot_index[card]] += 1
+        g.hand[other, :] = 0
+        for lot in range(lots):
+            for _ in range(held[lot]):
+                undealt_end[lot] -= 1
+                g.hand[other, cards[undealt_end[lot]]] = 1
+    remaining = [cards[k] for lot in range(lots) for k in range(bounds[lot], undealt_end[lot])]
+    g.penalty[: g.penalty_size] = arranged(g, np.array(remaining, np.int64))
+    g.tossed[: g.tossed_size] = arranged(g, np.sort(g.tossed[: g.tossed_size]))
+
+
 # --------------------------------------------------------------------------- rollouts
 
 
@@ -521,9 +601,10 @@ def rollout_all(games, rules_array, seat, first_actions, horizon, scratch, gaine
 
 def load_game(games: np.ndarray, index: int, game: SnailedIt, seed: int) -> None:
     """Write `game`, a reference engine's game in progress, into record `index` of `games`:
-    hands, piles (in order), rows' tops, cards played, totals, rounds and turns played, the seat
-    to play, the phase (with a toss window's fitting cards) and the previous colour, exactly.
-    The record's generators are seeded from `seed`: its future chance is its own, not `game`'s.
+    hands, piles (in order), the cards' lots, rows' tops, cards played, totals, rounds and turns
+    played, the seat to play, the phase (with a toss window's fitting cards) and the previous
+    colour, exactly. The record's generators are seeded from `seed`: its future chance is its
+    own, not `game`'s.
     """
     record = games[index : index + 1]
     record[0] = 0
@@ -536,6 +617,8 @@ def load_game(games: np.ndarray, index: int, game: SnailedIt, seed: int) -> None
     g["penalty_size"] = len(game.penalty_pile)
     g["tossed"][: len(game.tossed_pile)] = game.tossed_pile
     g["tossed_size"] = len(game.tossed_pile)
+    g["card_lot"] = game.card_lot
+    g["lots"] = len(game.lot_held[0])
     g["played"][game.played] = 1
     g["top"] = [[left[-1], right[-1]] for left, right in game.rows]
     g["totals"][: game.num_players] = game.totals

@@ -80,7 +80,7 @@ def test_rollout_spec_names_its_worlds() -> None:
         make_agent("rollout", "snap_v1")
     with pytest.raises(ValueError, match="horizon must be one of 'round', 'game'"):
         RolloutSearchAgent("snailed_it_v0", horizon="turn")
-    with pytest.raises(ValueError, match="agents: random, heuristic, ismcts, rollout"):
+    with pytest.raises(ValueError, match="agents: random, heuristic, search, ismcts, rollout"):
         make_agent("rollouts", "snailed_it_v0")
 
 
