@@ -1,10 +1,13 @@
-"""Agents that play the games of snail_envs: random, heuristic, IS-MCTS and rollout search, you.
+"""Agents that play the games of snail_envs: random, heuristic, searches, trained policies, you.
 
     from snail_envs.agents import make_agent
     bot = make_agent("heuristic", "snail_sprint_v0")
     action = bot.act(observation["observation"], observation["action_mask"])
 
-`make_agent` understands: `random`, `heuristic`, `ismcts` (or `ismcts:ITERATIONS`, followed
+`make_agent` understands: `random`, `heuristic`, `search` (the compiled IS-MCTS of
+`snail_envs.agents.search`, with the `batched` extra: `search:4096` iterations a move,
+`search:0.5s` a time a move, then `:name=value` settings such as `:value=points` or
+`:prior=ppo`; see `search_settings`), `ismcts` (the Python IS-MCTS, or `ismcts:ITERATIONS`, followed
 by `:heuristic` for rollouts played by the game's heuristic, `:model` to play the other seats in
 the search as the heuristic would (an opponent model), and `:points` to search for the most game
 points rather than the win, or `:margin` for the biggest lead in points over the others), `rollout`
@@ -36,7 +39,7 @@ from snail_envs.agents.heuristics import HEURISTICS
 from snail_envs.agents.human import HumanAgent
 from snail_envs.agents.ismcts import ISMCTSAgent
 from snail_envs.agents.rollout_search import RolloutSearchAgent
-from snail_envs.agents.search import CompiledSearchAgent
+from snail_envs.agents.search import CompiledSearchAgent, policy_prior
 
 __all__ = [
     "HEURISTICS",
@@ -84,7 +87,12 @@ def make_agent(
         heuristic = HEURISTICS[env_name]
         return heuristic.for_rules(rules)
     if name == "search":
-        return CompiledSearchAgent(env_name, seed=seed, **search_settings(kind, argument))
+        settings = search_settings(kind, argument)
+        if "prior" in settings:
+            path = settings["prior"]
+            trained = load("ppo", env_name, path=None if path == "ppo" else path, trusted=trusted)
+            settings["prior"] = policy_prior(getattr(trained.model, "policy", trained.model))
+        return CompiledSearchAgent(env_name, seed=seed, **settings)
     if name == "ismcts":
         iterations, *choices = argument.split(":") if argument else [""]
         if iterations and not iterations.isdigit():
@@ -136,8 +144,11 @@ SEARCH_SETTINGS = {
     "rollout": str,
     "opponents": str,
     "horizon": str,
+    "depth": int,
+    "prior": str,
 }
-"""The settings a `search` spec may give as `name=value`, and their types."""
+"""The settings a `search` spec may give as `name=value`, and their types (`prior`: `ppo`, the
+shipped baseline, or the path of a trained policy, whose probabilities guide the search)."""
 
 
 def search_settings(kind: str, argument: str) -> dict[str, Any]:

@@ -8,24 +8,32 @@ game's batched engine. At each decision with a choice, the agent loads the game 
 1. redraws everything hidden from its seat in every record (`BatchedGame.redraw`: in the
    kernels, from the distribution of `resample_from_infostate`, with the future chance of each
    world seeded anew); the true hidden information is overwritten before anything is read;
-2. walks every world down one tree of its seat's decisions: at each node the action with the best
-   UCB1 score among those legal in that world (availability counts stand in for the parent's
-   visits), each walk counting at once as a visit of no value so that the walks of one round
-   spread over the tree; between two of its decisions, the game goes on in the kernels with
-   every other seat played by the opponent model (`opponents`: the game's heuristic, or
-   random), each on its own view of that world (`Kernels.search_walk`);
-3. adds one node where a world leaves the tree, and plays that world on in the kernels to the
-   horizon, its seat by the `rollout` player and the others by the model
-   (`Kernels.search_rollout`);
+2. walks every world down one tree of its seat's decisions (`snail_envs.agents.search_tree`,
+   compiled): at each node the action with the best UCB1 score among those legal in that world
+   (availability counts stand in for the parent's visits), or with a `prior` (a policy's
+   probabilities for the seat's view in that world, evaluated for all the walking worlds at
+   once) the best PUCT score; each walk counts at once as a visit of no value, so that the walks
+   of one round spread over the tree. Between two of its choices the game goes on in the
+   kernels, every other seat played by the opponent model (`opponents`: the game's heuristic,
+   or random) on its own view of that world, and the seat's forced moves made for it
+   (`Kernels.search_walk`);
+3. adds one node where a world leaves the tree (or stops at `depth` decisions), and plays that
+   world on in the kernels to the horizon, its seat by the `rollout` player and the others by
+   the model (`Kernels.search_rollout`);
 4. backs up the seat's value: `value="win"`, +1 for a win and −1 for a loss; `"points"`, the
    points it gains in the game's own scoring; `"margin"`, those points less the mean the other
    seats gain (the environment's `reward="margin"`). Points come in each game's own units, so
-   UCB1's `exploration` is scaled by half the spread of the values seen in this search.
+   the `exploration` constant is scaled by half the spread of the values seen in this search.
 
-The action played is the root action visited most. The tree branches on the seat's actions only
-(open loop): the opponents' choices and chance are sampled, not branched on, so that a small
+The action played is the root action visited most; `visit_counts` gives all of them, the
+targets of expert iteration (`snail_envs.training`). The tree branches on the seat's actions
+only (open loop): the opponents' choices and chance are sampled, not branched on, so that the
 budget goes to the seat's own decisions. The search plays until the end of the game, or with
 `horizon="round"` (games of rounds) until the round in play ends.
+
+It reads nothing its seat cannot know: the game is loaded whole, but every world is redrawn from
+the seat's view before the search reads it, by draws that depend on that view alone (the tests
+check that two games differing only in what is hidden give the same choices).
 """
 
 from __future__ import annotations
@@ -63,6 +71,8 @@ class CompiledSearchAgent(SearchAgent):
         rollout: str = "heuristic",
         opponents: str = "heuristic",
         horizon: str = "game",
+        depth: int = 0,
+        prior: Any = None,
         seed: int | None = None,
     ) -> None:
         if env_name not in ENGINES:
@@ -86,6 +96,7 @@ class CompiledSearchAgent(SearchAgent):
         check_choice("rollout", rollout, OPPONENTS)
         check_choice("opponents", opponents, OPPONENTS)
         check_choice("horizon", horizon, HORIZONS)
+        check_int("depth", depth, 0)
         self.env_name = env_name
         self.iterations = iterations
         self.seconds = seconds
@@ -95,6 +106,12 @@ class CompiledSearchAgent(SearchAgent):
         self.rollout = rollout
         self.opponents = opponents
         self.horizon = horizon
+        self.depth = depth
+        """The most decisions of the seat a walk takes in the tree (0: no limit); 1 makes the
+        search flat, its root's actions followed by rollouts alone."""
+        self.prior = prior
+        """None (UCB1), or a policy's probabilities of the actions, (views, masks) → (B, A),
+        for PUCT (`policy_prior`)."""
         super().__init__(seed)
         self._worlds: Any = None
         self._tree = search_tree
@@ -106,30 +123,51 @@ class CompiledSearchAgent(SearchAgent):
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
         seat = host.possible_agents.index(agent)
         worlds = self._worlds_for(host.options)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         worlds.load(0, host.game, self._rng.getrandbits(63))
-        root_record = worlds.games[0].copy()
-        kernels, rules = worlds.kernels, worlds.rules
+        mask = np.zeros(worlds.num_actions, np.int8)
+        mask[legal] = 1
+        view = host.observe(agent)["observation"] if self.prior is not None else None
+        visits = self.visit_counts(worlds.games[0].copy(), seat, mask, host.options, view)
+        return max(legal, key=lambda action: visits[action])
+
+    def visit_counts(
+        self,
+        record: np.ndarray,
+        seat: int,
+        mask: np.ndarray,
+        options: Any,
+        view: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The visits of each root action of a search for `seat` from `record`, a game of the
+        batched engine for these rule options in which `seat` is to choose among the actions
+        `mask` allows (its view `view`, needed with a `prior`). Everything hidden from `seat`
+        is redrawn before it is read."""
+        worlds = self._worlds_for(options)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        kernels, rules, tree_kernels = worlds.kernels, worlds.rules, self._tree
         last_round = NO_LIMIT
         if self.horizon == "round":
-            last_round = int(kernels.round_of(worlds.games[0]))
+            last_round = int(kernels.round_of(record))
         model = worlds.opponents.index(self.opponents)
         walk_kinds = np.full(worlds.num_players, model, np.int64)
         rollout_kinds = walk_kinds.copy()
         rollout_kinds[seat] = worlds.opponents.index(self.rollout)
-        root_mask = np.zeros(worlds.num_actions, np.int8)
-        root_mask[legal] = 1
-        tree = self._tree.Tree(worlds.num_actions, capacity=self.iterations + self.batch + 1)
+        tree = tree_kernels.Tree(worlds.num_actions, capacity=self.iterations + self.batch + 1)
         lowest, highest = math.inf, -math.inf
-        size = self.batch
+        size, num_actions = self.batch, worlds.num_actions
         draws = np.random.default_rng(self._rng.getrandbits(63))
-        masks = np.empty((size, worlds.num_actions), np.int8)
+        masks = np.empty((size, num_actions), np.int8)
+        views = np.zeros((size if self.prior is not None else 0, worlds.observation_layout.size))
+        views = views.astype(np.float32)
+        priors = np.zeros((views.shape[0], num_actions), np.float32)
         paths = np.zeros((size, 16), np.int64)
         done = 0
         while done < self.iterations:
-            worlds.games[0] = root_record
+            worlds.games[0] = record
             worlds.redraw(seat, self._rng.getrandbits(63), source=0, views=False)
-            masks[:] = root_mask
+            masks[:] = mask
+            if self.prior is not None:
+                views[:] = view
             values = np.zeros(size)
             live = np.ones(size, np.uint8)
             nodes = np.zeros(size, np.int64)
@@ -139,9 +177,11 @@ class CompiledSearchAgent(SearchAgent):
             if self.value != "win" and highest > lowest:
                 exploration *= (highest - lowest) / 2
             while walking.any():
+                if self.prior is not None:
+                    priors[:] = self.prior(views, masks)
                 tree.make_room(size)
                 actions = np.full(size, -1, np.int64)
-                self._tree.descend(
+                tree_kernels.descend(
                     tree.children,
                     tree.visits,
                     tree.total,
@@ -149,15 +189,16 @@ class CompiledSearchAgent(SearchAgent):
                     tree.size,
                     nodes,
                     masks,
+                    priors,
                     walking,
                     draws.random(size),
                     exploration,
                     actions,
                 )
                 moving = (actions >= 0).astype(np.uint8)
+                stepped = moving == 1
                 if depths.max() == paths.shape[1]:
                     paths = np.concatenate([paths, np.zeros_like(paths)], axis=1)
-                stepped = moving == 1
                 paths[stepped, depths[stepped]] = nodes[stepped]
                 depths += moving
                 kernels.search_walk(
@@ -170,21 +211,23 @@ class CompiledSearchAgent(SearchAgent):
                     moving,
                     values,
                     masks,
+                    views,
                     self.played,
                 )
                 live[stepped & (moving == 0)] = 0
                 walking &= live
+                if self.depth:
+                    walking[depths >= self.depth] = 0
             kernels.search_rollout(
                 worlds.games, rules, seat, rollout_kinds, last_round, live, values, self.played
             )
-            self._tree.back_up(tree.total, paths, depths, values)
+            tree_kernels.back_up(tree.total, paths, depths, values)
             lowest, highest = min(lowest, values.min()), max(highest, values.max())
             done += size
             self.searched += size
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        visits = tree.root_visits()
-        return max(legal, key=lambda action: visits[action])
+        return tree.root_visits()
 
     def _worlds_for(self, options: Any) -> Any:
         """A batch of `batch` worlds for the rule options of the game, paying the value."""
@@ -194,3 +237,18 @@ class CompiledSearchAgent(SearchAgent):
                 worlds.check_opponent(player)
             self._worlds = worlds
         return self._worlds
+
+
+def policy_prior(policy: Any) -> Any:
+    """The probabilities of the legal actions a Stable-Baselines3 maskable policy gives, as a
+    search prior: (views, masks) → float32 (B, A)."""
+    import torch
+
+    def probabilities(views: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            distribution = policy.get_distribution(
+                torch.as_tensor(views), action_masks=torch.as_tensor(masks).bool()
+            )
+            return distribution.distribution.probs.numpy()
+
+    return probabilities

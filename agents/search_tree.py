@@ -49,51 +49,100 @@ class Tree:
 
 @njit(cache=True)
 def descend(
-    children, visits, total, available, size, nodes, masks, walking, uniforms, exploration, actions
+    children,
+    visits,
+    total,
+    available,
+    size,
+    nodes,
+    masks,
+    priors,
+    walking,
+    uniforms,
+    exploration,
+    actions,
 ) -> None:
     """One step down the tree for every walking world i, from node `nodes[i]`, among the actions
-    `masks[i]` allows: an untried one, drawn by `uniforms[i]`, if there is one (it becomes a new
-    node and the walk leaves the tree: `walking[i]` is cleared), else the one of the best UCB1
-    score. The action goes to `actions[i]`, the node reached to `nodes[i]`, which counts the
-    visit at once (of no value until its world is played out), so that the walks of one call
-    spread over the tree."""
+    `masks[i]` allows. The action goes to `actions[i]`, the node reached to `nodes[i]`, which
+    counts the visit at once (of no value until its world is played out), so that the walks of
+    one call spread over the tree. A new node ends the walk (`walking[i]` is cleared).
+
+    Without `priors` (no rows): an untried action if there is one, drawn by `uniforms[i]`, else
+    the one of the best UCB1 score. With `priors[i]`, a policy's probabilities of the actions in
+    this world: the best PUCT score (AlphaZero's), the mean value plus `exploration` times the
+    prior times √(visits of the node's actions) / (1 + the action's visits), an untried action's
+    mean value counting as 0."""
     for i in range(nodes.shape[0]):
         if not walking[i]:
             continue
         node = nodes[i]
-        untried = 0
-        for action in range(masks.shape[1]):
-            if masks[i, action]:
-                child = children[node, action]
-                if child == NONE:
-                    untried += 1
-                else:
-                    available[child] += 1
-        if untried:
-            chosen = int(uniforms[i] * untried)
-            for action in range(masks.shape[1]):
-                if masks[i, action] and children[node, action] == NONE:
-                    if chosen == 0:
-                        break
-                    chosen -= 1
+        if priors.shape[0]:
+            action = puct_choice(children, visits, total, node, masks[i], priors[i], exploration)
+        else:
+            action = ucb_choice(
+                children, visits, total, available, node, masks[i], uniforms[i], exploration
+            )
+        child = children[node, action]
+        if child == NONE:
             child = size[0]
             size[0] += 1
             children[node, action] = child
             walking[i] = 0
-        else:
-            best, best_score = NONE, -math.inf
-            for candidate in range(masks.shape[1]):
-                if masks[i, candidate]:
-                    reached = children[node, candidate]
-                    score = total[reached] / visits[reached] + exploration * math.sqrt(
-                        math.log(available[reached]) / visits[reached]
-                    )
-                    if score > best_score:
-                        best, best_score = candidate, score
-            action, child = best, children[node, best]
         visits[child] += 1
         actions[i] = action
         nodes[i] = child
+
+
+@njit(cache=True)
+def ucb_choice(children, visits, total, available, node, mask, uniform, exploration) -> int:
+    """An untried legal action, drawn by `uniform`, if there is one; else the best by UCB1
+    (availability counts in place of the node's visits). Counts the availability of every
+    legal action tried before."""
+    untried = 0
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            child = children[node, action]
+            if child == NONE:
+                untried += 1
+            else:
+                available[child] += 1
+    if untried:
+        chosen = int(uniform * untried)
+        for action in range(mask.shape[0]):
+            if mask[action] and children[node, action] == NONE:
+                if chosen == 0:
+                    return action
+                chosen -= 1
+    best, best_score = NONE, -math.inf
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            child = children[node, action]
+            score = total[child] / visits[child] + exploration * math.sqrt(
+                math.log(available[child]) / visits[child]
+            )
+            if score > best_score:
+                best, best_score = action, score
+    return best
+
+
+@njit(cache=True)
+def puct_choice(children, visits, total, node, mask, prior, exploration) -> int:
+    """The legal action of the best PUCT score."""
+    tried = 0
+    for action in range(mask.shape[0]):
+        if mask[action] and children[node, action] != NONE:
+            tried += visits[children[node, action]]
+    scale = exploration * math.sqrt(max(tried, 1))
+    best, best_score = NONE, -math.inf
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            child = children[node, action]
+            count = 0 if child == NONE else visits[child]
+            mean = 0.0 if count == 0 else total[child] / count
+            score = mean + scale * prior[action] / (1 + count)
+            if score > best_score:
+                best, best_score = action, score
+    return best
 
 
 @njit(cache=True)

@@ -106,12 +106,13 @@ class Kernels(NamedTuple):
     """(games, rules, seat): redraw everything hidden from `seat` in every game, from each
     game's own chance (for search; needs the game's `redraw_hidden`)."""
     search_walk: Callable[..., None]
-    """(games, rules, seat, actions, kinds, last_round, live, values, masks, played): in every
-    live game, `seat` plays `actions[i]`, then the game goes on with the other seats played by
+    """(games, rules, seat, actions, kinds, last_round, live, values, masks, views, played): in
+    every live game, `seat` plays `actions[i]`, then the game goes on, the other seats played by
     the in-kernel players `kinds` (one per seat) and `seat`'s forced moves made for it, to
-    `seat`'s next choice, whose legal actions go to `masks[i]`; where the search stops instead (the game ended or was stopped, the seat
-    went out, or a round after `last_round` began) `live[i]` is cleared. `values[i]` gains `seat`'s
-    rewards; `played[0]` counts the decisions played."""
+    `seat`'s next choice, whose legal actions go to `masks[i]` (its view to `views[i]`, unless
+    `views` has no rows). Where the search stops instead (the game ended or was stopped, the
+    seat went out, or a round after `last_round` began) `live[i]` is cleared. `values[i]` gains
+    `seat`'s rewards; `played[0]` counts the decisions played."""
     round_of: Callable[..., int]
     """(game record): the rounds the game has played (0 in a game of one round)."""
     search_rollout: Callable[..., None]

@@ -425,13 +425,14 @@ def only_action(mask: np.ndarray) -> int:
 
 
 def search_walk_all(
-    games, rules_array, seat, actions, kinds, last_round, live, values, masks, played
+    games, rules_array, seat, actions, kinds, last_round, live, values, masks, views, played
 ) -> None:
     """In every `live` game, `seat` plays `actions[i]` and the game goes on, the other seats
     played by in-kernel players `kinds` and `seat`'s forced moves (a single legal action) made
-    for it, until `seat` has a choice again (its legal actions are then in `masks[i]`) or the
-    search stops there (`search_over`: `live[i]` is cleared). `values[i]` gains `seat`'s
-    rewards; `played[0]` counts the decisions (`Kernels.search_walk`)."""
+    for it, until `seat` has a choice again (its legal actions are then in `masks[i]`, and its
+    view in `views[i]` when `views` has a row a game) or the search stops there (`search_over`:
+    `live[i]` is cleared). `values[i]` gains `seat`'s rewards; `played[0]` counts the decisions
+    (`Kernels.search_walk`)."""
     rules = rules_array[0]
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
@@ -451,6 +452,8 @@ def search_walk_all(
                 game.write_mask(g, rules, seat, masks[i])
                 action = only_action(masks[i])
                 if action == NONE:
+                    if views.shape[0]:
+                        game.write_observation(g, rules, seat, views[i])
                     break
 
 

@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 import snail_envs
@@ -82,8 +83,10 @@ def test_a_search_spec_sets_its_settings() -> None:
     assert isinstance(search, CompiledSearchAgent)
     assert (search.iterations, search.batch, search.value) == (512, 16, "points")
     assert (search.rollout, search.opponents, search.exploration) == ("random", "random", 1.5)
-    timed = make_agent("search:0.5s:horizon=round", "snailed_it_v0")
-    assert (timed.seconds, timed.horizon) == (0.5, "round")
+    timed = make_agent("search:0.5s:horizon=round:depth=1", "snailed_it_v0")
+    assert (timed.seconds, timed.horizon, timed.depth) == (0.5, "round", 1)
+    guided = make_agent("search:prior=ppo", "snail_sprint_v0")
+    assert guided.prior is not None
 
 
 @pytest.mark.parametrize(
@@ -93,10 +96,11 @@ def test_a_search_spec_sets_its_settings() -> None:
         ("search:-0.5s", "seconds must be a positive time"),
         ("search:0s", "seconds must be a positive time"),
         ("search:0", "iterations must be an integer at least 1"),
-        ("search:depth=3", "unknown search setting 'depth'"),
+        ("search:width=3", "unknown search setting 'width'"),
         ("search:value=luck", "value must be one of"),
         ("search:rollout=smart", "rollout must be one of"),
         ("search:batch=x", "search takes a number of iterations"),
+        ("search:depth=-1", "depth must be an integer at least 0"),
     ],
 )
 def test_a_bad_search_spec_names_the_allowed_values(spec: str, named: str) -> None:
@@ -107,3 +111,19 @@ def test_a_bad_search_spec_names_the_allowed_values(spec: str, named: str) -> No
 def test_a_game_without_a_batched_engine_cannot_be_searched() -> None:
     with pytest.raises(ValueError, match="has none"):
         CompiledSearchAgent("connect_four_v3")
+
+
+@pytest.mark.parametrize("spec", ["search:256", "search:256:prior=ppo", "search:256:depth=1"])
+def test_every_iteration_visits_one_legal_root_action(spec: str) -> None:
+    search = make_agent(spec, "snail_sprint_v0", seed=2)
+    for env, agent in decisions("snail_sprint_v0", 6, seed=2):
+        host = env.unwrapped
+        seat = host.possible_agents.index(agent)
+        worlds = search._worlds_for(host.options)
+        worlds.load(0, host.game, 0)
+        mask = np.zeros(worlds.num_actions, np.int8)
+        mask[host.legal_actions(agent)] = 1
+        view = host.observe(agent)["observation"]
+        visits = search.visit_counts(worlds.games[0].copy(), seat, mask, host.options, view)
+        assert visits.sum() == 256
+        assert (visits[mask == 0] == 0).all()
