@@ -29,7 +29,8 @@ The action played is the root action visited most; `visit_counts` gives all of t
 targets of expert iteration (`snail_envs.training`). The tree branches on the seat's actions
 only (open loop): the opponents' choices and chance are sampled, not branched on, so that the
 budget goes to the seat's own decisions. The search plays until the end of the game, or with
-`horizon="round"` (games of rounds) until the round in play ends.
+`horizon="round"` until the round in play ends: the default of Snailed It! (its round) and Snap
+(the flip in play and its windows), whose ends of game lie too far for the budget.
 
 It reads nothing its seat cannot know: the game is loaded whole, but every world is redrawn from
 the seat's view before the search reads it, by draws that depend on that view alone (the tests
@@ -70,7 +71,7 @@ class CompiledSearchAgent(SearchAgent):
         value: str = "margin",
         rollout: str = "heuristic",
         opponents: str = "heuristic",
-        horizon: str = "game",
+        horizon: str | None = None,
         depth: int = 0,
         prior: Any = None,
         seed: int | None = None,
@@ -95,6 +96,7 @@ class CompiledSearchAgent(SearchAgent):
         check_choice("value", value, tuple(VALUES))
         check_choice("rollout", rollout, OPPONENTS)
         check_choice("opponents", opponents, OPPONENTS)
+        horizon = self.engine.search_horizon if horizon is None else horizon
         check_choice("horizon", horizon, HORIZONS)
         check_int("depth", depth, 0)
         self.env_name = env_name

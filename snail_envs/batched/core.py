@@ -148,6 +148,10 @@ class BatchedGame:
     """The in-kernel players of the learner's vector env, by the index the kernels use."""
     seating_dtype: ClassVar[np.dtype]
     """How the learner's vector env seats one game (`seating_record`)."""
+    search_horizon: ClassVar[str] = "game"
+    """How far a search plays its worlds on by default: "game", or "round" (the game's
+    `round_of`: Snailed It!'s round, Snap's flip with its windows), where the game's end is too
+    far for the search's budget to see anything else."""
     load_game: ClassVar[Callable[..., None] | None] = None
     """(games, index, game, seed): write a game of the reference engine in progress into record
     `index`, its generators seeded from `seed` (the game module's `load_game`, for search);

@@ -653,6 +653,7 @@ class SnailedItBatch(BatchedGame):
     horizons = HORIZONS
     """How far `rollout` may play on."""
     load_game = staticmethod(load_game)
+    search_horizon = "round"
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
         return record(

@@ -37,11 +37,20 @@ than 256 cards.
 The in-kernel players are "random" and "heuristic": `snail_envs.agents.heuristics.snap.choose`, the
 strategy of `SnapHeuristic` with its defaults (no delay of its own, no errors), compiled and
 given the seat's own observation and mask.
+
+For search, a game of the reference engine in progress loads into a record (`load_game`,
+`SnapBatch.load`), and `redraw_hidden` (`SnapBatch.redraw`) redraws what one seat cannot know, as
+the reference's `Snap.redraw_hidden` does: with `glimpse_error`, the card flipped last by the
+seat's own glimpses and the other seats' glimpses of it; then the order of every group of
+interchangeable cards over the stack positions they hold. To that end every game keeps each
+card's group (`hidden_group`), as the reference does. A redraw reads nothing hidden from the
+seat: the cards a draw is among are taken by their ids, the positions stack by stack.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
 import numpy as np
 from numba import njit
@@ -55,6 +64,7 @@ from snail_envs.batched.chance import (
     game_record,
     occurs,
     pick,
+    seed_games,
 )
 from snail_envs.batched.core import (
     MARGIN,
@@ -74,12 +84,15 @@ from snail_envs.snap.rules import (
     JACK,
     MAX_PLAYERS,
     MAX_REACTION_TICKS,
+    NEVER_SEEN,
     NUM_ACTIONS,
+    SEEN,
     SLAP,
     SNAP,
     SNAP_POOL,
     WAIT,
     WINS_NEEDED,
+    Snap,
     SnapOptions,
 )
 
@@ -135,6 +148,9 @@ GAME = game_record(
         ("truncated", np.uint8),
         ("glimpsed", np.int64),
         ("glimpses", np.int8, (MAX_PLAYERS, MAX_REACTION_TICKS)),
+        ("hidden_group", np.int32, MAX_CARDS),
+        ("groups", np.int64),
+        ("glimpsed_group", np.int64),
         ("dealer", np.int64),
         ("session_wins", np.int64, MAX_PLAYERS),
         ("games_played", np.int64),
@@ -155,9 +171,12 @@ resolution being applied has moved a card; the seats that went out last and the 
 sets); whether the game is over or stopped (in a session: the session is over; a game that
 ends within it is dealt anew at once); with `glimpse_error`, for how many ticks of the window
 every seat has glimpsed the card flipped last (0 when sight is exact), and the key it saw at
-each; who dealt the game on the table; the session's score: every seat's wins, the games
-played, the sudden deaths begun, the seats tied for the most wins (a bit set) who play them,
-and what is added to every seat's points so that a new deal pays nothing."""
+each; every card's group of interchangeable cards (`Snap.hidden_group`: `SEEN`, `NEVER_SEEN`,
+or from `NEVER_SEEN + 1` on the cards of one shuffled refresh, not flipped since), the highest
+group number given so far, and the group the card flipped last came from; who dealt the game on
+the table; the session's score: every seat's wins, the games played, the sudden deaths begun,
+the seats tied for the most wins (a bit set) who play them, and what is added to every seat's
+points so that a new deal pays nothing."""
 
 PIECES = pieces_dtype(
     (
@@ -484,6 +503,8 @@ def flip(g, rules) -> None:
             card = take_first(g, STACKS + seat)
             lay_on_pile(g, flipped_pile(rules, seat), card)
             g.flipped[seat] = card
+            g.glimpsed_group = g.hidden_group[card]
+            g.hidden_group[card] = SEEN
     g.flippers = flippers
     g.flips += members(flippers)
     open_window(g, rules, False)
@@ -510,7 +531,8 @@ def out_at_turn(g, rules, seat: int) -> bool:
 def refresh(g, rules, seat: int) -> None:
     """Turn the pile over to become the (empty) stack: as it is (`refresh="turn_over"`), or
     shuffled (`refresh="shuffle"`: the pile's cards, bottom card first, are arranged in a random
-    order, which is the stack's from its top down)."""
+    order, which is the stack's from its top down; they then form a new group of
+    interchangeable cards)."""
     pile = PILES + seat
     count = g.size[pile]
     if not rules.refresh_shuffle or count < 2:
@@ -525,8 +547,10 @@ def refresh(g, rules, seat: int) -> None:
     arrange(g, order)
     g.first[pile] = g.last[pile] = g.below[seat] = NONE
     g.size[pile] = 0
+    g.groups += 1
     for k in range(count):
         put_last(g, STACKS + seat, cards[order[k]])
+        g.hidden_group[cards[k]] = g.groups
 
 
 @njit(cache=True)
@@ -547,18 +571,22 @@ def open_window(g, rules, reopened: bool) -> None:
 
 @njit(cache=True)
 def glimpse(g, rules) -> None:
-    """Every seat glimpses the card flipped last, at this tick of the window: its true key, or
-    with the tick's error chance a key drawn uniformly from the others."""
+    """Every seat glimpses the card flipped last, at this tick of the window."""
     true_key = rules.card_keys[g.flipped[g.turn]]
-    error = rules.glimpse_error[g.window_tick]
     for seat in range(rules.num_players):
-        key = true_key
-        if error and occurs(g, error):
-            key = pick(g, rules.num_keys - 1)
-            if key >= true_key:
-                key += 1
-        g.glimpses[seat, g.window_tick] = key
+        g.glimpses[seat, g.window_tick] = glimpse_of(g, rules, true_key, g.window_tick)
     g.glimpsed = g.window_tick + 1
+
+
+@njit(cache=True)
+def glimpse_of(g, rules, true_key: int, tick: int) -> int:
+    """What one seat sees a card of `true_key` show at `tick`: the true key, or with the tick's
+    error chance a key drawn uniformly from the others."""
+    error = rules.glimpse_error[tick]
+    if error and occurs(g, error):
+        key = pick(g, rules.num_keys - 1)
+        return key + 1 if key >= true_key else key
+    return true_key
 
 
 @njit(cache=True)
@@ -837,6 +865,9 @@ def deal_game(g, rules, seats: int, dealer: int) -> None:
     g.size[:] = 0
     g.below[:] = NONE
     g.num_pools = 0
+    g.hidden_group[:size] = NEVER_SEEN
+    g.groups = NEVER_SEEN
+    g.glimpsed_group = SEEN
     seat = dealer
     for dealt in range(size):
         seat = seat + 1 if seat + 1 < n else 0
@@ -1138,6 +1169,235 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
         mask[SLAP] = rules.slapjack
 
 
+# --------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def round_of(g) -> int:
+    """The flips made (in a session, counted on from game to game): a search may stop at the
+    next flip, once the windows of this one are played out."""
+    return g.games_played * 2**32 + g.flips
+
+
+@njit(cache=True)
+def redraw_hidden(g, rules, seat: int) -> None:
+    """Redraw what `seat` cannot know: with `glimpse_error`, first the card flipped last by the
+    seat's own glimpses of it, then the other seats' glimpses; then, in each group of
+    interchangeable cards (never seen; one shuffled refresh), the order of its cards over the
+    stack positions they hold. Apart from the glimpses, every seat knows the same. Nothing
+    hidden from `seat` is read: the cards a draw is among are taken in the order of their ids,
+    the positions stack by stack."""
+    stacked = stacked_cards(g, rules)
+    if g.glimpsed:
+        redraw_glimpsed(g, rules, seat, stacked)
+    redraw_groups(g, stacked)
+    restack(g, rules, stacked)
+
+
+@njit(cache=True)
+def stacked_cards(g, rules) -> np.ndarray:
+    """The card at every stack position: seat 0's stack first, each stack from its top down."""
+    stacked = np.empty(rules.deck_size, np.int64)
+    count = 0
+    for seat in range(rules.num_players):
+        card = g.first[STACKS + seat]
+        while card != NONE:
+            stacked[count] = card
+            count += 1
+            card = g.next[card]
+    return stacked[:count]
+
+
+@njit(cache=True)
+def restack(g, rules, stacked: np.ndarray) -> None:
+    """Every stack holds the cards at its positions in `stacked` (`stacked_cards`)."""
+    top = 0
+    for seat in range(rules.num_players):
+        size = g.size[STACKS + seat]
+        if size:
+            bottom = top + size - 1
+            g.first[STACKS + seat] = stacked[top]
+            for position in range(top, bottom):
+                g.next[stacked[position]] = stacked[position + 1]
+            g.last[STACKS + seat] = stacked[bottom]
+            g.next[stacked[bottom]] = NONE
+        top += size
+
+
+@njit(cache=True)
+def redraw_glimpsed(g, rules, seat: int, stacked: np.ndarray) -> None:
+    """Draw the card flipped last from the cards it may be (itself and the stack cards of the
+    group it came from), each weighted by the chance of `seat`'s glimpses were it that card;
+    swap it into place; then draw the other seats' glimpses of it anew."""
+    flipped = g.flipped[g.turn]
+    likelihood = glimpse_likelihood(g, rules, seat)
+    weights = np.zeros(rules.deck_size)  # by card id
+    weights[flipped] = likelihood[rules.card_keys[flipped]]
+    if g.glimpsed_group != SEEN:
+        for card in stacked:
+            if g.hidden_group[card] == g.glimpsed_group:
+                weights[card] = likelihood[rules.card_keys[card]]
+    card = pick_weighted(g, weights)
+    if card != flipped:
+        swap_flipped(g, rules, card, stacked)
+    true_key = rules.card_keys[card]
+    for other in range(rules.num_players):
+        if other != seat:
+            for tick in range(g.glimpsed):
+                g.glimpses[other, tick] = glimpse_of(g, rules, true_key, tick)
+
+
+@njit(cache=True)
+def glimpse_likelihood(g, rules, seat: int) -> np.ndarray:
+    """For every key, the chance of `seat`'s glimpses (one a tick) of a card of that key."""
+    k = rules.num_keys
+    likelihood = np.ones(k)
+    for tick in range(g.glimpsed):
+        error = rules.glimpse_error[tick]
+        seen = g.glimpses[seat, tick]
+        for key in range(k):
+            likelihood[key] *= 1 - error if key == seen else error / (k - 1)
+    return likelihood
+
+
+@njit(cache=True)
+def pick_weighted(g, weights: np.ndarray) -> int:
+    """A chance outcome among options of these weights (some positive), each as likely as its
+    weight: option by option, each is drawn with its share of the weight of the options from
+    it on."""
+    from_here = np.cumsum(weights[::-1])[::-1]
+    last = weights.shape[0] - 1
+    while weights[last] == 0:
+        last -= 1
+    for option in range(last):
+        if weights[option] and occurs(g, weights[option] / from_here[option]):
+            return option
+    return last
+
+
+@njit(cache=True)
+def swap_flipped(g, rules, card: int, stacked: np.ndarray) -> None:
+    """`card`, a stack card, and the card flipped last change places: `card` tops the pile and
+    is seen; the flipped card takes its stack position and its group."""
+    flipped = g.flipped[g.turn]
+    position = 0
+    while stacked[position] != card:
+        position += 1
+    stacked[position] = flipped
+    g.hidden_group[flipped] = g.glimpsed_group
+    g.hidden_group[card] = SEEN
+    pile = flipped_pile(rules, g.turn)
+    under = g.below[pile]
+    if under == NONE:
+        g.first[PILES + pile] = card
+    else:
+        g.next[under] = card
+    g.next[card] = NONE
+    g.last[PILES + pile] = card
+    g.flipped[g.turn] = card
+
+
+@njit(cache=True)
+def redraw_groups(g, stacked: np.ndarray) -> None:
+    """In each group of interchangeable cards, its cards (in the order of their ids) arranged
+    at random over the stack positions the group holds (in stack order)."""
+    hidden = np.flatnonzero(g.hidden_group[stacked] != SEEN)
+    groups = g.hidden_group[stacked[hidden]].astype(np.int64)
+    positions = by_group(groups, hidden)
+    cards = by_group(groups, stacked[hidden])
+    groups.sort()
+    order = np.empty(groups.shape[0], np.int64)
+    start = 0
+    while start < groups.shape[0]:
+        end = start + 1
+        while end < groups.shape[0] and groups[end] == groups[start]:
+            end += 1
+        arrange(g, order[start:end])
+        for k in range(start, end):
+            stacked[positions[k]] = cards[start + order[k]]
+        start = end
+
+
+@njit(cache=True)
+def by_group(groups: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """`items` (numbers below `MAX_CARDS`, one a group) in the order of their groups, and in
+    their own order within a group."""
+    keys = groups * MAX_CARDS + items
+    keys.sort()
+    return keys % MAX_CARDS
+
+
+def load_game(games: np.ndarray, index: int, game: Snap, seed: int) -> None:
+    """Write `game`, a reference engine's game in progress, into record `index` of `games`:
+    every stack, pile and pool in its order, every card's group, the last flip, the window and
+    its glimpses, the last resolution, the seats in the game and acting, the end, and the
+    session's score and point offsets, exactly. The record's generators are seeded from `seed`:
+    its future chance is its own, not `game`'s."""
+    record = games[index : index + 1]
+    record[0] = 0
+    seed_games(record, np.uint64(seed % 2**64))
+    g = record[0]
+    n = game.num_players
+    g["first"][:] = g["last"][:] = g["below"][:] = NONE
+    for seat, stack in enumerate(game.stacks):
+        lay_out(g, STACKS + seat, list(reversed(stack)))
+    for pile, cards in enumerate(game.piles):
+        lay_out(g, PILES + pile, cards)
+        g["below"][pile] = cards[-2] if len(cards) > 1 else NONE
+    for pool, cards in enumerate(game.pools):
+        lay_out(g, POOLS + pool, cards)
+    g["num_pools"] = len(game.pools)
+    g["hidden_group"][: len(game.hidden_group)] = game.hidden_group
+    g["groups"] = game.groups
+    g["glimpsed_group"] = game.glimpsed_group
+    g["in_game"][:n] = game.in_game
+    for seat in game.acting_seats():
+        g["acts"][seat] = 1 if game.in_game[seat] else WAITS
+    g["flipped"][:] = NONE
+    for seat, _, card in game.just_flipped:
+        g["flipped"][seat] = card
+    g["flippers"] = bit_set(game.flippers)
+    g["turn"] = game.turn
+    g["flips"] = game.flips
+    g["ticks"] = game.ticks
+    g["window_tick"] = game.window_tick
+    g["window_length"] = game.window_length
+    g["reopened"] = game.reopened
+    g["pool_call"] = SNAP_POOL in game._calls
+    g["last_calls"][:n] = game.last_calls
+    g["last_correct"][:n] = game.last_correct
+    g["last_gain"][:n] = game.last_gain
+    g["moved"] = game._moved
+    g["gone_out"] = bit_set(game.gone_out)
+    g["winners"] = bit_set(game.outcome.winners) if game.outcome is not None else 0
+    g["finished"] = game.outcome is not None
+    g["truncated"] = game.truncated
+    g["glimpsed"] = len(game.glimpses[0])
+    for seat, glimpses in enumerate(game.glimpses):
+        g["glimpses"][seat, : len(glimpses)] = glimpses
+    g["dealer"] = game.dealer
+    g["session_wins"][:n] = game.session_wins
+    g["games_played"] = game.games_played
+    g["sudden_deaths"] = game.sudden_deaths
+    g["tied"] = bit_set(seat for seat in range(n) if game._tied[seat])
+    g["point_offsets"][:n] = game._point_offsets
+
+
+def lay_out(g: np.void, packet: int, cards: list[int]) -> None:
+    """`packet` holds `cards`, in their order (a stack's from its top down, a pile's or a
+    pool's from its bottom up)."""
+    g["size"][packet] = len(cards)
+    if cards:
+        g["first"][packet] = cards[0]
+        g["last"][packet] = cards[-1]
+        g["next"][cards[:-1]] = cards[1:]
+        g["next"][cards[-1]] = NONE
+
+
+def bit_set(seats: Iterable[int]) -> int:
+    return sum(1 << seat for seat in seats)
+
+
 # --------------------------------------------------------------------------- the engine
 
 
@@ -1158,6 +1418,8 @@ class SnapBatch(BatchedGame):
     game_dtype = GAME
     kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
+    load_game = staticmethod(load_game)
+    search_horizon = "round"
 
     def compile_rules(self, options: SnapOptions) -> np.ndarray:
         if options.deck_size > MAX_CARDS:
