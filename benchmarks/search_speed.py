@@ -7,8 +7,9 @@
 Both searches run IS-MCTS with the same settings: the game's heuristic as the opponent model and
 as the rollout player, the margin as the value, to the end of the game. The Python one
 (`ismcts:N:heuristic:model:margin`, `snail_envs.agents.ismcts`) draws each world with
-`resample_from_infostate` and plays it through copies of the reference environment; the compiled
-one (`search:N:horizon=game`, `snail_envs.agents.search`) draws and plays its worlds in the batched engine.
+`resample_from_infostate` and plays it through copies of the reference environment; the
+compiled one (`search:N:horizon=game`, `snail_envs.agents.search`) draws and plays its worlds in
+the batched engine.
 Each searches the same decisions, taken from games of heuristic play. Rates are per second of
 the process's own CPU time; a simulated decision is one seat's action in a world (in the tree or
 in a rollout). The kernels are compiled before the clock starts.
@@ -162,7 +163,8 @@ def main() -> None:
             f"search:{compiled_iterations}:horizon=game", env_name, seed=0, options=options
         )
         compiled.act_in(*situations[0])  # compile the kernels before the clock starts
-        python_rates = measure(python_search(env_name, options, python_iterations), situations, True)
+        python_agent = python_search(env_name, options, python_iterations)
+        python_rates = measure(python_agent, situations, True)
         compiled_rates = measure(compiled, situations, False)
         speed_up = compiled_rates[0] / python_rates[0]
         speed_ups.append(speed_up)
