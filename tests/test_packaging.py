@@ -31,6 +31,7 @@ COMMANDS = (
     "snail-rllib",
     "snail-convert",
     "snail-replay",
+    "snail-serve",
 )
 TINY_RUN = [
     *PPO_ONLY,

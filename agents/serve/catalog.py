@@ -1,0 +1,112 @@
+"""What the page offers before a game: the games, their options and rule presets, the agents.
+
+The page lists each game's rule options with their defaults, written as text the way
+`snail-play -o name=value` takes them (a Python literal, or a word for a string), and the rule
+presets of `configs/<game>/` (every YAML file there but the training configs, `ppo*.yaml`), each
+with the comment at its top. The number of players is set by the seats, and in Snap so is
+`reaction_delay` (a seat's reflexes, in ticks): the page shows them beside each seat, so the
+options table leaves them out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import snail_envs
+from snail_envs.cli import parse_option
+from snail_envs.training.config import CONFIGS
+
+SET_BY_SEATS = ("num_players", "reaction_delay")
+"""Options the seats give: one seat a player, and in Snap each seat's `reaction_delay`."""
+HOST_OPTIONS = {"reward": "winlose"}
+"""Options of every environment beside the rules that a table may set, with their defaults
+(presets such as `dense_points` set `reward`)."""
+REALTIME_GAME = "snap_v1"
+"""The game a person plays on the wall clock (`--tick-ms`), the reaction game."""
+AGENT_SUGGESTIONS = (
+    "heuristic",
+    "random",
+    "ismcts",
+    "ismcts:1000:heuristic",
+    "search",
+    "rollout",
+    "ppo",
+    "ppo:PATH",
+)
+"""Agent specs the page proposes for the bots' seats; any `make_agent` spec may be typed."""
+MAX_OPTION_TEXT = 2000
+"""The longest option value the page may send, in characters (a custom track fits)."""
+
+
+def option_text(value: Any) -> str:
+    """`value` as the page shows it and sends it back: a string as itself, anything else as
+    its Python literal (tuples as lists, as YAML presets write them)."""
+    return value if isinstance(value, str) else repr(_as_lists(value))
+
+
+def _as_lists(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return [_as_lists(item) for item in value]
+    return value
+
+
+def parse_options(texts: Mapping[str, str]) -> dict[str, Any]:
+    """Option values from the page's texts, read as `-o name=value` reads them."""
+    return dict(parse_option(f"{name}={text}") for name, text in texts.items())
+
+
+def rule_presets(env_name: str) -> list[Path]:
+    """The rule presets of `env_name`, in `configs/<game>/` (training configs left out)."""
+    folder = CONFIGS / env_name.rpartition("_v")[0]
+    return sorted(path for path in folder.glob("*.yaml") if not path.name.startswith("ppo"))
+
+
+def preset(path: Path) -> dict[str, Any]:
+    """One preset as the page uses it: its name, what its top comment says, the players and
+    (Snap) the seats' reaction delays it sets, and its other options as texts."""
+    values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    comment = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        comment.append(line.lstrip("# "))
+    return {
+        "name": path.stem,
+        "about": " ".join(comment),
+        "num_players": values.get("num_players"),
+        "reaction_delay": values.get("reaction_delay"),
+        "options": {
+            name: option_text(value) for name, value in values.items() if name not in SET_BY_SEATS
+        },
+    }
+
+
+def game_entry(env_name: str) -> dict[str, Any]:
+    """One game of the catalog: its name, title, player range, options and presets."""
+    spec = snail_envs.make(env_name).unwrapped.spec
+    defaults = dataclasses.asdict(spec.options_class())
+    options = [
+        {"name": field.name, "default": option_text(defaults[field.name])}
+        for field in dataclasses.fields(spec.options_class)
+        if field.init and field.name not in SET_BY_SEATS
+    ]
+    options += [{"name": name, "default": text} for name, text in HOST_OPTIONS.items()]
+    return {
+        "name": env_name,
+        "title": spec.info.title,
+        "min_players": spec.info.min_players,
+        "max_players": spec.info.max_players,
+        "realtime": env_name == REALTIME_GAME,
+        "options": options,
+        "presets": [preset(path) for path in rule_presets(env_name)],
+    }
+
+
+def catalog() -> list[dict[str, Any]]:
+    """Every game this installation provides, as the page lists them."""
+    return [game_entry(name) for name in snail_envs.available_env_names()]
