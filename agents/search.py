@@ -72,7 +72,7 @@ class CompiledSearchAgent(SearchAgent):
         rollout: str = "heuristic",
         opponents: str = "heuristic",
         horizon: str | None = None,
-        depth: int = 0,
+        depth: int | None = None,
         prior: Any = None,
         seed: int | None = None,
     ) -> None:
@@ -98,6 +98,7 @@ class CompiledSearchAgent(SearchAgent):
         check_choice("opponents", opponents, OPPONENTS)
         horizon = self.engine.search_horizon if horizon is None else horizon
         check_choice("horizon", horizon, HORIZONS)
+        depth = self.engine.search_depth if depth is None else depth
         check_int("depth", depth, 0)
         self.env_name = env_name
         self.iterations = iterations
@@ -110,7 +111,8 @@ class CompiledSearchAgent(SearchAgent):
         self.horizon = horizon
         self.depth = depth
         """The most decisions of the seat a walk takes in the tree (0: no limit); 1 makes the
-        search flat, its root's actions followed by rollouts alone."""
+        search flat, its root's actions followed by rollouts alone (by default the engine's
+        `search_depth`: flat in Snail Sprint!)."""
         self.prior = prior
         """None (UCB1), or a policy's probabilities of the actions, (views, masks) → (B, A),
         for PUCT (`policy_prior`)."""
@@ -180,7 +182,7 @@ class CompiledSearchAgent(SearchAgent):
                 exploration *= (highest - lowest) / 2
             while walking.any():
                 if self.prior is not None:
-                    priors[:] = self.prior(views, masks)
+                    priors[walking == 1] = self.prior(views[walking == 1], masks[walking == 1])
                 tree.make_room(size)
                 actions = np.full(size, -1, np.int64)
                 tree_kernels.descend(
@@ -232,18 +234,61 @@ class CompiledSearchAgent(SearchAgent):
         return tree.root_visits()
 
     def _worlds_for(self, options: Any) -> Any:
-        """A batch of `batch` worlds for the rule options of the game, paying the value."""
+        """A batch of `batch` worlds for the rule options of the game, paying the value (dealt,
+        so that a record written into it may be redrawn)."""
         if self._worlds is None or self._worlds.options != options:
             worlds = self.engine(self.batch, reward=VALUES[self.value], **rule_keywords(options))
             for player in {self.rollout, self.opponents}:
                 worlds.check_opponent(player)
+            worlds.reset(seed=0)
             self._worlds = worlds
         return self._worlds
 
 
 def policy_prior(policy: Any) -> Any:
-    """The probabilities of the legal actions a Stable-Baselines3 maskable policy gives, as a
-    search prior: (views, masks) → float32 (B, A)."""
+    """The probabilities of the legal actions `policy` (a Stable-Baselines3 maskable policy)
+    gives, as the search's prior: (views, masks) → float32 (B, A). The search asks for them at
+    every step of its walks, so a plain actor (a flattened observation, linear layers, tanh or
+    ReLU) is run in numpy with the weights it has now, a few times faster than torch on these
+    small batches; any other network through torch (`torch_prior`). Make a new prior after the
+    policy's weights change."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+    layers: list[tuple[np.ndarray, np.ndarray] | str] = []
+    for module in modules:
+        if isinstance(module, torch.nn.Linear):
+            weight = module.weight.detach().numpy().T.astype(np.float32)
+            layers.append((weight, module.bias.detach().numpy().astype(np.float32)))
+        elif isinstance(module, (torch.nn.Tanh, torch.nn.ReLU)):
+            layers.append("tanh" if isinstance(module, torch.nn.Tanh) else "relu")
+        else:
+            return torch_prior(policy)
+    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
+        return torch_prior(policy)
+
+    def probabilities(views: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        hidden = views.reshape(len(views), -1)
+        for layer in layers:
+            if layer == "tanh":
+                hidden = np.tanh(hidden)
+            elif layer == "relu":
+                hidden = np.maximum(hidden, 0)
+            else:
+                hidden = hidden @ layer[0] + layer[1]
+        legal = masks.astype(bool)
+        logits = np.where(legal, hidden, -np.inf)
+        top = logits.max(axis=1, keepdims=True)
+        shares = np.exp(logits - np.where(np.isfinite(top), top, 0.0))
+        total = shares.sum(axis=1, keepdims=True)
+        return (shares / np.where(total > 0, total, 1.0)).astype(np.float32)
+
+    return probabilities
+
+
+def torch_prior(policy: Any) -> Any:
+    """`policy_prior` through the policy's own torch forward pass, for any network."""
     import torch
 
     def probabilities(views: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -1,14 +1,18 @@
 """Training configuration: one YAML file per game (`configs/<game>/ppo.yaml`), CLI overrides.
 
-Every field of `TrainConfig` and of its imitation stage (`ImitationConfig`) is documented below.
+Every field of `TrainConfig`, of its imitation stage (`ImitationConfig`) and of its expert
+iteration stage (`ExpertIterationConfig`) is documented below.
 A config that names an unknown field, or gives a value of the wrong type or out of range, is
 rejected with a message that says where the value came from (the file, or the command line and
 which override), what is allowed, and for a misspelt name the closest field; nested fields
-(`imitation.<name>`, `env_options.<name>`, `opponents.<kind>`) are checked and blamed alike. A
+(`imitation.<name>`, `expert_iteration.<name>`, `env_options.<name>`, `opponents.<kind>`) are
+checked and blamed alike. A
 config file that does not exist is an error, never a silent fall back on the defaults.
 
     snail-train --env snail_sprint_v0 total_timesteps=50000 env_options.num_players=3
     snail-train --env snail_sprint_v0 imitation.states=20000 imitation.epochs=5
+    snail-train --env pedzace_slimaki_v0 "stages=[imitation, expert_iteration]" \
+        expert_iteration.rounds=4
 
 The configs live in `configs/` at the top of the repository and install beside this module, as
 `snail_envs/training/configs/`.
@@ -37,11 +41,20 @@ CONFIGS = Path(__file__).parent / "configs"
 """The shipped configs: package data of `snail_envs.training` (in the repository, the folder
 configs/, which training/configs links to)."""
 OPPONENT_KINDS = ("random", "heuristic", "self")
-STAGES = ("imitation", "ppo")
-"""The training stages, in the order a run goes through those it names."""
-NESTED = ("env_options", "opponents", "imitation")
+STAGES = ("imitation", "ppo", "expert_iteration")
+"""The training stages, in the order a run goes through those it names, each once; but
+`expert_iteration` may also come before `ppo` (after `imitation`)."""
+NESTED = ("env_options", "opponents", "imitation", "expert_iteration")
 """The fields an override may set one entry of (`env_options.num_players=3`,
-`imitation.states=20000`)."""
+`imitation.states=20000`, `expert_iteration.rounds=5`)."""
+SEARCH_VALUES = ("win", "points", "margin")
+"""What the expert iteration stage's search may maximise (`snail_envs.agents.search.VALUES`)."""
+SEARCH_ROLLOUTS = ("heuristic", "random")
+"""Who may play the searching seat in the search's rollouts (the in-kernel players)."""
+SEARCH_HORIZONS = ("game", "round")
+"""How far the search may look (`snail_envs.agents.search.HORIZONS`)."""
+PLAYERS = ("search", "network")
+"""Who may play the learner's seat while the expert iteration stage gathers its states."""
 
 
 class ConfigError(ValueError):
@@ -129,20 +142,109 @@ class ImitationConfig:
 
 
 @dataclass
+class ExpertIterationConfig:
+    """Expert iteration (the `expert_iteration` stage, `snail_envs.training.expert_iteration`):
+    in each round the compiled search, guided by the network, labels the network's decisions in
+    games of the batched engine with its root visit counts, and the network is distilled on
+    them."""
+
+    rounds: int = 3
+    """Rounds of search-then-distil (at least 1). A resumed run may raise it
+    (`--resume RUN_DIR expert_iteration.rounds=5`) to go on from its last round."""
+    states: int = 4000
+    """Learner decisions with a choice searched and recorded in each round."""
+    iterations: int = 512
+    """Search iterations at each recorded decision (at least 1; the search runs them in rounds of
+    `search_batch`, at least one round)."""
+    search_batch: int = 64
+    """Worlds the search plays at once: iterations per round of the search."""
+    exploration: float = 1.0
+    """The search's exploration constant, at least 0 (PUCT's with `prior`, else UCB1's; scaled
+    by half the spread of the values seen unless `value` is `win`)."""
+    prior: bool = True
+    """Guide the search with the network's probabilities of the legal actions (PUCT, as
+    AlphaZero); false: UCB1, the network then only plays (with `play: network`) and learns."""
+    value: str = "margin"
+    """What the search maximises: `win` (+1 a win, −1 a loss), `points` (the game's points) or
+    `margin` (those points less the other seats' mean)."""
+    rollout: str = "heuristic"
+    """Who plays the searching seat in the search's rollouts beyond its tree: `heuristic` or
+    `random` (the other seats are the game's heuristic, as in the games gathered)."""
+    horizon: str = "game"
+    """How far each search looks: `game` (to the end) or `round` (to the end of the round in
+    play, in games of rounds)."""
+    play: str = "search"
+    """Who plays the learner's seat in the games gathered: `search` (its most visited action, the
+    expert's games) or `network` (the network's most likely legal action, DAgger-like: the
+    states the network's own play leads to)."""
+    n_envs: int = 32
+    """Games played side by side while gathering (one learner seat each, drawn every episode;
+    the game's heuristic plays the others)."""
+    epochs: int = 5
+    """Passes over the training states after each round's search."""
+    batch_size: int = 256
+    """States per gradient step while distilling."""
+    learning_rate: float = 3e-4
+    """AdamW's step size while distilling, in (0, 1)."""
+    weight_decay: float = 0.0
+    """AdamW's decoupled weight decay while distilling, at least 0."""
+    value_coef: float = 0.5
+    """Weight of the value head's squared error (to the learner seat's discounted return)."""
+    keep_rounds: int = 0
+    """Train on the states of this many latest rounds (0: every round so far)."""
+    held_out: float = 0.1
+    """Share of the games whose states are held out of training to measure how well the network
+    agrees with the search, in [0, 1)."""
+
+    def __post_init__(self) -> None:
+        prefix = "expert_iteration."
+        _type_fields(self, prefix)
+        names = ("rounds", "states", "iterations", "search_batch", "n_envs", "epochs", "batch_size")
+        _at_least(self, 1, names, prefix)
+        _at_least(self, 0, ("exploration", "weight_decay", "value_coef", "keep_rounds"), prefix)
+        if not 0 < self.learning_rate < 1:
+            raise ConfigError(
+                f"{prefix}learning_rate",
+                f"{prefix}learning_rate must be in (0, 1); got {self.learning_rate}",
+            )
+        if not 0 <= self.held_out < 1:
+            raise ConfigError(
+                f"{prefix}held_out", f"{prefix}held_out must be in [0, 1); got {self.held_out}"
+            )
+        choices = {
+            "value": SEARCH_VALUES,
+            "rollout": SEARCH_ROLLOUTS,
+            "horizon": SEARCH_HORIZONS,
+            "play": PLAYERS,
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ConfigError(
+                    f"{prefix}{name}",
+                    f"{prefix}{name} must be one of {', '.join(allowed)}; got "
+                    f"{getattr(self, name)!r}{_did_you_mean(getattr(self, name), allowed)}",
+                )
+
+
+@dataclass
 class TrainConfig:
-    """Training stages: imitation of a teacher, then MaskablePPO against a mix of opponents, one
-    learner seat rotating over episodes."""
+    """Training stages: imitation of a teacher, expert iteration with the compiled search, and
+    MaskablePPO against a mix of opponents, one learner seat rotating over episodes."""
 
     env: str = "snail_sprint_v0"
     """The game (one of `snail_envs.ENV_NAMES`)."""
     env_options: dict[str, Any] = field(default_factory=dict)
     """Rule options of the game (as for `snail_envs.make`)."""
     stages: list[str] = field(default_factory=lambda: ["ppo"])
-    """The stages to go through, in this order: `imitation` (clone a teacher into the network,
-    `imitation.*`; see `snail_envs.training.imitation`), then `ppo` (MaskablePPO, from the cloned
-    weights when imitation came first)."""
+    """The stages to go through, each once, in this order: `imitation` (clone a teacher into the
+    network, `imitation.*`; see `snail_envs.training.imitation`), then `ppo` (MaskablePPO, from
+    the weights of the stage before), then `expert_iteration` (distil the compiled search's
+    visit counts into the network, round after round, `expert_iteration.*`; see
+    `snail_envs.training.expert_iteration`), which may also come before `ppo`."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The imitation stage's settings (`imitation.<name>=value`)."""
+    expert_iteration: ExpertIterationConfig = field(default_factory=ExpertIterationConfig)
+    """The expert iteration stage's settings (`expert_iteration.<name>=value`)."""
     init_from: str | None = None
     """A weights-only policy saved by an earlier run (its `policy.pt`, `best_policy.pt` or
     `clone.pt`, or a run or checkpoint folder) whose weights the network starts from, before the
@@ -246,9 +348,11 @@ class TrainConfig:
         self._check_stages()
 
     def _check_stages(self) -> None:
-        """The stages, the anchor that needs the imitation stage, and the teacher, which must
-        be able to play the game from a seat's observation
-        (`snail_envs.training.imitation.make_teacher`)."""
+        """The stages, the anchor that needs a stage (or `init_from`) before ppo, the teacher,
+        which must be able to play the game from a seat's observation
+        (`snail_envs.training.imitation.make_teacher`), and the expert iteration stage's search,
+        which needs a batched engine that loads games and the game's heuristic
+        (`snail_envs.training.expert_iteration.check_search`)."""
         # imported here: snail_envs.training.imitation imports this module
         from snail_envs.training.imitation import make_teacher
 
@@ -260,16 +364,25 @@ class TrainConfig:
                 f"stages must name one or more of {', '.join(STAGES)}; got {self.stages} "
                 f"(unknown: {named or 'none'})",
             )
-        if self.stages != [stage for stage in STAGES if stage in self.stages]:
+        if len(set(self.stages)) < len(self.stages) or (
+            "imitation" in self.stages and self.stages[0] != "imitation"
+        ):
             raise ConfigError(
                 "stages",
-                f"stages go in the order {', '.join(STAGES)}, each once; got {self.stages}",
+                f"stages go in the order {', '.join(STAGES)}, each once (expert_iteration may "
+                f"also come before ppo); got {self.stages}",
             )
-        if self.anchor_coef > 0 and self.stages == ["ppo"] and not self.init_from:
+        if (
+            self.anchor_coef > 0
+            and "ppo" in self.stages
+            and self.stages[0] == "ppo"
+            and not self.init_from
+        ):
             raise ConfigError(
                 ("anchor_coef", "stages"),
                 "anchor_coef anchors the ppo stage to the clone of the imitation stage or of "
-                f"init_from: it needs stages [imitation, ppo] or an init_from; got {self.stages}",
+                "init_from (or to the network of the expert_iteration stage before it): it needs "
+                f"stages [imitation, ppo] or an init_from; got {self.stages}",
             )
         if self.init_from:
             from snail_envs.training.finetune import initial_policy
@@ -283,6 +396,13 @@ class TrainConfig:
                 make_teacher(self.imitation.teacher, self.env, self.env_options)
             except ValueError as problem:
                 raise ConfigError("imitation.teacher", str(problem)) from None
+        if "expert_iteration" in self.stages:
+            from snail_envs.training.expert_iteration import check_search
+
+            try:
+                check_search(self.env, self.env_options, self.expert_iteration)
+            except ValueError as problem:
+                raise ConfigError("stages", str(problem)) from None
 
 
 def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str, str]]:
@@ -461,7 +581,8 @@ def load_config(
 ) -> TrainConfig:
     """The config of `env`: its YAML file (default `configs/<game>/ppo.yaml`), then overrides
     `name=value` (YAML values; `env_options.name=value` for a rule option, `opponents.kind=w`
-    for one weight, `imitation.name=value` for a setting of the imitation stage). A missing
+    for one weight, `imitation.name=value` and `expert_iteration.name=value` for a setting of
+    those stages). A missing
     file is a `FileNotFoundError`; every other problem a `ValueError` that blames the file or
     the command line, whichever brought the bad value."""
     source = Path(path) if path is not None else default_config_path(env)

@@ -168,18 +168,29 @@ class Demonstrations:
     finished: np.ndarray
     """Whether the row's game ended within the collection (its return is known)."""
     held_out: np.ndarray
+    targets: np.ndarray | None = None
+    """Soft targets, float32 (rows, actions): a distribution over each row's legal actions (a
+    search's visit shares, `snail_envs.training.expert_iteration`), which `clone` then fits by
+    cross-entropy instead of the hard `labels` (each row's most likely target action); None:
+    the labels alone."""
 
     def __len__(self) -> int:
         return len(self.labels)
 
     @staticmethod
     def concatenate(parts: list[Demonstrations]) -> Demonstrations:
-        names = Demonstrations.__dataclass_fields__
-        return Demonstrations(**{n: np.concatenate([getattr(p, n) for p in parts]) for n in names})
+        """The rows of every part, in order (soft targets only if every part has them)."""
+        names = [n for n in Demonstrations.__dataclass_fields__ if n != "targets"]
+        joined = {n: np.concatenate([getattr(p, n) for p in parts]) for n in names}
+        soft = [p.targets for p in parts if p.targets is not None]
+        if soft and len(soft) < len(parts):
+            raise ValueError("cannot join demonstrations with soft targets to ones without")
+        return Demonstrations(**joined, targets=np.concatenate(soft) if soft else None)
 
     def select(self, rows: np.ndarray) -> Demonstrations:
-        names = Demonstrations.__dataclass_fields__
-        return Demonstrations(**{n: getattr(self, n)[rows] for n in names})
+        names = [n for n in Demonstrations.__dataclass_fields__ if n != "targets"]
+        targets = None if self.targets is None else self.targets[rows]
+        return Demonstrations(**{n: getattr(self, n)[rows] for n in names}, targets=targets)
 
 
 def collect(
@@ -326,6 +337,15 @@ def class_weights(labels: np.ndarray, num_actions: int, power: float) -> np.ndar
     return (weights / weights.mean()).astype(np.float32)
 
 
+def soft_cross_entropy(log_probabilities: Any, targets: Any) -> Any:
+    """Each row's cross-entropy −Σ target · log p to its target distribution, over the actions
+    the target gives weight (the legal ones: the policy's illegal actions, very negative, meet
+    zeros)."""
+    import torch
+
+    return -torch.where(targets > 0, targets * log_probabilities, 0.0).sum(dim=1)
+
+
 def clone(
     policy: Any,
     data: Demonstrations,
@@ -333,11 +353,14 @@ def clone(
     seed: int,
     progress: bool,
     held_out: Demonstrations | None = None,
+    description: str = "cloning",
 ) -> tuple[float, list[float]]:
     """Train `policy` on `data` (`config.epochs` passes, fewer with `config.patience`: then the
     policy keeps the weights of its best agreement on `held_out`'s states with a choice).
-    Returns the mean loss of the epoch whose weights it keeps, and (with `patience`) the
-    held-out agreement after each epoch trained."""
+    With soft targets (`data.targets`), the policy's loss is the cross-entropy to each row's
+    target distribution (`soft_cross_entropy`), else to its label; the class weights weigh
+    rows by their label either way. Returns the mean loss of the epoch whose weights it keeps,
+    and (with `patience`) the held-out agreement after each epoch trained."""
     import torch
     from tqdm.auto import tqdm
 
@@ -345,6 +368,7 @@ def clone(
     observations = torch.as_tensor(data.observations)
     masks = torch.as_tensor(data.masks)
     labels = torch.as_tensor(data.labels)
+    targets = None if data.targets is None else torch.as_tensor(data.targets)
     weights = torch.as_tensor(
         class_weights(data.labels, data.masks.shape[1], config.class_weight_power)
     )
@@ -360,16 +384,19 @@ def clone(
     since_best = 0
     mean_loss = 0.0
     shares: list[float] = []
-    for _ in tqdm(range(config.epochs), desc="cloning", unit="epoch", disable=not progress):
+    for _ in tqdm(range(config.epochs), desc=description, unit="epoch", disable=not progress):
         policy.set_training_mode(True)
         order = torch.randperm(len(labels), generator=generator)
         total = 0.0
         for start in range(0, len(order), config.batch_size):
             batch = order[start : start + config.batch_size]
             logits = masked_logits(policy, observations[batch], masks[batch])
-            cross_entropy = torch.nn.functional.cross_entropy(
-                logits, labels[batch], reduction="none"
-            )
+            if targets is None:
+                cross_entropy = torch.nn.functional.cross_entropy(
+                    logits, labels[batch], reduction="none"
+                )
+            else:
+                cross_entropy = soft_cross_entropy(logits, targets[batch])
             policy_loss = (weights[batch] * cross_entropy).mean()
             values = policy.predict_values(observations[batch]).flatten()
             value_error = finished[batch] * (values - returns[batch]) ** 2

@@ -7,6 +7,7 @@
     snail-train --env snail_sprint_v0 batched=false
     snail-train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
     snail-train --env snail_sprint_v0 "stages=[ppo]" --init-from RUN_DIR/policy.pt
+    snail-train --env pedzace_slimaki_v0 "stages=[imitation, expert_iteration]"
     snail-train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
@@ -14,7 +15,10 @@ The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
 run goes through the stages its config names: `imitation` clones a teacher (the game's heuristic by
 default) into the network on states of the batched engine (`snail_envs.training.imitation`), `ppo`
 trains it with MaskablePPO, from the cloned weights and anchored to them
-(`snail_envs.training.finetune`). The learner holds one seat of the game, drawn anew each episode;
+(`snail_envs.training.finetune`), and `expert_iteration` (after imitation, before or after ppo)
+distils the compiled search's visit counts, the search guided by the network, into the network
+round after round (`snail_envs.training.expert_iteration`). The learner holds one seat of the
+game, drawn anew each episode;
 the other seats are played by opponents drawn from the configured mix of random players, the game's
 heuristic, and frozen snapshots of the learner itself (self-play). The games run in the batched
 engine (`snail_envs.batched`, its learner vector env: random and heuristic opponents are played
@@ -23,11 +27,13 @@ inside its kernels, the snapshots answer for all the games waiting on them at on
 
 Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (printed first; a rerun never
 mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpoints of the ppo
-stage, the clone of the imitation stage, the final policy (`ppo:RUN_FOLDER` as an agent; with
-`keep_best`, the best of the ppo stage), a learning curve (score rate against random and
-heuristic players after every imitation round, at the ppo stage's start, every `eval_every`
-timesteps (closer in a short run, for at least five points) and in the final evaluation at its
-end; drawn in `learning_curve.png` and TensorBoard at the same steps) and `summary.json`;
+stage, the clone the ppo stage starts from (the imitation or expert iteration stage's network),
+the expert iteration stage's rounds (`expert_iteration/`), the final policy (`ppo:RUN_FOLDER` as
+an agent; with `keep_best`, the best of the ppo stage), a learning curve (score rate against
+random and heuristic players after every imitation and expert iteration round, at the ppo
+stage's start, every `eval_every` timesteps (closer in a short run, for at least five points)
+and in the final evaluation at its end; drawn in `learning_curve.png` and TensorBoard at the same
+steps) and `summary.json`;
 `snail_envs.training.checkpoints` lists them. The final evaluation also keeps its first games
 against each opponent as replays (`replays/vs-random-game1.jsonl`, ...: see `snail-replay`). Every
 file is written atomically.
@@ -37,8 +43,11 @@ at once). In the ppo stage, learning ends after the step under way and a checkpo
 `--resume RUN_DIR` continues the run from its latest checkpoint. In the imitation stage, the
 cloning under way is abandoned and nothing of it is kept: the imitation stage is never resumed
 (`--resume` refuses a run stopped there, which has no checkpoint); the run is started anew. The
-ppo stage saves a checkpoint at its start when it follows imitation, so that no stop or crash
-after the imitation stage costs the cloning again.
+ppo stage saves a checkpoint at its start when it follows another stage, so that no stop or
+crash after that stage costs its work again. In the expert iteration stage, the round under way
+is abandoned; the stage saves the network it starts from and every round it finishes, and
+`--resume RUN_DIR` continues at the next round (`expert_iteration.rounds=N` adds rounds to a
+finished stage).
 
 `--init-from PATH` (the `init_from` field) starts a new run's network from a weights-only policy
 saved by an earlier run, before its first stage; the run's config keeps it, and `--resume`
@@ -69,6 +78,7 @@ from snail_envs.agents.cli import command_errors, console_script
 from snail_envs.agents.files import atomic_path, write_text
 from snail_envs.agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
 from snail_envs.training.checkpoints import (
+    CHECKPOINTS,
     CLONE_FILE,
     CONFIG_FILE,
     Checkpoint,
@@ -306,15 +316,53 @@ class Display:
             bar.close()
 
 
+COUNTS = {"imitation": "labelled_states", "expert_iteration": "searched_states", "ppo": "timesteps"}
+"""What the points of each stage count on the learning curve's one axis."""
+UNITS = {
+    "imitation": "labelled states",
+    "expert_iteration": "searched states",
+    "ppo": "learner timesteps",
+}
+
+
+def curve_stages(curve: list[dict[str, Any]]) -> tuple[list[int], list[tuple[int, str]]]:
+    """Where each point of a learning curve lies on its one axis, and where each stage after
+    the first starts there. Each stage's points lie at their own count (`COUNTS`: the imitation
+    rounds' labelled states, the expert iteration rounds' searched states, the ppo stage's
+    timesteps) after the counts the stages before it ended at (the ppo stage's at the
+    timesteps of the points after it); the final evaluation's at the ppo stage's timesteps, or
+    at the end of the axis if it lies further."""
+    order: list[str] = []
+    ends: dict[str, int] = {}
+    steps: list[int] = []
+    starts: list[tuple[int, str]] = []
+
+    def offset(stage: str) -> int:
+        before = order[: order.index(stage)] if stage in order else order
+        return sum(ends[other] for other in before)
+
+    for point in curve:
+        stage = point["stage"]
+        if "ppo" in order and "timesteps" in point:
+            ends["ppo"] = max(ends["ppo"], point["timesteps"])
+        if stage == "final":
+            if "ppo" not in order and point["timesteps"] > 0:
+                starts.append((offset("ppo"), "ppo"))
+            steps.append(max([offset("ppo") + point["timesteps"], *steps]))
+            continue
+        if stage not in order:
+            if order:
+                starts.append((offset(stage), stage))
+            order.append(stage)
+        count = point[COUNTS[stage]]
+        ends[stage] = max(ends.get(stage, 0), count)
+        steps.append(offset(stage) + count)
+    return steps, starts
+
+
 def curve_steps(curve: list[dict[str, Any]]) -> list[int]:
-    """Where each point of a learning curve lies on its one axis: the imitation rounds' points
-    at their labelled states, the ppo stage's (and the final evaluation's) at their timesteps
-    after the states cloned."""
-    cloned = max((p["labelled_states"] for p in curve if p["stage"] == "imitation"), default=0)
-    return [
-        point["labelled_states"] if point["stage"] == "imitation" else cloned + point["timesteps"]
-        for point in curve
-    ]
+    """Where each point of a learning curve lies on its one axis (`curve_stages`)."""
+    return curve_stages(curve)[0]
 
 
 class LearningCurve:
@@ -383,15 +431,15 @@ def build_callbacks(
 
     class CurvePoints(BaseCallback):
         """Scores the learner against each evaluation opponent at the stage's start (unless
-        the imitation stage's last round has just scored the same policy, at the same place on
-        the curve) and every `evaluation_interval` steps before its end, where the final
+        the last round of the stage before has just scored the same policy, at the same place
+        on the curve) and every `evaluation_interval` steps before its end, where the final
         evaluation takes over (games a stop request abandons: the point is measured again when
         the run resumes)."""
 
         def _on_training_start(self) -> None:
             if self.model.num_timesteps < progress.next_evaluation:
                 return
-            if curve.points and curve.points[-1]["stage"] == "imitation":
+            if curve.points and curve.points[-1]["stage"] in ("imitation", "expert_iteration"):
                 progress.next_evaluation += interval
             else:
                 self.measure()
@@ -454,21 +502,21 @@ def build_callbacks(
     return callbacks
 
 
-CURVE_KEYS = ("stage", "timesteps", "labelled_states")
+CURVE_KEYS = ("stage", "timesteps", "labelled_states", "searched_states")
 """The keys of a learning curve's point that are not opponents."""
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
-    """Draw the learning curve to `path` (atomically): the imitation rounds' points by labelled
-    states, then the ppo stage's by timesteps after them, the final evaluation's as a star."""
+    """Draw the learning curve to `path` (atomically): each stage's points by its own count,
+    after the stages before it (`curve_stages`; a line where each stage starts), the final
+    evaluation's as a star."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 4))
-    cloned = max((p["labelled_states"] for p in curve if p["stage"] == "imitation"), default=0)
-    steps = curve_steps(curve)
+    steps, starts = curve_stages(curve)
     opponents = [key for key in curve[0] if key not in CURVE_KEYS] if curve else []
     for opponent in opponents:
         rates = np.array([point[opponent] for point in curve])
@@ -485,12 +533,16 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
             label="final evaluation" if opponent == opponents[-1] and finals else None,
         )
     axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
-    if cloned:
-        axes.axvline(cloned, color="black", linewidth=0.8)
-        axes.text(cloned, 0.97, " imitation | ppo ", ha="center", va="top", fontsize=8)
-        axes.set_xlabel("labelled states (imitation), then learner timesteps (ppo)")
+    stages = [point["stage"] for point in curve if point["stage"] != "final"][:1]
+    stages += [stage for _, stage in starts]
+    for (step, stage), before in zip(starts, stages, strict=False):
+        axes.axvline(step, color="black", linewidth=0.8)
+        axes.text(step, 0.97, f" {before} | {stage} ", ha="center", va="top", fontsize=8)
+    if len(stages) > 1:
+        label = ", then ".join(f"{UNITS[stage]} ({stage})" for stage in stages)
+        axes.set_xlabel(label, fontsize=8 if len(stages) > 2 else None)
     else:
-        axes.set_xlabel("learner timesteps")
+        axes.set_xlabel(UNITS[stages[0]] if stages else "learner timesteps")
     axes.set_ylabel("score rate (win 1, shared ½), 95% CI")
     axes.set_ylim(0, 1)
     axes.set_title(title)
@@ -519,35 +571,88 @@ RESUMABLE = (
     "final_eval_games",
     "checkpoint_every",
     "torch_threads",
+    "expert_iteration.rounds",
 )
-"""The fields a resumed run may change (`--resume RUN_DIR total_timesteps=2000000`): none that
-would make the checkpoint's model, opponents or games another run's."""
+"""The fields a resumed run may change (`--resume RUN_DIR total_timesteps=2000000`,
+`expert_iteration.rounds=5`): none that would make the checkpoint's model, opponents or games
+another run's."""
 
 
 def resume(
     run_dir: str | Path, overrides: Sequence[str] = (), progress_bar: bool = True
 ) -> dict[str, Any]:
-    """Continue the ppo stage of the run in `run_dir` from its latest checkpoint: the policy and
-    its optimizer's state, the timesteps and updates, the self-play pool, the random generators,
-    the anchor to the clone, the best policy so far (`keep_best`), the learning curve, the
-    imitation stage's reports and the TensorBoard logs go on where they stopped. The games under
-    way then are not kept: new ones are dealt (from a seed of the run's seed and timesteps).
-    `overrides` may change the fields in `RESUMABLE` (for example a larger `total_timesteps`).
-    A run stopped in its imitation stage has no checkpoint and is refused: the imitation stage
-    is never resumed, a new run starts it anew."""
+    """Continue the run in `run_dir` in the stage it stopped in.
+
+    In the ppo stage, from its latest checkpoint: the policy and its optimizer's state, the
+    timesteps and updates, the self-play pool, the random generators, the anchor to the clone,
+    the best policy so far (`keep_best`), the learning curve, the earlier stages' reports and
+    the TensorBoard logs go on where they stopped. The games under way then are not kept: new
+    ones are dealt (from a seed of the run's seed and timesteps). A larger `total_timesteps`
+    trains a finished ppo stage further (unless a stage after it has begun).
+
+    In the expert iteration stage, at the round after the last one it finished (or its first),
+    from that round's network (`expert_iteration/round_<k>.pt`), with the states of the rounds
+    it trains on, its reports and the run's progress (`expert_iteration/state.json`); the round
+    under way when it stopped is done anew, as it would have been (each round's games, search
+    and distillation are seeded by the run's seed and the round). A larger
+    `expert_iteration.rounds` adds rounds to a finished stage, unless the ppo stage after it
+    has begun. A state of another game, rule options or settings, or a missing round file, is
+    refused with a `ValueError` or `FileNotFoundError` that names it.
+
+    Then the stages after it run as in a new run. `overrides` may change the fields in
+    `RESUMABLE`. A run stopped in its imitation stage has nothing saved and is refused: the
+    imitation stage is never resumed, a new run starts it anew."""
+    from snail_envs.training.expert_iteration import RoundStore
+
     run_dir = Path(run_dir)
-    folder = latest_checkpoint(run_dir)
-    for name, (_, text) in parse_overrides(overrides).items():
+    given = parse_overrides(overrides)
+    for name, (_, text) in given.items():
         if name not in RESUMABLE:
             raise ValueError(
                 f"command line, {text}: a resumed run keeps its config; only "
                 f"{', '.join(RESUMABLE)} may change"
             )
+    if not (run_dir / CONFIG_FILE).is_file():
+        latest_checkpoint(run_dir)  # which says what a run folder holds
     saved = json.loads((run_dir / CONFIG_FILE).read_text())
     config = load_config(saved.get("env", ""), run_dir / CONFIG_FILE, overrides)
+    stages = config.stages
+    store = RoundStore(run_dir, config.env, config.env_options)
+    expert = None
+    if "expert_iteration" in stages and store.exists():
+        expert = store.load_state(config.expert_iteration)
+    checkpoints = sorted((run_dir / CHECKPOINTS).glob("step_*"))
+    in_expert = expert is not None and (
+        "ppo" not in stages
+        or not checkpoints
+        or stages.index("expert_iteration") > stages.index("ppo")
+    )
+    if "expert_iteration.rounds" in given and not in_expert:
+        raise ValueError(
+            f"command line, {given['expert_iteration.rounds'][1]}: only a run stopped in (or "
+            "ended with) its expert_iteration stage can do more rounds"
+        )
+    if in_expert:
+        assert expert is not None
+        rounds = config.expert_iteration.rounds
+        if expert.rounds_done >= rounds and stages[-1] == "expert_iteration":
+            raise ValueError(
+                f"{run_dir} has done {expert.rounds_done} rounds of its expert_iteration stage, "
+                f"of its expert_iteration.rounds={rounds}; give a larger "
+                "expert_iteration.rounds=N to do more"
+            )
+        print(
+            f"resuming {run_dir} in its expert_iteration stage after round "
+            f"{expert.rounds_done} of {rounds}",
+            flush=True,
+        )
+        if overrides:
+            write_text(run_dir / CONFIG_FILE, json.dumps(asdict(config), indent=2) + "\n", True)
+        return run(config, run_dir, None, progress_bar, expert)
+    folder = latest_checkpoint(run_dir)
     checkpoint = load_checkpoint(folder, config.env)
     done = checkpoint.progress.timesteps
-    if done >= config.total_timesteps:
+    if done >= config.total_timesteps and stages[-1] == "ppo":
         raise ValueError(
             f"{run_dir} has trained {done:,} of its total_timesteps={config.total_timesteps}; "
             "give a larger total_timesteps=N to train on"
@@ -559,14 +664,22 @@ def resume(
 
 
 def run(
-    config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, progress_bar: bool
+    config: TrainConfig,
+    run_dir: Path,
+    checkpoint: Checkpoint | None,
+    progress_bar: bool,
+    expert: Any = None,
 ) -> dict[str, Any]:
     """Train in `run_dir` through the config's stages, from the start, or from `checkpoint` on
-    in the ppo stage, to their end or a stop request; then save the final policy (unless
-    stopped in the imitation stage), the learning curve and the summary, and evaluate the
-    policy (unless stopped)."""
+    in the ppo stage (after it, if it had finished), or from `expert` on in the expert
+    iteration stage (its `StageState`), to their end or a stop request; then save the final
+    policy (unless stopped in the imitation stage, or in a first expert iteration stage before
+    a round ended), the learning curve and the summary, and evaluate the policy (unless
+    stopped)."""
     import torch
     from sb3_contrib import MaskablePPO
+
+    from snail_envs.training.expert_iteration import RoundStore
 
     torch.set_num_threads(config.torch_threads)
     pool = SelfPlayPool(config.self_play_pool)
@@ -594,6 +707,8 @@ def run(
         verbose=0,
     )
     progress = Progress.start(config)
+    skipped = 0
+    """The stages before the one the run starts at (resumed: those that had finished)."""
     if checkpoint is not None:
         progress = checkpoint.progress
         restore(checkpoint, model, pool)
@@ -603,8 +718,21 @@ def run(
         set_random_states(checkpoint.generators)
         if self_play is not None and "self_play" in checkpoint.generators:
             self_play.rng.bit_generator.state = checkpoint.generators["self_play"]
+        skipped = config.stages.index("ppo") + (progress.timesteps >= config.total_timesteps)
+    elif expert is not None:
+        try:
+            progress = Progress(**expert.progress)
+        except TypeError as problem:
+            raise ValueError(f"{run_dir}'s expert_iteration state garbles {problem}") from None
+        skipped = config.stages.index("expert_iteration")
     elif config.init_from:
         start_from(config, model, run_dir)
+    store = RoundStore(run_dir, config.env, config.env_options)
+    expert_reports: list[dict[str, Any]] = []
+    if expert is not None:
+        expert_reports = list(expert.reports)
+    elif checkpoint is not None and "expert_iteration" in config.stages and store.exists():
+        expert_reports = store.load_state(config.expert_iteration).reports
 
     display = Display(progress_bar)
     curve = LearningCurve(progress.learning_curve, run_dir / "tensorboard")
@@ -613,8 +741,14 @@ def run(
         last: Path | None = None
         stopped_in: str | None = None
         for number, stage in enumerate(config.stages, start=1):
-            if stage == "imitation" and checkpoint is not None:
-                continue  # checkpoints are of the ppo stage, which comes after
+            if number <= skipped:  # finished before the run was resumed
+                if stage == "ppo":
+                    last = latest_checkpoint(run_dir)
+                    best = run_dir / BEST_POLICY_FILE
+                    if config.keep_best and best.is_file():
+                        model.policy.load_state_dict(load_policy(best, config.env).state_dict())
+                policy = model.policy
+                continue
             print(
                 f"=== stage {number}/{len(config.stages)}: {describe_stage(config, stage)} ===",
                 flush=True,
@@ -624,10 +758,22 @@ def run(
                     stopped_in = stage
                     break
                 policy = model.policy
-                if "ppo" in config.stages:
-                    save_policy(
-                        run_dir / CLONE_FILE, policy, config.env, config.env_options, overwrite=True
-                    )
+            elif stage == "expert_iteration":
+                finished, expert_reports = run_expert_iteration(
+                    config,
+                    run_dir,
+                    model,
+                    progress,
+                    curve,
+                    display,
+                    stop,
+                    expert if number == skipped + 1 else None,
+                )
+                if finished or expert_reports or policy is not None:
+                    policy = model.policy
+                if not finished:
+                    stopped_in = stage
+                    break
             else:
                 last, policy = run_ppo(
                     config,
@@ -643,6 +789,14 @@ def run(
                 )
                 if stop.requested and progress.timesteps < config.total_timesteps:
                     stopped_in = stage
+                    break
+                if number < len(config.stages) and policy is not model.policy:
+                    model.policy.load_state_dict(policy.state_dict())  # the next stage's start
+                    policy = model.policy
+            if config.stages[number : number + 1] == ["ppo"]:  # the ppo stage's start, its anchor
+                save_policy(
+                    run_dir / CLONE_FILE, policy, config.env, config.env_options, overwrite=True
+                )
         policy_path = None
         if policy is not None:
             policy_path = save_policy(
@@ -677,6 +831,7 @@ def run(
             "stage_seconds": {name: round(s, 1) for name, s in progress.stage_seconds.items()},
             "timesteps_per_second": rate,
             "imitation": progress.imitation,
+            "expert_iteration": expert_reports,
             "best": progress.best,
             "final_evaluation": {
                 opponent: {
@@ -736,6 +891,14 @@ def describe_stage(config: TrainConfig, stage: str) -> str:
             f"imitation of {settings.teacher} ({settings.states:,} states, then "
             f"{settings.dagger_rounds} DAgger rounds of {settings.dagger_states:,})"
         )
+    if stage == "expert_iteration":
+        expert = config.expert_iteration
+        guide = "PUCT, the network as prior" if expert.prior else "UCB1"
+        return (
+            f"expert iteration, {expert.rounds} rounds of {expert.states:,} states searched "
+            f"({expert.iterations} iterations each, {guide}, value {expert.value}; the learner "
+            f"played by the {expert.play}), distilled {expert.epochs} epochs"
+        )
     anchor = f", anchored to the clone ({config.anchor_coef:g})" if config.anchor_coef else ""
     return f"MaskablePPO, {config.total_timesteps:,} timesteps{anchor}"
 
@@ -794,6 +957,117 @@ def run_imitation(
     return True
 
 
+def run_expert_iteration(
+    config: TrainConfig,
+    run_dir: Path,
+    model: Any,
+    progress: Progress,
+    curve: LearningCurve,
+    display: Display,
+    stop: StopRequests,
+    state: Any = None,
+) -> tuple[bool, list[dict[str, Any]]]:
+    """The expert iteration stage: rounds of search and distillation into the model's policy,
+    from the start or, resumed, after the rounds of `state` (a
+    `snail_envs.training.expert_iteration.StageState`, whose last round's network the policy
+    takes). It saves the network it starts from, and after every round the network, the round's
+    states and the stage's state (`RoundStore`), then adds a point to the learning curve and the
+    round's report. A stop request abandons the round under way and puts the network of the
+    last round finished back. Returns whether the stage finished, and its reports so far."""
+    from snail_envs.training.expert_iteration import (
+        ExpertIterationRound,
+        RoundStore,
+        StageState,
+        expert_iteration,
+        kept_rounds,
+    )
+
+    settings = config.expert_iteration
+    store = RoundStore(run_dir, config.env, config.env_options)
+    reports: list[dict[str, Any]] = [] if state is None else list(state.reports)
+
+    def save(done: int, data: Any = None, policy: Any = None) -> None:
+        stage = StageState(rounds_done=done, reports=reports, progress=asdict(progress))
+        store.save(stage, settings, policy, data)
+
+    def add_point(report: dict[str, Any]) -> dict[str, Any]:
+        point: dict[str, Any] = {
+            "stage": "expert_iteration",
+            "searched_states": report["searched_states"],
+            "timesteps": progress.timesteps,
+        }
+        if config.eval_games > 0:
+            point |= evaluate_point(config, PPOAgent(model), display, f"round {report['round']}")
+        curve.add(point)
+        return point
+
+    done = 0 if state is None else state.rounds_done
+    with timing(progress, "expert_iteration") as count:
+        if state is None:
+            count()
+            save(0, policy=model.policy)
+        else:
+            model.policy.load_state_dict(store.load_policy(done).state_dict())
+        earlier = [store.load_data(k) for k in kept_rounds(settings, done + 1)]
+        kept = copy.deepcopy(model.policy.state_dict())
+        """The weights of the last round finished (or the stage's start)."""
+
+        def after_round(report: ExpertIterationRound, fresh: Any) -> None:
+            nonlocal kept
+            reports.append(asdict(report))
+            kept = copy.deepcopy(model.policy.state_dict())
+            count()
+            save(report.round, fresh, model.policy)
+            point = add_point(reports[-1])
+            save(report.round)  # with the round's point of the curve
+            agreement = ", ".join(
+                f"{kind} {share:.1%} ({n:,})" for kind, (share, n) in report.agreement.items()
+            )
+            kl = "" if report.kl is None else f", KL(search ‖ network) {report.kl:.3f}"
+            scores = "".join(
+                f"; vs {opponent} {point[opponent][0]:.1%}"
+                for opponent in evaluation_opponents(config)
+                if opponent in point
+            )
+            rate = report.states / max(report.search_seconds, 1e-9)
+            print(
+                f"round {report.round}: {report.states:,} states searched ({rate:,.1f}/s), "
+                f"loss {report.loss:.3f}; the network played the search's choice "
+                f"{report.prior_agreement:.1%} before distilling; held-out agreement: "
+                f"{agreement or 'none held out'}{kl}{scores}",
+                flush=True,
+            )
+
+        try:
+            with stop.abandonable():
+                if reports and not any(
+                    point["stage"] == "expert_iteration"
+                    and point["searched_states"] == reports[-1]["searched_states"]
+                    for point in curve.points
+                ):  # stopped while the last round's point was measured
+                    add_point(reports[-1])
+                    save(done)
+                expert_iteration(
+                    model.policy,
+                    config.env,
+                    config.env_options,
+                    settings,
+                    gamma=config.gamma,
+                    seed=config.seed,
+                    progress=display.enabled,
+                    first_round=done + 1,
+                    earlier=earlier,
+                    searched_before=reports[-1]["searched_states"] if reports else 0,
+                    after_round=after_round,
+                )
+        except KeyboardInterrupt:
+            if not stop.requested:
+                raise
+            model.policy.load_state_dict(kept)
+            return False, reports
+    return True, reports
+
+
 def run_ppo(
     config: TrainConfig,
     run_dir: Path,
@@ -808,7 +1082,7 @@ def run_ppo(
 ) -> tuple[Path, Any]:
     """The ppo stage: MaskablePPO to `total_timesteps` or a stop request, on from `checkpoint`
     when resumed, anchored to the clone when `anchor_coef` > 0, with checkpoints when due, at
-    its end, and at its start when it follows imitation. Returns the last checkpoint and the
+    its end, and at its start when it follows another stage. Returns the last checkpoint and the
     stage's policy: the last one, or with `keep_best` the best of the curve's points (whose
     record is `progress.best`)."""
     extra: list[Any] = []
@@ -838,7 +1112,7 @@ def run_ppo(
             own = {"self_play": self_play.rng.bit_generator.state} if self_play is not None else {}
             return save_checkpoint(run_dir, config, model, pool.snapshots, progress, own)
 
-        if checkpoint is None and "imitation" in config.stages:
+        if checkpoint is None and config.stages.index("ppo") > 0:
             save(model)
         callbacks = build_callbacks(config, pool, progress, curve, display, save, stop, extra)
         with display.training(config.total_timesteps, progress.timesteps) as advance:
@@ -864,6 +1138,14 @@ def print_summary(summary: dict[str, Any]) -> None:
     rate = summary["timesteps_per_second"]
     timesteps = f" ({summary['timesteps']:,} PPO timesteps, {rate:,}/s)" if rate else ""
     print(f"\n=== {config['env']} {config['env_options'] or ''}: {stages}{timesteps} ===")
+    if summary.get("expert_iteration"):
+        last = summary["expert_iteration"][-1]
+        share = last["agreement"].get("all", [None])[0]
+        agreed = "" if share is None else f", held-out agreement with the search {share:.1%}"
+        print(
+            f"expert iteration: {last['round']} rounds, {last['searched_states']:,} states "
+            f"searched{agreed}"
+        )
     if summary["best"]:
         best = summary["best"]
         print(
@@ -909,8 +1191,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     stopping = (
         "Ctrl-C or SIGTERM stops a run cleanly, with its summary: in the ppo stage after the "
         "step under way, with a checkpoint that --resume RUN_DIR continues from; in the "
-        "imitation stage at once, keeping nothing of the cloning (start the run anew). "
-        "Checkpoints hold weights only."
+        "expert_iteration stage at once, abandoning the round under way (--resume RUN_DIR "
+        "continues at that round); in the imitation stage at once, keeping nothing of the "
+        "cloning (start the run anew). Checkpoints hold weights only."
     )
     parser = argparse.ArgumentParser(
         prog="snail-train",
@@ -969,6 +1252,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             where = (
                 "in the imitation stage, which is not resumed: nothing of it is kept; run the "
                 "same command again to start anew"
+            )
+        elif summary["stopped_in"] == "expert_iteration":
+            done = len(summary["expert_iteration"])
+            rounds = summary["config"]["expert_iteration"]["rounds"]
+            saved = "before its first round ended (its start saved)"
+            if done:
+                saved = f"after {done} of its {rounds} rounds, each saved"
+            where = (
+                f"in the expert_iteration stage {saved}; continue with: snail-train --resume "
+                f"{summary['run_dir']}"
             )
         elif summary["stopped_in"] == "ppo":
             where = (

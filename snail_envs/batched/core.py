@@ -152,6 +152,10 @@ class BatchedGame:
     """How far a search plays its worlds on by default: "game", or "round" (the game's
     `round_of`: Snailed It!'s round, Snap's flip with its windows), where the game's end is too
     far for the search's budget to see anything else."""
+    search_depth: ClassVar[int] = 0
+    """The most decisions a search walk takes in its tree by default (0: no limit; 1: a flat
+    search, as measured strongest in Snail Sprint!, whose later choices hang on dice not yet
+    rolled)."""
     load_game: ClassVar[Callable[..., None] | None] = None
     """(games, index, game, seed): write a game of the reference engine in progress into record
     `index`, its generators seeded from `seed` (the game module's `load_game`, for search);

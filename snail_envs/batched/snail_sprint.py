@@ -490,6 +490,7 @@ class SnailSprintBatch(TurnBasedGame):
     kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
     load_game = staticmethod(load_game)
+    search_depth = 1
 
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
         # the reference engine lays the track: read it from a game built with any chance
