@@ -4,9 +4,9 @@
     snail-play snail_sprint_v0 --seats heuristic,random --record game.gif
     snail-play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
 
-`--seats` names one agent per seat (as `snail_envs.agents.make_agent` does: `random`, `heuristic`,
-`ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the number of players.
-With no human seated, the game is shown turn by turn. People are told every event that changes
+`--seats` names one agent per seat (as `snail_envs.agents.make_agent` does: `random`,
+`heuristic`, `search[:ITERATIONS]`, `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number
+of seats is the number of players. With no human seated, the game is shown turn by turn. People are told every event that changes
 their hand or the table (`snail_envs.agents.narration`); at their prompt they choose by number, and
 `help` lists the commands (`quit` leaves). `--quiet` shows only what the people seated see and the
 results: no bot decisions, no table between turns. `--record` also writes an animation of the game
@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seats",
         required=True,
-        help="comma-separated agents, one per seat: random, heuristic, ismcts, rollout, human, ...",
+        help="comma-separated agents, one per seat: random, heuristic, search, ismcts, rollout, "
+        "human, ...",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="the seed of the deal and the bots (default: 0)"

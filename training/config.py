@@ -51,7 +51,7 @@ SEARCH_VALUES = ("win", "points", "margin")
 """What the expert iteration stage's search may maximise (`snail_envs.agents.search.VALUES`)."""
 SEARCH_ROLLOUTS = ("heuristic", "random")
 """Who may play the searching seat in the search's rollouts (the in-kernel players)."""
-SEARCH_HORIZONS = ("game", "round")
+SEARCH_HORIZONS = ("default", "game", "round")
 """How far the search may look (`snail_envs.agents.search.HORIZONS`)."""
 PLAYERS = ("search", "network")
 """Who may play the learner's seat while the expert iteration stage gathers its states."""
@@ -170,9 +170,10 @@ class ExpertIterationConfig:
     rollout: str = "heuristic"
     """Who plays the searching seat in the search's rollouts beyond its tree: `heuristic` or
     `random` (the other seats are the game's heuristic, as in the games gathered)."""
-    horizon: str = "game"
-    """How far each search looks: `game` (to the end) or `round` (to the end of the round in
-    play, in games of rounds)."""
+    horizon: str = "default"
+    """How far each search looks: `game` (to the end), `round` (to the end of the round in
+    play, in games of rounds), or `default`, the game's own (the round in Snailed It!, the flip
+    in play in Snap, else the game)."""
     play: str = "search"
     """Who plays the learner's seat in the games gathered: `search` (its most visited action, the
     expert's games) or `network` (the network's most likely legal action, DAgger-like: the

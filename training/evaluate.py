@@ -701,8 +701,9 @@ def main(argv: list[str] | None = None) -> Tournament:
         "--agents",
         nargs="+",
         required=True,
-        help="agents as snail_envs.agents.make_agent names them: random, heuristic, ismcts[:N...], "
-        "rollout[:WORLDS], ppo (shipped), ppo:PATH, rllib:PATH",
+        help="agents as snail_envs.agents.make_agent names them: random, heuristic, "
+        "search[:N|:SECONDSs][:name=value...], ismcts[:N...], rollout[:WORLDS], ppo (shipped), "
+        "ppo:PATH, rllib:PATH",
     )
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
     parser.add_argument("--seed", type=int, default=0)

@@ -78,7 +78,7 @@ def make_search(config: ExpertIterationConfig, env_name: str, policy: Any, seed:
         value=config.value,
         rollout=config.rollout,
         opponents="heuristic",
-        horizon=config.horizon,
+        horizon=None if config.horizon == "default" else config.horizon,
         prior=policy_prior(policy) if config.prior and policy is not None else None,
         seed=seed,
     )
