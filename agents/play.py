@@ -4,17 +4,16 @@
     snail-play snail_sprint_v0 --seats heuristic,random --record game.gif
     snail-play snail_sprint_v0 --seats heuristic,random --save-replay game.jsonl
 
-`--seats` names one agent per seat (as `snail_envs.agents.make_agent` does: `random`,
-`heuristic`, `search[:ITERATIONS]`, `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number
-of seats is the number of players. With no human seated, the game is shown turn by turn. People
-are told every event that changes their hand or the table (`snail_envs.agents.narration`); at
-their prompt they choose by number, and `help` lists the commands (`quit` leaves). `--quiet` shows only what the people seated see and the
-results: no bot decisions, no table between turns. `--record` also writes an animation of the game
-(GIF, one picture per decision, needs Pillow; see `snail_envs.agents.video`), `--save-replay` a
-replay of it (`snail-replay`, which re-plays and shows it); an existing file is replaced only with
-`--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a Stable-Baselines3 archive, which is a
-pickle (trained policies otherwise load weights only).
-"""
+`--seats` names one agent per seat (as `snail_envs.agents.make_agent` does: `random`, `heuristic`,
+`search[:ITERATIONS]`, `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the
+number of players. With no human seated, the game is shown turn by turn. People are told every event
+that changes their hand or the table (`snail_envs.agents.narration`); at their prompt they choose by
+number, and `help` lists the commands (`quit` leaves). `--quiet` shows only what the people seated
+see and the results: no bot decisions, no table between turns. `--record` also writes an animation
+of the game (GIF, one picture per decision, needs Pillow; see `snail_envs.agents.video`),
+`--save-replay` a replay of it (`snail-replay`, which re-plays and shows it); an existing file is
+replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a Stable-Baselines3
+archive, which is a pickle (trained policies otherwise load weights only). """
 
 from __future__ import annotations
 
