@@ -13,7 +13,7 @@ see and the results: no bot decisions, no table between turns. `--record` also w
 of the game (GIF, one picture per decision, needs Pillow; see `snail_envs.agents.video`),
 `--save-replay` a replay of it (`snail-replay`, which re-plays and shows it); an existing file is
 replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a Stable-Baselines3
-archive, which is a pickle (trained policies otherwise load weights only). """
+archive, which is a pickle (trained policies otherwise load weights only)."""
 
 from __future__ import annotations
 
