@@ -8,9 +8,10 @@ The agent plays one seat, rotating from game to game, against the heuristic in e
 (`snail_envs.training.evaluate.score_against`): a win counts 1, a shared win ½, chance is one over
 the number of seats. After every chunk (a multiple of the seat count) the line gives the games
 so far, the score rate with its 95% Wilson interval, and the CPU time, so that a long
-measurement can be read, or stopped, while it runs. The games of a chunk are seeded from
-`--seed` plus the games played before it, the agent from `--agent-seed`: the same command gives
-the same games.
+measurement can be read, or stopped, while it runs. The games of chunk k are seeded from
+`--seed` + k × `--chunk`, and the agent is seeded anew for each chunk from `--agent-seed` and k,
+so chunks are independent: `--part 2/3` plays chunks 1, 4, 7, ... alone, and three such
+processes give together exactly the games of one (add their scores and games).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=60, help="games between two lines")
     parser.add_argument("--preset", help="a rule preset of configs/<game>/, such as noisy_sight")
     parser.add_argument("-o", "--option", action="append", default=[], help="name=value")
+    parser.add_argument("--part", default="1/1", help="K/M: play every M-th chunk from the K-th")
     args = parser.parse_args()
     options: dict = {}
     if args.preset:
@@ -57,15 +59,19 @@ def main() -> None:
         name, _, value = option.partition("=")
         options[name] = yaml.safe_load(value)
     agent = make_agent(args.agent, args.env, seed=args.agent_seed, options=options)
+    part, parts = (int(number) for number in args.part.split("/"))
     chunk = args.chunk
     score, games, started = 0.0, 0, time.process_time()
-    while games < args.games:
-        seed = args.seed + games
+    for number in range(part - 1, -(-args.games // chunk), parts):
+        if hasattr(agent, "reset"):
+            agent.reset(args.agent_seed * 1_000_003 + number)
+        seed = args.seed + number * chunk
         rate, _, _ = score_against(args.env, agent, "heuristic", chunk, seed=seed, options=options)
         score, games = score + rate * chunk, games + chunk
         low, high = wilson(score, games)
         print(
-            f"{args.agent} vs heuristic, {args.env} {options}: {games} games, "
+            f"{args.agent} vs heuristic, {args.env} {options}, part {args.part}: {games} games, "
+            f"score {score:g}, "
             f"{score / games:.1%} ({low:.1%}–{high:.1%}), "
             f"{time.process_time() - started:.0f} s CPU",
             flush=True,
