@@ -330,7 +330,10 @@ def test_the_curve_lays_each_stage_after_the_ones_before() -> None:
         ),
         (["expert_iteration.iterations=0"], "expert_iteration.iterations must be at least 1"),
         (["expert_iteration.play=human"], "expert_iteration.play must be one of search, netw"),
-        (["expert_iteration.horizon=turn"], "expert_iteration.horizon must be one of game, rou"),
+        (
+            ["expert_iteration.horizon=turn"],
+            "expert_iteration.horizon must be one of default, game, round",
+        ),
         (["expert_iteration.held_out=1"], r"expert_iteration.held_out must be in \[0, 1\)"),
         (["expert_iteration.prior=maybe"], "expert_iteration.prior must be of type bool"),
         (["expert_iteration.keep_rounds=-1"], "expert_iteration.keep_rounds must be at least 0"),
