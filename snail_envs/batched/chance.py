@@ -124,6 +124,23 @@ def arrange(game, order: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def redeal_others(game, cards: np.ndarray, held: np.ndarray, seat: int, players: int) -> None:
+    """Deal every seat but `seat` a new card (`held[other]`) from `cards` less one copy of the
+    card `seat` holds, shuffled (`arrange`): each other seat in turn takes the last one left."""
+    own = 0
+    while cards[own] != held[seat]:
+        own += 1
+    unseen = np.concatenate((cards[:own], cards[own + 1 :]))
+    order = np.empty(unseen.shape[0], np.int64)
+    arrange(game, order)
+    remaining = unseen.shape[0]
+    for other in range(players):
+        if other != seat:
+            remaining -= 1
+            held[other] = unseen[order[remaining]]
+
+
+@njit(cache=True)
 def occurs(game, probability: float) -> bool:
     """Whether a chance event of this probability happens: a uniform fraction of 53 bits (a
     multiple of 2⁻⁵³, exact in a float64) falls below it."""

@@ -28,6 +28,7 @@ from snail_envs.batched.chance import (
     begin_game,
     game_record,
     pick,
+    redeal_others,
     seed_games,
 )
 from snail_envs.batched.core import (
@@ -423,18 +424,8 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
 @njit(cache=True)
 def redraw_hidden(g, rules, seat: int) -> None:
     """Deal the other seats new race cards from the cards `seat` does not hold (the rules'
-    cards less one copy of its own), shuffled: each other seat in turn takes the last one."""
-    own = 0
-    while rules.cards[own] != g.card[seat]:
-        own += 1
-    unseen = np.concatenate((rules.cards[:own], rules.cards[own + 1 :]))
-    order = np.empty(unseen.shape[0], np.int64)
-    arrange(g, order)
-    remaining = unseen.shape[0]
-    for other in range(rules.num_players):
-        if other != seat:
-            remaining -= 1
-            g.card[other] = unseen[order[remaining]]
+    cards less one copy of its own)."""
+    redeal_others(g, rules.cards, g.card, seat, rules.num_players)
 
 
 def load_game(games: np.ndarray, index: int, game: SnailSprint, seed: int) -> None:
