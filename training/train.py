@@ -509,7 +509,7 @@ CURVE_KEYS = ("stage", "timesteps", "labelled_states", "searched_states")
 def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: float) -> None:
     """Draw the learning curve to `path` (atomically): each stage's points by its own count,
     after the stages before it (`curve_stages`; a line where each stage starts), the final
-    evaluation's as a star."""
+    evaluation's as a star; an opponent's line joins the points that measured it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -517,14 +517,16 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
 
     figure, axes = plt.subplots(figsize=(7, 4))
     steps, starts = curve_stages(curve)
-    opponents = [key for key in curve[0] if key not in CURVE_KEYS] if curve else []
+    opponents = list(dict.fromkeys(k for point in curve for k in point if k not in CURVE_KEYS))
     for opponent in opponents:
-        rates = np.array([point[opponent] for point in curve])
-        (line,) = axes.plot(steps, rates[:, 0], marker="o", label=f"vs {opponent}")
-        axes.fill_between(steps, rates[:, 1], rates[:, 2], alpha=0.2, color=line.get_color())
-        finals = [index for index, point in enumerate(curve) if point["stage"] == "final"]
+        measured = [index for index, point in enumerate(curve) if opponent in point]
+        at = [steps[index] for index in measured]
+        rates = np.array([curve[index][opponent] for index in measured])
+        (line,) = axes.plot(at, rates[:, 0], marker="o", label=f"vs {opponent}")
+        axes.fill_between(at, rates[:, 1], rates[:, 2], alpha=0.2, color=line.get_color())
+        finals = [row for row, index in enumerate(measured) if curve[index]["stage"] == "final"]
         axes.plot(
-            [steps[index] for index in finals],
+            [at[row] for row in finals],
             rates[finals, 0],
             marker="*",
             markersize=14,
@@ -545,6 +547,7 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str, chance: floa
         axes.set_xlabel(UNITS[stages[0]] if stages else "learner timesteps")
     axes.set_ylabel("score rate (win 1, shared ½), 95% CI")
     axes.set_ylim(0, 1)
+    axes.set_xlim(left=0)
     axes.set_title(title)
     axes.legend()
     figure.tight_layout()
