@@ -161,8 +161,8 @@ class CompiledSearchAgent(SearchAgent):
         size, num_actions = self.batch, worlds.num_actions
         draws = np.random.default_rng(self._rng.getrandbits(63))
         masks = np.empty((size, num_actions), np.int8)
-        views = np.zeros((size if self.prior is not None else 0, worlds.observation_layout.size))
-        views = views.astype(np.float32)
+        guided = size if self.prior is not None else 0
+        views = np.zeros((guided, worlds.observation_layout.size), np.float32)
         priors = np.zeros((views.shape[0], num_actions), np.float32)
         paths = np.zeros((size, 16), np.int64)
         done = 0
