@@ -19,7 +19,9 @@ game's batched engine. At each decision with a choice, the agent loads the game 
    (`Kernels.search_walk`);
 3. adds one node where a world leaves the tree (or stops at `depth` decisions), and plays that
    world on in the kernels to the horizon, its seat by the `rollout` player and the others by
-   the model (`Kernels.search_rollout`);
+   the model (`Kernels.search_rollout`); with `rollout="policy"` the seat's moves are drawn
+   from the `prior` policy instead, evaluated for all the worlds still playing at once, the
+   game going on in the kernels between them (`Kernels.search_walk`);
 4. backs up the seat's value: `value="win"`, +1 for a win and −1 for a loss; `"points"`, the
    points it gains in the game's own scoring; `"margin"`, those points less the mean the other
    seats gain (the environment's `reward="margin"`). Points come in each game's own units, so
@@ -94,7 +96,12 @@ class CompiledSearchAgent(SearchAgent):
         if not exploration >= 0:
             raise ValueError(f"exploration must be a non-negative number; got {exploration!r}")
         check_choice("value", value, tuple(VALUES))
-        check_choice("rollout", rollout, OPPONENTS)
+        check_choice("rollout", rollout, (*OPPONENTS, "policy"))
+        if rollout == "policy" and prior is None:
+            raise ValueError(
+                "rollout=policy plays the rollouts with the prior's policy: give a prior "
+                "(prior=ppo or prior=PATH)"
+            )
         check_choice("opponents", opponents, OPPONENTS)
         horizon = self.engine.search_horizon if horizon is None else horizon
         check_choice("horizon", horizon, HORIZONS)
@@ -155,7 +162,8 @@ class CompiledSearchAgent(SearchAgent):
         model = worlds.opponents.index(self.opponents)
         walk_kinds = np.full(worlds.num_players, model, np.int64)
         rollout_kinds = walk_kinds.copy()
-        rollout_kinds[seat] = worlds.opponents.index(self.rollout)
+        if self.rollout != "policy":
+            rollout_kinds[seat] = worlds.opponents.index(self.rollout)
         tree = tree_kernels.Tree(worlds.num_actions, capacity=self.iterations + self.batch + 1)
         lowest, highest = math.inf, -math.inf
         size, num_actions = self.batch, worlds.num_actions
@@ -222,9 +230,30 @@ class CompiledSearchAgent(SearchAgent):
                 walking &= live
                 if self.depth:
                     walking[depths >= self.depth] = 0
-            kernels.search_rollout(
-                worlds.games, rules, seat, rollout_kinds, last_round, live, values, self.played
-            )
+            if self.rollout == "policy":
+                while live.any():
+                    playing = live == 1
+                    shares = self.prior(views[playing], masks[playing]).cumsum(axis=1)
+                    drawn = draws.random((len(shares), 1)) * shares[:, -1:]
+                    actions = np.full(size, -1, np.int64)
+                    actions[playing] = (shares > drawn).argmax(axis=1)
+                    kernels.search_walk(
+                        worlds.games,
+                        rules,
+                        seat,
+                        actions,
+                        walk_kinds,
+                        last_round,
+                        live,
+                        values,
+                        masks,
+                        views,
+                        self.played,
+                    )
+            else:
+                kernels.search_rollout(
+                    worlds.games, rules, seat, rollout_kinds, last_round, live, values, self.played
+                )
             tree_kernels.back_up(tree.total, paths, depths, values)
             lowest, highest = min(lowest, values.min()), max(highest, values.max())
             done += size
@@ -238,7 +267,7 @@ class CompiledSearchAgent(SearchAgent):
         so that a record written into it may be redrawn)."""
         if self._worlds is None or self._worlds.options != options:
             worlds = self.engine(self.batch, reward=VALUES[self.value], **rule_keywords(options))
-            for player in {self.rollout, self.opponents}:
+            for player in {self.rollout, self.opponents} - {"policy"}:
                 worlds.check_opponent(player)
             worlds.reset(seed=0)
             self._worlds = worlds

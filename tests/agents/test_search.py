@@ -99,6 +99,7 @@ def test_a_search_spec_sets_its_settings() -> None:
         ("search:width=3", "unknown search setting 'width'"),
         ("search:value=luck", "value must be one of"),
         ("search:rollout=smart", "rollout must be one of"),
+        ("search:rollout=policy", "rollout=policy plays the rollouts with the prior's policy"),
         ("search:batch=x", "search takes a number of iterations"),
         ("search:depth=-1", "depth must be an integer at least 0"),
     ],
@@ -113,7 +114,15 @@ def test_a_game_without_a_batched_engine_cannot_be_searched() -> None:
         CompiledSearchAgent("connect_four_v3")
 
 
-@pytest.mark.parametrize("spec", ["search:256", "search:256:prior=ppo", "search:256:depth=1"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "search:256",
+        "search:256:prior=ppo",
+        "search:256:depth=1",
+        "search:256:prior=ppo:rollout=policy",
+    ],
+)
 def test_every_iteration_visits_one_legal_root_action(spec: str) -> None:
     search = make_agent(spec, "snail_sprint_v0", seed=2)
     for env, agent in decisions("snail_sprint_v0", 6, seed=2):
