@@ -196,13 +196,19 @@ class ExpertIterationConfig:
     held_out: float = 0.1
     """Share of the games whose states are held out of training to measure how well the network
     agrees with the search, in [0, 1)."""
+    temperature: float = 1.0
+    """The targets are the root visit shares raised to the power 1/temperature, renormalised
+    (AlphaZero's τ): 1 the visit shares themselves; 0 the most visited action alone, the action
+    the search plays (ties share it). Where the search's values are close, its visits spread
+    over the actions, and a network taught the spread takes its most likely action at random."""
 
     def __post_init__(self) -> None:
         prefix = "expert_iteration."
         _type_fields(self, prefix)
         names = ("rounds", "states", "iterations", "search_batch", "n_envs", "epochs", "batch_size")
         _at_least(self, 1, names, prefix)
-        _at_least(self, 0, ("exploration", "weight_decay", "value_coef", "keep_rounds"), prefix)
+        at_least_0 = ("exploration", "weight_decay", "value_coef", "keep_rounds", "temperature")
+        _at_least(self, 0, at_least_0, prefix)
         if not 0 < self.learning_rate < 1:
             raise ConfigError(
                 f"{prefix}learning_rate",

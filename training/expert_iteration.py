@@ -15,10 +15,11 @@ round:
    `snail_envs.agents.search` searches from that game (`CompiledSearchAgent.visit_counts`), with
    the heuristic as its model of the other seats (the players of the games gathered) and, with
    `prior`, the network's probabilities of the legal actions as PUCT's prior (AlphaZero's
-   selection rule). The search's root visit shares, a distribution over the legal actions, are
-   the decision's target; the learner's seat then plays the search's most visited action
-   (`play: search`, the expert's own games) or the network's most likely legal action
-   (`play: network`: DAgger-like, the states the network's own play leads to).
+   selection rule). The search's root visit shares, a distribution over the legal actions
+   (sharpened by `temperature`: at 0 the most visited action alone), are the decision's target;
+   the learner's seat then plays the search's most visited action (`play: search`, the expert's
+   own games) or the network's most likely legal action (`play: network`: DAgger-like, the
+   states the network's own play leads to).
 3. The network is distilled on the targets of the latest `keep_rounds` rounds (all by default):
    cross-entropy to the visit distribution over the legal actions (`imitation.clone` with soft
    targets), and the value head regresses the learner seat's discounted return in the games
@@ -107,13 +108,18 @@ def check_search(env_name: str, options: dict[str, Any], config: ExpertIteration
         ) from None
 
 
-def visit_targets(visits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The search's root visits as a distribution over the legal actions (uniform over them if
-    the search visited none)."""
+def visit_targets(visits: np.ndarray, mask: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """The search's root visits as a distribution over the legal actions: the shares of the
+    visits raised to 1/`temperature`; with `temperature` 0 the most visited actions share it
+    alike (uniform over the legal actions if the search visited none)."""
     legal = mask.astype(bool)
     counts = np.where(legal, visits, 0).astype(np.float64)
     if counts.sum() <= 0:
         counts = legal.astype(np.float64)
+    if temperature == 0:
+        counts = (counts == counts.max()).astype(np.float64)
+    elif temperature != 1:
+        counts = (counts / counts.max()) ** (1.0 / temperature)
     return (counts / counts.sum()).astype(np.float32)
 
 
@@ -128,6 +134,7 @@ def collect_search_targets(
     states: int,
     *,
     play: str = "search",
+    temperature: float = 1.0,
     gamma: float = 0.99,
     held_out: float = 0.0,
     seed: int = 0,
@@ -136,7 +143,8 @@ def collect_search_targets(
 ) -> Demonstrations:
     """At least `states` decisions with a choice of one learner seat per game of `engine`
     (drawn each episode; the heuristic plays the other seats), each with the search's root visit
-    shares as its soft target (`targets`) and its most visited action as its label. The
+    shares (raised to 1/`temperature`, `visit_targets`) as its soft target (`targets`) and its
+    most visited action as its label. The
     learner plays the search's choice (`play="search"`) or `policy`'s most likely legal action
     (`"network"`). Returns are the learner seat's discounted rewards (finished games only);
     whole games are held out with probability `held_out`."""
@@ -178,6 +186,7 @@ def collect_search_targets(
                             engine.observations[game, slot],
                         ),
                         engine.action_masks[game, slot],
+                        temperature,
                     )
                     for game, slot in zip(games.tolist(), slots.tolist(), strict=True)
                 ]
@@ -336,6 +345,7 @@ def expert_iteration_round(
         kinds,
         config.states,
         play=config.play,
+        temperature=config.temperature,
         gamma=gamma,
         held_out=config.held_out,
         seed=seeded,

@@ -92,6 +92,16 @@ def test_visits_become_shares_of_the_legal_actions() -> None:
     assert visit_targets(np.zeros(4, np.int64), mask) == pytest.approx([1 / 3, 0, 1 / 3, 1 / 3])
 
 
+def test_a_temperature_sharpens_the_visit_shares_and_zero_keeps_the_most_visited() -> None:
+    mask = np.array([1, 0, 1, 1], np.int8)
+    assert visit_targets(np.array([3, 9, 1, 0]), mask, 0.5) == pytest.approx([0.9, 0, 0.1, 0])
+    assert visit_targets(np.array([3, 9, 1, 0]), mask, 0.0).tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert visit_targets(np.array([4, 9, 4, 1]), mask, 0.0).tolist() == [0.5, 0.0, 0.5, 0.0]
+    assert visit_targets(np.array([2, 9, 1, 1]), mask, 2.0) == pytest.approx(
+        np.array([2**0.5, 0, 1, 1]) / (2 + 2**0.5)
+    )
+
+
 def test_the_numpy_prior_is_the_policys_distribution() -> None:
     policy = new_policy([24, 12])
     generator = np.random.default_rng(0)
@@ -337,6 +347,7 @@ def test_the_curve_lays_each_stage_after_the_ones_before() -> None:
         (["expert_iteration.held_out=1"], r"expert_iteration.held_out must be in \[0, 1\)"),
         (["expert_iteration.prior=maybe"], "expert_iteration.prior must be of type bool"),
         (["expert_iteration.keep_rounds=-1"], "expert_iteration.keep_rounds must be at least 0"),
+        (["expert_iteration.temperature=-1"], "expert_iteration.temperature must be at least 0"),
         (
             ["expert_iteration.iteration=9"],
             r"unknown field 'expert_iteration.iteration' \(did you mean 'expert_iteration.iter",

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 
 import snail_envs
 from snail_envs.agents import HEURISTICS, make_agent
@@ -187,6 +188,10 @@ def test_every_shipped_config_is_valid() -> None:
     assert sorted(CONFIGS.glob("*/ppo.yaml")) == sorted(
         map(default_config_path, snail_envs.ENV_NAMES)
     )
+    for other in CONFIGS.glob("*/ppo_*.yaml"):  # further training configs of a game
+        env = yaml.safe_load(other.read_text())["env"]
+        assert other.parent == default_config_path(env).parent
+        assert load_config(env, other).env == env
 
 
 def test_config_overrides_and_validation() -> None:
