@@ -1,12 +1,23 @@
-"""Shared fixtures: golden playthrough files."""
+"""Shared fixtures: golden playthrough files; under pytest-xdist, a numba cache per worker."""
 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+# Two processes compiling the same kernels into one numba cache can leave a cached kernel that
+# no longer loads (an LLVM abort). Each xdist worker compiles into a folder of its own, below
+# NUMBA_CACHE_DIR if the user set one, else below .numba_cache/. This runs before any test
+# module imports numba.
+if worker := os.environ.get("PYTEST_XDIST_WORKER"):
+    caches = (
+        os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).resolve().parent.parent / ".numba_cache"
+    )
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(caches) / worker)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

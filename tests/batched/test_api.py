@@ -212,7 +212,7 @@ def test_the_learner_vec_env_rejects_unknown_opponents_and_seats() -> None:
     ("env_name", "players"),
     [
         ("snail_sprint_v0", ""),
-        ("pedzace_slimaki_v0", ""),
+        slow("pedzace_slimaki_v0", ""),
         slow("snail_sprint_v0", ", opponents='policy', policy=lambda o, m, g: m.argmax(axis=1)"),
     ],
 )

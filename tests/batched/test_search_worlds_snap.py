@@ -86,6 +86,7 @@ SITUATIONS = [
             and sum(count > 1 for group, count in stack_groups(game).items() if group > 1) >= 2
         ),
         id="never-seen-cards-and-two-shuffled-refreshes",
+        marks=pytest.mark.slow,
     ),
     pytest.param(
         {
@@ -99,6 +100,7 @@ SITUATIONS = [
         1,
         lambda game: game.glimpsed_group == NEVER_SEEN and len(game.glimpses[0]) == 4,
         id="a-central-pile-glimpsed-true-at-last",
+        marks=pytest.mark.slow,
     ),
 ]
 

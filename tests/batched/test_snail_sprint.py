@@ -17,7 +17,7 @@ OPTION_SETS = [
     slow({"num_players": 4, "tin_order": "shuffled", "tin_top_stacking": False}),
     slow({"num_players": 3, "expose_forced_moves": True, "reward": "points"}),
     slow({"num_players": 2, "tin_order": "reversed", "board": "B", "max_turns": 20}),
-    {"num_players": 4, "board": "B", "reward": "margin"},
+    slow({"num_players": 4, "board": "B", "reward": "margin"}),
 ]
 
 

@@ -36,7 +36,7 @@ OPTION_SETS = [
     slow({"num_players": 3, "target": 8}, 1_500),
     slow({"num_players": 5, "hand_size": 4, "max_rounds": 2}, 1_500),
     slow({"num_players": 4, "hand_size": 3, "target": 6}, 2_500),
-    (
+    slow(
         {"num_players": 3, "hand_size": 6, "max_rounds": 1, "card_points": [3] * 18},
         1_500,
     ),

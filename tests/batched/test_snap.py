@@ -77,7 +77,9 @@ OPTION_SETS = [
     ),
     # margins: seats go out, and the mean of the others runs over the seats still in
     slow({"num_players": 4, "ruleset": "snap_pot", "max_flips": 300, "reward": "margin"}, 500, 0.3),
-    ({"num_players": 3, "flipper_may_call": False, "double": True, "reward": "margin"}, 500, 0.5),
+    slow(
+        {"num_players": 3, "flipper_may_call": False, "double": True, "reward": "margin"}, 500, 0.5
+    ),
     slow({"same_tick": "random", "refresh": "shuffle"}, 1_000, 0.0),
     slow(
         {
@@ -125,7 +127,7 @@ OPTION_SETS = [
         0.0,
     ),
     # full windows, exact sight
-    ({"num_players": 3, "glimpse_error": (0.0,), "reward": "points"}, 300, 0.5),
+    slow({"num_players": 3, "glimpse_error": (0.0,), "reward": "points"}, 300, 0.5),
     (
         # the largest deck; nobody calls, so each game stops in the tick that shuffles seat 0's
         # pile of 128 cards, and the next deal's shuffle follows in the same step
@@ -161,7 +163,7 @@ OPTION_SETS = [
         150,
         0.0,
     ),
-    (
+    slow(
         {
             "session": "best_of_3",
             "num_players": 3,
@@ -387,17 +389,19 @@ def heuristic_for(options: SnapOptions) -> SnapHeuristic:
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4, "ruleset": "snap_pot", "slapjack": True},
+        slow({"num_players": 4, "ruleset": "snap_pot", "slapjack": True}),
         {"num_players": 3, "double": True, "slapjack": True},
         {"num_players": 3, "single_pile": True, "slapjack": True, "reaction_delay": (0, 1, 0)},
-        {
-            "num_players": 4,
-            "ruleset": "snap_pot",
-            "slapjack": True,
-            "flipper_may_call": False,
-            "same_tick": "random",
-            "refresh": "shuffle",
-        },
+        slow(
+            {
+                "num_players": 4,
+                "ruleset": "snap_pot",
+                "slapjack": True,
+                "flipper_may_call": False,
+                "same_tick": "random",
+                "refresh": "shuffle",
+            }
+        ),
         slow(
             {
                 "num_players": 4,

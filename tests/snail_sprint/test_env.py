@@ -104,6 +104,7 @@ def test_every_decision_offers_a_choice_unless_forced_moves_are_exposed() -> Non
         assert min(sizes) == smallest and max(sizes) == 2
 
 
+@pytest.mark.slow
 def test_no_hidden_information_leaks() -> None:
     changed = testing.check_no_leak(lambda: snail_sprint_v0.env(num_players=4), games=20)
     assert changed > 0

@@ -109,6 +109,7 @@ def test_random_play_through_the_parallel_api() -> None:
     assert windows > 0
 
 
+@pytest.mark.slow
 def test_no_hidden_information_leaks() -> None:
     assert testing.check_no_leak(lambda: snailed_it_v0.env(num_players=3), games=2) > 0
     assert (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 
 from snail_envs import snap_v1
 from snail_envs.core import testing
@@ -106,6 +107,7 @@ def test_pictures_keep_one_size_however_many_pots() -> None:
     assert_fixed_size(lambda: snap_v1.env(num_players=3, single_pile=True), games=1)
 
 
+@pytest.mark.slow
 def test_a_seat_view_shows_nothing_hidden_from_it() -> None:
     testing.check_seat_view_no_leak(
         lambda: snap_v1.env(num_players=3, glimpse_error=(0.5, 0.2, 0.0)), games=1, share=0.3

@@ -33,6 +33,8 @@ from tests.web.browser import (
 from tests.web.pages import QUICK_GAMES
 from tests.web.servers import headless_chromium, running_server
 
+pytestmark = pytest.mark.slow  # each test drives a browser: the full suite runs them
+
 TICK_MS = 150
 FRAME_TIMES = """
 window.frameTimes = [];

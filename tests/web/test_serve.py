@@ -198,6 +198,7 @@ def test_bad_messages_are_answered_with_errors_and_the_session_goes_on(
         assert page.receive("frame")["turn"] > frame["turn"]
 
 
+@pytest.mark.slow
 def test_twenty_four_games_at_once_each_in_its_own_session() -> None:
     """Real connections to a real server, all playing at the same time."""
     import websockets
