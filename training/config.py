@@ -262,8 +262,12 @@ class TrainConfig:
     network."""
     total_timesteps: int = 200_000
     """Learner decisions to train for in the ppo stage."""
-    n_envs: int = 8
-    """Games played side by side (one vectorised batch)."""
+    n_envs: int = 64
+    """Games played side by side (one vectorised batch). With the defaults of `n_steps`,
+    `batch_size` and `n_epochs`, chosen by measurement (`benchmarks/train_speed.py`, docs/
+    results.md "Training speed"): many games a step, one forward pass for all, and few large
+    minibatches train several times faster than Stable-Baselines3's defaults, and at equal wall
+    time to a stronger policy."""
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     """Weights of the opponent kinds each other seat is drawn from every episode: `random`,
     `heuristic`, and `self` (a frozen earlier snapshot of the learner). Finite, non-negative,
@@ -274,11 +278,11 @@ class TrainConfig:
     """Snapshots kept in the self-play pool (the oldest leaves first)."""
     learning_rate: float = 3e-4
     """Adam's step size in the policy updates, in (0, 1)."""
-    n_steps: int = 256
-    """Steps per environment between two policy updates."""
-    batch_size: int = 256
+    n_steps: int = 64
+    """Steps per environment between two policy updates (a rollout: `n_envs` × `n_steps`)."""
+    batch_size: int = 1024
     """Steps per minibatch of a policy update."""
-    n_epochs: int = 10
+    n_epochs: int = 4
     """Passes over each rollout in a policy update."""
     gamma: float = 0.99
     """The discount, in (0, 1]."""

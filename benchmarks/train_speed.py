@@ -1,0 +1,122 @@
+"""Learner timesteps a second: `snail-train`'s ppo stage against Stable-Baselines3's defaults.
+
+    python benchmarks/train_speed.py                          # Snail Sprint! and Pędzące
+    python benchmarks/train_speed.py --only snap_v1 --steps 100000 --rounds 3
+
+Side by side in one process, one torch thread, rounds interleaved, against random opponents,
+under each game's rule options (`env_options` of `configs/<game>/ppo.yaml`):
+
+- **SB3 defaults**: MaskablePPO with every hyperparameter at Stable-Baselines3's default
+  (`n_steps` 2,048, minibatches of 64, 10 epochs, [64, 64] networks) on eight
+  `snail_envs.single_agent` views of the Python environment in SB3's `DummyVecEnv`: the plain
+  way a user would train on one of our games.
+- **snail-train, defaults**: `snail_envs.training.train` with `TrainConfig`'s hyperparameters
+  (`n_envs`, `n_steps`, `batch_size`, `n_epochs`, `net_arch`, `learning_rate`), its ppo stage
+  alone from a fresh network on the batched engine, no evaluation inside the timed learning
+  (`eval_games=0`), timed by the run (`timesteps_per_second` of its summary: the ppo stage's
+  wall time, its checkpoints included).
+- **snail-train, game config**: the same with the hyperparameters of `configs/<game>/ppo.yaml`
+  (whose ppo stages are fine-tunes of a clone, some with small batches).
+
+Each rate is the median over `--rounds`; the ratios are snail-train's over SB3's. Compiling the
+batched kernels is a one-time cost, paid (or loaded from numba's cache) before the first round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+
+import snail_envs
+
+GAMES = ["snail_sprint_v0", "pedzace_slimaki_v0"]
+
+
+def sb3_default_rate(env_name: str, steps: int) -> float:
+    """Timesteps a second of MaskablePPO at SB3's defaults on eight single-agent views (random
+    opponents) of the game under its config's rule options."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from snail_envs.training.config import load_config
+
+    options = load_config(env_name).env_options
+    venv = DummyVecEnv([lambda: snail_envs.single_agent(env_name, **options)] * 8)
+    model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu")
+    started = time.perf_counter()
+    model.learn(steps)
+    # learn() runs whole rollouts (2,048 steps a game): it may take more steps than asked for
+    return model.num_timesteps / (time.perf_counter() - started)
+
+
+def snail_train_rate(
+    env_name: str, steps: int, config_defaults: bool, output: str, extra: list[str]
+) -> float:
+    """Timesteps a second of `snail-train`'s ppo stage (its own timing); `extra`: more
+    `name=value` overrides."""
+    from snail_envs.training.config import TrainConfig, load_config
+    from snail_envs.training.train import train
+
+    overrides = [
+        "stages=[ppo]",
+        "opponents={random: 1}",
+        f"total_timesteps={steps}",
+        "eval_games=0",
+        "final_eval_games=0",
+        f"checkpoint_every={steps}",
+        "keep_best=false",
+        "anchor_coef=0",
+        f"output_dir={output}",
+    ]
+    if config_defaults:
+        fields = ("n_envs", "n_steps", "batch_size", "n_epochs", "net_arch", "learning_rate")
+        defaults = TrainConfig(env=env_name)
+        overrides += [f"{name}={getattr(defaults, name)}" for name in fields]
+    config = load_config(env_name, overrides=[*overrides, *extra])
+    summary = train(config, progress_bar=False)
+    return float(summary["timesteps_per_second"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", default=GAMES, choices=snail_envs.ENV_NAMES)
+    parser.add_argument("--steps", type=int, default=50_000, help="timesteps a run")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds a game")
+    parser.add_argument(
+        "overrides", nargs="*", help="name=value overrides of snail-train's config, e.g. n_epochs=4"
+    )
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    rows = []
+    with tempfile.TemporaryDirectory() as output:
+        for env_name in args.only:
+            rates: dict[str, list[float]] = {"sb3": [], "defaults": [], "config": []}
+            snail_train_rate(env_name, 2_048, True, output, args.overrides)  # compiles kernels
+            for _ in range(args.rounds):
+                rates["sb3"].append(sb3_default_rate(env_name, args.steps))
+                for kind in ("defaults", "config"):
+                    rate = snail_train_rate(
+                        env_name, args.steps, kind == "defaults", output, args.overrides
+                    )
+                    rates[kind].append(rate)
+            rows.append((env_name, {kind: statistics.median(r) for kind, r in rates.items()}))
+    print(f"\n{args.steps:,} timesteps a run, median of {args.rounds} interleaved rounds, 1 thread")
+    print(
+        "| game | SB3 defaults, 8 single_agent views | snail-train, defaults | ratio "
+        "| snail-train, game config | ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for env_name, median in rows:
+        sb3, defaults, config = median["sb3"], median["defaults"], median["config"]
+        print(
+            f"| {env_name} | {sb3:,.0f} | {defaults:,.0f} | {defaults / sb3:.2f}× "
+            f"| {config:,.0f} | {config / sb3:.2f}× |"
+        )
+
+
+if __name__ == "__main__":
+    main()
