@@ -174,6 +174,23 @@ class CompiledSearchAgent(SearchAgent):
         priors = np.zeros((views.shape[0], num_actions), np.float32)
         paths = np.zeros((size, 16), np.int64)
         done = 0
+
+        def walk(actions: np.ndarray, moving: np.ndarray) -> None:
+            """The worlds `moving` play `actions` for the seat, then on to its next choice."""
+            kernels.search_walk(
+                worlds.games,
+                rules,
+                seat,
+                actions,
+                walk_kinds,
+                last_round,
+                moving,
+                values,
+                masks,
+                views,
+                self.played,
+            )
+
         while done < self.iterations:
             worlds.games[0] = record
             worlds.redraw(seat, self._rng.getrandbits(63), source=0, views=False)
@@ -213,19 +230,7 @@ class CompiledSearchAgent(SearchAgent):
                     paths = np.concatenate([paths, np.zeros_like(paths)], axis=1)
                 paths[stepped, depths[stepped]] = nodes[stepped]
                 depths += moving
-                kernels.search_walk(
-                    worlds.games,
-                    rules,
-                    seat,
-                    actions,
-                    walk_kinds,
-                    last_round,
-                    moving,
-                    values,
-                    masks,
-                    views,
-                    self.played,
-                )
+                walk(actions, moving)
                 live[stepped & (moving == 0)] = 0
                 walking &= live
                 if self.depth:
@@ -237,19 +242,7 @@ class CompiledSearchAgent(SearchAgent):
                     drawn = draws.random((len(shares), 1)) * shares[:, -1:]
                     actions = np.full(size, -1, np.int64)
                     actions[playing] = (shares > drawn).argmax(axis=1)
-                    kernels.search_walk(
-                        worlds.games,
-                        rules,
-                        seat,
-                        actions,
-                        walk_kinds,
-                        last_round,
-                        live,
-                        values,
-                        masks,
-                        views,
-                        self.played,
-                    )
+                    walk(actions, live)
             else:
                 kernels.search_rollout(
                     worlds.games, rules, seat, rollout_kinds, last_round, live, values, self.played

@@ -26,6 +26,7 @@ import numpy as np
 import yaml
 
 import snail_envs.batched
+from snail_envs.snap.rules import SNAP
 
 PRESET = Path(__file__).resolve().parents[1] / "configs" / "snap" / "noisy_sight.yaml"
 
@@ -43,12 +44,11 @@ def main() -> None:
     engine.reset(seed=args.seed)
     worlds.reset(seed=args.seed)
     keys = np.asarray(engine.rules["card_keys"]).reshape(-1)
-    snap = 1  # the action `snap`
     right_calls: list[float] = []
     wrong_calls: list[float] = []
     for _ in range(args.ticks):
         actions = engine.heuristic_actions().reshape(args.games, engine.max_acting)
-        for game, slot in zip(*np.nonzero(actions == snap), strict=True):
+        for game, slot in zip(*np.nonzero(actions == SNAP), strict=True):
             record = engine.games[game]
             seat, turn = int(engine.seats[game, slot]), int(record["turn"])
             glimpsed = int(record["glimpses"][seat, int(record["glimpsed"]) - 1])

@@ -144,10 +144,10 @@ def collect_search_targets(
     """At least `states` decisions with a choice of one learner seat per game of `engine`
     (drawn each episode; the heuristic plays the other seats), each with the search's root visit
     shares (raised to 1/`temperature`, `visit_targets`) as its soft target (`targets`) and its
-    most visited action as its label. The
-    learner plays the search's choice (`play="search"`) or `policy`'s most likely legal action
-    (`"network"`). Returns are the learner seat's discounted rewards (finished games only);
-    whole games are held out with probability `held_out`."""
+    most visited action as its label. The learner plays the search's choice (`play="search"`)
+    or `policy`'s most likely legal action (`"network"`). Returns are the learner seat's
+    discounted rewards (finished games only); whole games are held out with probability
+    `held_out`."""
     from tqdm.auto import tqdm
 
     rng = np.random.default_rng(seed)
