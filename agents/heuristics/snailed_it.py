@@ -168,7 +168,8 @@ def choose(
     unseen = seen == 0
     # unseen_before[c]: the unseen cards numbered below c
     unseen_before = np.zeros(NUM_CARDS + 1, np.int64)
-    unseen_before[1:] = np.cumsum(unseen)
+    for number in range(NUM_CARDS):
+        unseen_before[number + 1] = unseen_before[number] + unseen[number]
     unseen_count = unseen_before[NUM_CARDS]
     opponents_cards = 0
     for seat in range(1, MAX_PLAYERS):

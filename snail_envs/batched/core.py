@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -63,6 +63,8 @@ OPPONENTS = ("random", "heuristic")
 RANDOM, HEURISTIC = range(len(OPPONENTS))
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
+NO_PIECE = -1
+"""Where a piece starts in an observation that lacks it (`piece_starts`)."""
 NO_DECISION = -2
 """What a kernel returns when a game of the batch met `MAX_DEALS` deals in a row that all ended
 before the first decision they wait for (the learner's, in the learner kernels): the options
@@ -99,6 +101,9 @@ class Kernels(NamedTuple):
     choose: Callable[..., None]
     """(games, rules, seats, kind, out): the action of in-kernel player `kind` (`OPPONENTS`)
     for every acting slot."""
+    random: Callable[..., None]
+    """(games, rules, seats, out): the random player's action for every acting slot (`choose`
+    with `RANDOM`, the heuristic left uncompiled)."""
     acting: Callable[..., None]
     """(games, rules, observations, masks, seats): write every game's acting slots, as `start`
     does after its deal."""
@@ -222,6 +227,19 @@ class BatchedGame:
         adds this, its record dtype and its kernels; everything else is here."""
         raise NotImplementedError
 
+    def rules_record(self, dtype: np.dtype, **fields: Any) -> np.ndarray:
+        """A record of `dtype` (`rules_dtype`) for these options: the fields of every game set
+        here, the game's own `fields` as given."""
+        return record(
+            dtype,
+            num_players=self.num_players,
+            reward=REWARD_MODES.index(self.reward_mode),
+            observation_size=self.observation_layout.size,
+            observation=piece_starts(dtype["observation"], self.observation_layout),
+            state=piece_starts(dtype["state"], self.state_layout),
+            **fields,
+        )
+
     def check_opponent(self, name: str) -> None:
         """Raise ValueError if the in-kernel player `name` cannot play these rule options."""
 
@@ -269,12 +287,7 @@ class BatchedGame:
             self.games,
             self.rules,
             np.ascontiguousarray(chosen, dtype=np.int64),
-            self.observations,
-            self.action_masks,
-            self.seats,
-            self.rewards,
-            self.terminated,
-            self.truncated,
+            *self.last(),
             self.final_observations,
         )
         if illegal == NO_DECISION:
@@ -298,7 +311,7 @@ class BatchedGame:
         """A uniformly random legal action for every acting slot (0 for empty slots), drawn
         from each game's agent generator (never from its chance)."""
         actions = np.zeros((self.num_envs, self.max_acting), np.int64)
-        self.kernels.choose(self.games, self.rules, self.seats, RANDOM, actions)
+        self.kernels.random(self.games, self.rules, self.seats, actions)
         return actions
 
     def heuristic_actions(self) -> np.ndarray:
@@ -466,6 +479,13 @@ def random_legal_actions(
 
 
 @njit(cache=True)
+def write_bits(out: np.ndarray, start: int, bits: int, width: int) -> None:
+    """Bit b of `bits` (a card's snails, as bits) as 0 or 1 at `out[start + b]`, b < `width`."""
+    for b in range(width):
+        out[start + b] = bits >> b & 1
+
+
+@njit(cache=True)
 def clear(out: np.ndarray, start: int, size: int) -> None:
     """Zero `size` entries of `out` from `start`."""
     for k in range(start, start + size):
@@ -619,6 +639,46 @@ def record(dtype: np.dtype, **values: Any) -> np.ndarray:
     return one
 
 
-def pieces_dtype(names: tuple[str, ...]) -> np.dtype:
+def pieces_dtype(names: Iterable[str]) -> np.dtype:
     """A record of the first index of each named piece of an observation."""
     return np.dtype([(name, np.int64) for name in names])
+
+
+def observer_pieces(spec: GameSpec, first: str | None = None) -> np.dtype:
+    """A record of where each piece of the observation and of the state of `spec`'s game starts
+    (`pieces_dtype`), named as its observer names them under the default options; `first` names
+    their first pieces where their names differ (a seat's own card in an observation, every
+    seat's cards in the state)."""
+    observer = spec.new_observer(spec.options_class())
+    layouts = (observer.observation_layout, observer.state_layout)
+    names = dict.fromkeys([first] if first else [])
+    for layout in layouts:
+        names.update(dict.fromkeys(piece.name for piece in layout.pieces[1 if first else 0 :]))
+    return pieces_dtype(names)
+
+
+def piece_starts(pieces: np.dtype, layout: Layout) -> tuple[int, ...]:
+    """Where each of `pieces` starts in `layout`, −1 for a piece it lacks; the first of `pieces`
+    is the layout's first piece, under whichever name it has there."""
+    names = {piece.name for piece in layout.pieces}
+    first, *others = pieces.names or ()
+    return (
+        layout.offset(first if first in names else layout.pieces[0].name),
+        *(layout.offset(name) if name in names else NO_PIECE for name in others),
+    )
+
+
+def rules_dtype(pieces: np.dtype, fields: list[tuple]) -> np.dtype:
+    """The rule options as a game's kernels read them: the number of seats, the game's own
+    `fields`, the reward (its index in `REWARD_MODES`), the observation's size, and where each
+    of `pieces` starts in an observation and in the state (`BatchedGame.rules_record`)."""
+    return np.dtype(
+        [
+            ("num_players", np.int64),
+            *fields,
+            ("reward", np.int64),
+            ("observation_size", np.int64),
+            ("observation", pieces),
+            ("state", pieces),
+        ]
+    )

@@ -17,6 +17,7 @@ The hooks a game module defines (`g` one game's record, `rules` the record of th
 | `is_over(g)`, `is_truncated(g, rules)` | the episode was won (ended), or stopped by a limit |
 | `take_stock(g, rules, stock)` | note in `stock` (float64, 2 × `MAX_PLAYERS`) what `pay` needs |
 | `pay(g, rules, stock, rewards)` | every seat's reward for what was played since `take_stock` |
+| `random_action(g, rules, seat)` | the random player's action: a uniformly random legal one |
 | `opponent_action(g, rules, seat, kind)` | in-kernel player `kind`'s action (`OPPONENTS`) |
 | `write_observation(g, rules, seat, out)` | what `seat` sees, written whole |
 | `write_mask(g, rules, seat, mask)` | the legal actions of `seat` |
@@ -26,8 +27,8 @@ The hooks a game module defines (`g` one game's record, `rules` the record of th
 
 A game whose rewards come from each seat's points, its seats never going out, may define
 `points(g)` (every seat's points; with `LOWEST_WINS = True` the fewest points win) in place of
-`take_stock` and `pay` (`pay_points`). A game whose players are `heuristic_action(g, rules,
-seat)` and `random_action(g, rules, seat)` may leave out `opponent_action`.
+`take_stock` and `pay` (`pay_points`). A game whose heuristic player is `heuristic_action(g,
+rules, seat)` may leave out `opponent_action`.
 
 A turn-based game (`SPEC.info.simultaneous` false: one acting slot, the seat `g.turn`) defines
 `update_observation(g, rules, seat, out)` too: rewrite a view of the same game as `seat` sees it
@@ -52,7 +53,6 @@ first decision is dealt again (at most `MAX_DEALS` times in a row, then `NO_DECI
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from types import FunctionType, ModuleType
 from typing import Any, Literal
 
@@ -80,6 +80,7 @@ HOOKS = (
     "write_observation",
     "write_mask",
     "write_state",
+    "random_action",
 )
 """The hooks every game module defines (see the module docstring)."""
 
@@ -134,12 +135,13 @@ def opponent_action(g, rules, seat: int, kind: int) -> int:
 def write_turn(g, rules, observations, masks, seats, new_game: bool) -> None:
     """A turn-based game's one acting slot: the seat to play, its view (rewritten from its
     previous view of the same game unless `new_game`) and its legal actions."""
-    seats[0] = g.turn
+    turn = np.int64(g.turn)  # one compiled version of the hooks, for seats of every integer type
+    seats[0] = turn
     if new_game:
-        game.write_observation(g, rules, g.turn, observations[0])
+        game.write_observation(g, rules, turn, observations[0])
     else:
-        game.update_observation(g, rules, g.turn, observations[0])
-    game.write_mask(g, rules, g.turn, masks[0])
+        game.update_observation(g, rules, turn, observations[0])
+    game.write_mask(g, rules, turn, masks[0])
 
 
 def write_window(g, rules, observations, masks, seats, new_game: bool) -> None:
@@ -220,7 +222,7 @@ def acting_all(games, rules_array, observations, masks, seats) -> None:
 def observe_all(games, rules_array, seats, out) -> None:
     """Game i seen by seat `seats[i]` (`Kernels.observe`)."""
     for i in range(games.shape[0]):
-        game.write_observation(games[i], rules_array[0], seats[i], out[i])
+        game.write_observation(games[i], rules_array[0], np.int64(seats[i]), out[i])
 
 
 def state_all(games, rules_array, out) -> None:
@@ -235,7 +237,17 @@ def choose_all(games, rules_array, seats, kind, out) -> None:
     for i in range(games.shape[0]):
         for slot in range(seats.shape[1]):
             if seats[i, slot] != NONE:
-                out[i, slot] = game.opponent_action(games[i], rules, seats[i, slot], kind)
+                out[i, slot] = game.opponent_action(games[i], rules, np.int64(seats[i, slot]), kind)
+
+
+def random_all(games, rules_array, seats, out) -> None:
+    """The random player's action for every acting slot (`Kernels.random`): `choose_all` for
+    it alone, without compiling the heuristic."""
+    rules = rules_array[0]
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                out[i, slot] = game.random_action(games[i], rules, np.int64(seats[i, slot]))
 
 
 # --------------------------------------------------------------------------- one learner seat
@@ -490,30 +502,29 @@ INLINED = (
 )
 """The templates compiled into their callers (numba's `inline="always"`): those of the step
 loops' every game and every step, whose calls would cost more than their work."""
-TEMPLATES = (
-    opponent_action,
-    deal,
+KERNEL_TEMPLATES = (
     start_all,
     step_all,
-    acting_all,
     observe_all,
     state_all,
-    choose_all,
-    learner_done,
-    begin_episode,
     learner_reset,
     learner_step,
+    choose_all,
+    random_all,
+    acting_all,
     redraw_all,
     search_walk_all,
     search_rollout_all,
-    *INLINED,
 )
+"""The templates that are the loops of `Kernels`, each its field without `_all`: `start_all` is
+`Kernels.start`, `learner_reset` is `Kernels.learner_reset`."""
+TEMPLATES = (opponent_action, deal, learner_done, begin_episode, *KERNEL_TEMPLATES, *INLINED)
 
 
 STAND_INS = {
     "take_stock": ("take_points", ("points",)),
     "pay": ("pay_changes", ("points",)),
-    "opponent_action": ("opponent_action", ("heuristic_action", "random_action")),
+    "opponent_action": ("opponent_action", ("heuristic_action",)),
     "is_out": ("never_out", ()),
     "pays_each_tick": ("pays_once_a_decision", ()),
     "round_of": ("no_rounds", ()),
@@ -552,20 +563,10 @@ def compile_drivers(module: ModuleType) -> Kernels:
         hooks.is_acting = seat_to_play_acts
     hooks.write_acting = namespace["write_turn" if turn_based else "write_window"]
 
-    def kernel(template: Callable) -> Callable:
-        return namespace[template.__name__]
-
     return Kernels(
-        start=kernel(start_all),
-        step=kernel(step_all),
-        observe=kernel(observe_all),
-        state=kernel(state_all),
-        learner_reset=kernel(learner_reset),
-        learner_step=kernel(learner_step),
-        choose=kernel(choose_all),
-        acting=kernel(acting_all),
-        redraw=kernel(redraw_all),
-        search_walk=kernel(search_walk_all),
-        search_rollout=kernel(search_rollout_all),
+        **{
+            template.__name__.removesuffix("_all"): namespace[template.__name__]
+            for template in KERNEL_TEMPLATES
+        },
         round_of=hooks.round_of,
     )

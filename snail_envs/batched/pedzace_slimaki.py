@@ -21,6 +21,7 @@ from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import pedzace_slimaki as strategy
+from snail_envs.batched import core
 from snail_envs.batched.chance import (
     agent_pick_among,
     arrange,
@@ -31,15 +32,13 @@ from snail_envs.batched.chance import (
     seed_games,
 )
 from snail_envs.batched.core import (
-    REWARD_MODES,
     TurnBasedGame,
     clear,
-    pieces_dtype,
-    record,
+    observer_pieces,
     seating_record,
+    write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
-from snail_envs.core.layout import Layout
 from snail_envs.pedzace_slimaki.env import SPEC
 from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
 from snail_envs.pedzace_slimaki.rules import (
@@ -78,33 +77,9 @@ choose = cast(
 )
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
-PIECES = pieces_dtype(
-    (
-        "card",
-        "leaves",
-        "dice",
-        "set_aside",
-        "mushrooms",
-        "points",
-        "turn",
-        "race",
-        "three_races",
-        "players",
-    )
-)
-"""Where each piece of an observation (or of the state) starts."""
-
-_PIECE_NAMES = (
-    "snail_leaves",
-    "dice_rolled",
-    "dice_set_aside",
-    "mushrooms",
-    "points",
-    "turn",
-    "race",
-    "three_races",
-    "num_players",
-)
+PIECES = observer_pieces(SPEC, first="card")
+"""Where each piece of an observation or of the state starts (`card`: the seat's own card, or
+every seat's)."""
 
 
 GAME = game_record(
@@ -130,9 +105,9 @@ card (bit s for snail s) and points; the race, the seat that began it, the seat 
 
 def rules_dtype(num_cards: int) -> np.dtype:
     """The rule options as the kernels read them."""
-    return np.dtype(
+    return core.rules_dtype(
+        PIECES,
         [
-            ("num_players", np.int64),
             ("last_leaf", np.int64),
             ("is_mushroom", np.uint8, MAX_LEAVES),
             ("cards", np.uint8, num_cards),  # the cards to deal from, as snail bits
@@ -140,17 +115,9 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("backwards", np.uint8),
             ("place_points", np.int64, 3),  # 1st, 2nd, last
             ("max_turns", np.int64),  # −1: no limit
-            ("reward", np.int64),  # the index in REWARD_MODES
-            ("observation", PIECES),
-            ("observation_size", np.int64),
-            ("state", PIECES),
             ("heuristic", np.int64, strategy.CARDS + num_cards),  # `strategy.rule_parameters`
-        ]
+        ],
     )
-
-
-def _pieces(layout: Layout) -> tuple[int, ...]:
-    return (layout.offset(layout.pieces[0].name), *map(layout.offset, _PIECE_NAMES))
 
 
 # --------------------------------------------------------------------------- the rules
@@ -364,7 +331,7 @@ def write_board(rules, at, out: np.ndarray) -> None:
     for leaf in range(rules.last_leaf + 1):
         out[at.mushrooms + leaf] = rules.is_mushroom[leaf]
     out[at.three_races] = rules.rounds == MAX_RACES
-    out[at.players + rules.num_players - 2] = 1
+    out[at.num_players + rules.num_players - 2] = 1
 
 
 @njit(cache=True)
@@ -372,18 +339,18 @@ def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
     """Everything public, seats counted from `seat` (0 for the absolute state), over whatever
     these pieces held before."""
     leaves, n = rules.last_leaf + 1, rules.num_players
-    clear(out, at.leaves, NUM_SNAILS * leaves)
-    clear(out, at.dice, NUM_SNAILS * NUM_FACES)
-    clear(out, at.set_aside, NUM_SNAILS)
+    clear(out, at.snail_leaves, NUM_SNAILS * leaves)
+    clear(out, at.dice_rolled, NUM_SNAILS * NUM_FACES)
+    clear(out, at.dice_set_aside, NUM_SNAILS)
     clear(out, at.points, MAX_PLAYERS)
     clear(out, at.turn, MAX_PLAYERS)
     clear(out, at.race, MAX_RACES)
     for snail in range(NUM_SNAILS):
-        out[at.leaves + leaves * snail + g.leaf[snail]] = 1
+        out[at.snail_leaves + leaves * snail + g.leaf[snail]] = 1
     for die in range(NUM_SNAILS):
         if g.faces[die] != NOT_ROLLED:
-            out[at.dice + NUM_FACES * die + g.faces[die] - 1] = 1
-        out[at.set_aside + die] = g.set_aside[die]
+            out[at.dice_rolled + NUM_FACES * die + g.faces[die] - 1] = 1
+        out[at.dice_set_aside + die] = g.set_aside[die]
     out[at.turn + (g.turn - seat) % n] = 1
     out[at.race + g.race] = 1
     for other in range(n):
@@ -394,8 +361,7 @@ def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Rewrite `out`, an observation of the same game, as `seat` sees the table now."""
     at = rules.observation
-    for snail in range(NUM_SNAILS):
-        out[at.card + snail] = g.card[seat] >> snail & 1
+    write_bits(out, at.card, g.card[seat], NUM_SNAILS)
     write_table(g, rules, at, out, seat)
 
 
@@ -412,9 +378,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
     at = rules.state
     out.fill(0)
     for seat in range(rules.num_players):
-        for snail in range(NUM_SNAILS):
-            if g.card[seat] >> snail & 1:
-                out[at.card + NUM_SNAILS * seat + snail] = 1
+        write_bits(out, at.card + NUM_SNAILS * seat, g.card[seat], NUM_SNAILS)
     write_board(rules, at, out)
     write_table(g, rules, at, out, 0)
 
@@ -490,9 +454,8 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)
         is_mushroom[: options.board_length + 1] = options.is_mushroom
-        return record(
+        return self.rules_record(
             rules_dtype(len(options.card_snails)),
-            num_players=options.num_players,
             last_leaf=options.board_length,
             is_mushroom=is_mushroom,
             cards=[(1 << first) | (1 << second) for first, second in options.card_snails],
@@ -500,10 +463,6 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             backwards=options.snail_face_backwards,
             place_points=options.place_points,
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            reward=REWARD_MODES.index(self.reward_mode),
-            observation=_pieces(self.observation_layout),
-            observation_size=self.observation_layout.size,
-            state=_pieces(self.state_layout),
             heuristic=strategy.rule_parameters(
                 self.observation_layout,
                 options.card_snails,

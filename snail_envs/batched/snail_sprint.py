@@ -22,6 +22,7 @@ from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snail_sprint as strategy
+from snail_envs.batched import core
 from snail_envs.batched.chance import (
     agent_pick,
     arrange,
@@ -33,20 +34,18 @@ from snail_envs.batched.chance import (
 )
 from snail_envs.batched.core import (
     MARGIN,
-    REWARD_MODES,
     WINLOSE,
     TurnBasedGame,
     clear,
     every_seat,
+    observer_pieces,
     pay_margin,
     pay_win_lose,
-    pieces_dtype,
-    record,
     seating_record,
+    write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.core.chance import SeededChance
-from snail_envs.core.layout import Layout
 from snail_envs.snail_sprint.boards import TIN_SPACES
 from snail_envs.snail_sprint.env import SPEC
 from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL, OBSERVATION
@@ -73,10 +72,9 @@ choose = cast(Callable[[np.ndarray, np.ndarray], int], register_jitable(strategy
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 OBSERVATION_SIZE = OBSERVATION.size
 
-PIECES = pieces_dtype(
-    ("cards", "spaces", "levels", "free", "podium", "dice", "track", "players", "turn")
-)
-"""Where each piece of an observation (or of the state) starts."""
+PIECES = observer_pieces(SPEC, first="cards")
+"""Where each piece of an observation or of the state starts (`cards`: the seat's own race card, or
+every seat's)."""
 
 
 GAME = game_record(
@@ -103,9 +101,9 @@ move); each seat's race card (bit s for snail s)."""
 
 def rules_dtype(num_cards: int) -> np.dtype:
     """The rule options as the kernels read them."""
-    return np.dtype(
+    return core.rules_dtype(
+        PIECES,
         [
-            ("num_players", np.int64),
             ("printed", np.uint8, SPACES),  # the track, the tin laid "fixed" or "reversed"
             ("tin", np.uint8, len(TIN)),  # the tin's spaces, for tin_order="shuffled"
             ("shuffle_tin", np.uint8),
@@ -113,20 +111,7 @@ def rules_dtype(num_cards: int) -> np.dtype:
             ("cards", np.uint8, num_cards),  # the race cards to deal from, as snail bits
             ("expose_forced_moves", np.uint8),
             ("max_turns", np.int64),  # −1: no limit
-            ("reward", np.int64),  # the index in REWARD_MODES
-            ("observation", PIECES),
-            ("state", PIECES),
-        ]
-    )
-
-
-def _pieces(layout: Layout, cards: str) -> tuple[int, ...]:
-    names = ("snail_spaces", "tower_levels", "snails_free", "podium", "dice", "track_symbols")
-    return (
-        layout.offset(cards),
-        *(layout.offset(name) for name in names),
-        layout.offset("num_players"),
-        layout.offset("turn"),
+        ],
     )
 
 
@@ -350,17 +335,17 @@ def write_track(g, rules, at, out: np.ndarray) -> None:
         printed = g.printed[space]
         for symbol in range(NUM_SNAILS):
             if printed >> symbol & 1:
-                out[at.track + NUM_SNAILS * (space - 1) + symbol] = 1
-    out[at.players + rules.num_players - 2] = 1
+                out[at.track_symbols + NUM_SNAILS * (space - 1) + symbol] = 1
+    out[at.num_players + rules.num_players - 2] = 1
 
 
 @njit(cache=True)
 def write_table(g, at, out: np.ndarray, turn: int) -> None:
     """The snails, the podium, the dice and the seat to play (written as `turn`), over whatever
     these pieces held before."""
-    clear(out, at.spaces, NUM_SNAILS * SPACES)
-    clear(out, at.levels, NUM_SNAILS)
-    clear(out, at.free, NUM_SNAILS)
+    clear(out, at.snail_spaces, NUM_SNAILS * SPACES)
+    clear(out, at.tower_levels, NUM_SNAILS)
+    clear(out, at.snails_free, NUM_SNAILS)
     clear(out, at.podium, NUM_PLACES * NUM_SNAILS)
     clear(out, at.dice, NUM_SNAILS)
     clear(out, at.turn, MAX_PLAYERS)
@@ -369,13 +354,13 @@ def write_table(g, at, out: np.ndarray, turn: int) -> None:
         space = g.space[snail]
         if space == ON_PODIUM:
             continue
-        out[at.spaces + SPACES * snail + space] = 1
+        out[at.snail_spaces + SPACES * snail + space] = 1
         if space == START:
-            out[at.free + snail] = 1
+            out[at.snails_free + snail] = 1
             continue
         if g.top[space] == snail:
-            out[at.free + snail] = 1
-        out[at.levels + snail] = g.level[snail] / MAX_TOWER_LEVEL
+            out[at.snails_free + snail] = 1
+        out[at.tower_levels + snail] = g.level[snail] / MAX_TOWER_LEVEL
     for place in range(g.finished):
         out[at.podium + NUM_SNAILS * place + g.podium[place]] = 1
     out[at.dice + g.dice[0]] += 0.5
@@ -386,8 +371,7 @@ def write_table(g, at, out: np.ndarray, turn: int) -> None:
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Rewrite `out`, an observation of the same game, as `seat` sees the table now."""
     at = rules.observation
-    for snail in range(NUM_SNAILS):
-        out[at.cards + snail] = g.card[seat] >> snail & 1
+    write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
     write_table(g, at, out, (g.turn - seat) % rules.num_players)
 
 
@@ -404,9 +388,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
     at = rules.state
     out.fill(0)
     for seat in range(rules.num_players):
-        for snail in range(NUM_SNAILS):
-            if g.card[seat] >> snail & 1:
-                out[at.cards + NUM_SNAILS * seat + snail] = 1
+        write_bits(out, at.cards + NUM_SNAILS * seat, g.card[seat], NUM_SNAILS)
     write_track(g, rules, at, out)
     write_table(g, at, out, g.turn)
 
@@ -486,9 +468,8 @@ class SnailSprintBatch(TurnBasedGame):
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
         # the reference engine lays the track: read it from a game built with any chance
         reference = SnailSprint(options, SeededChance(0))
-        return record(
+        return self.rules_record(
             rules_dtype(len(options.cards)),
-            num_players=options.num_players,
             printed=[_bits(space) for space in reference.track],
             tin=[_bits(parse_symbols(letter)) for letter in TIN_SPACES.split()],
             shuffle_tin=options.tin_order == "shuffled",
@@ -496,7 +477,4 @@ class SnailSprintBatch(TurnBasedGame):
             cards=[_bits(card) for card in options.cards],
             expose_forced_moves=options.expose_forced_moves,
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            reward=REWARD_MODES.index(self.reward_mode),
-            observation=_pieces(self.observation_layout, "own_race_card"),
-            state=_pieces(self.state_layout, "race_cards"),
         )

@@ -28,16 +28,10 @@ from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snailed_it as strategy
+from snail_envs.batched import core
 from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
-from snail_envs.batched.core import (
-    REWARD_MODES,
-    BatchedGame,
-    pieces_dtype,
-    record,
-    seating_record,
-)
+from snail_envs.batched.core import BatchedGame, observer_pieces, seating_record
 from snail_envs.batched.drivers import compile_drivers
-from snail_envs.core.layout import Layout
 from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
 from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS, OBSERVATION
@@ -104,54 +98,22 @@ top of each row's left and right pile; the totals; the seat to play and the roun
 phase, the previous colour (−1 on a round's first turn) and, in a toss window, the fitting cards
 `fit_low`–`fit_high`."""
 
-PIECES = pieces_dtype(
-    (
-        "hand",
-        "tops",
-        "played",
-        "tossed",
-        "previous_colour",
-        "toss_window",
-        "counts",
-        "players",
-        "turn",
-        "hand_sizes",
-        "totals",
-        "penalty",
-    )
-)
-"""Where each piece of an observation (or of the state) starts (`penalty`: state only)."""
+PIECES = observer_pieces(SPEC, first="hand")
+"""Where each piece of an observation or of the state starts (`hand`: the seat's own hand, or
+every seat's)."""
 
 
 def rules_dtype() -> np.dtype:
     """The rule options as the kernels read them."""
-    return np.dtype(
+    return core.rules_dtype(
+        PIECES,
         [
-            ("num_players", np.int64),
             ("hand_size", np.int64),
             ("target", np.int64),
             ("max_rounds", np.int64),
             ("card_points", np.int64, NUM_CARDS),  # the points of each number card in hand
             ("max_turns", np.int64),  # −1: no limit
-            ("reward", np.int64),  # the index in REWARD_MODES
-            ("observation", PIECES),
-            ("state", PIECES),
-        ]
-    )
-
-
-def _pieces(layout: Layout, hand: str) -> tuple[int, ...]:
-    names = ("row_tops", "played_cards", "tossed_pile", "previous_colour", "toss_window")
-    penalty = layout.offset("penalty_pile") if hand == "hands" else -1
-    return (
-        layout.offset(hand),
-        *map(layout.offset, names),
-        layout.offset("penalty_pile_size"),
-        layout.offset("num_players"),
-        layout.offset("turn"),
-        layout.offset("hand_sizes"),
-        layout.offset("totals"),
-        penalty,
+        ],
     )
 
 
@@ -407,21 +369,21 @@ def heuristic_action(g, rules, seat: int) -> int:
 def write_table(g, rules, at, out: np.ndarray) -> None:
     """The public table: rows, piles, the previous colour, the phase, counts, players."""
     for colour in range(NUM_COLOURS):
-        row = at.tops + 2 * NUM_VALUES * colour - 1
+        row = at.row_tops + 2 * NUM_VALUES * colour - 1
         out[row + VALUES[g.top[colour, 0]]] = 1
         out[row + NUM_VALUES + VALUES[g.top[colour, 1]]] = 1
     for card in range(NUM_CARDS):
         if g.played[card]:
-            out[at.played + card] = 1
+            out[at.played_cards + card] = 1
     for k in range(g.tossed_size):
-        out[at.tossed + g.tossed[k]] = 1
+        out[at.tossed_pile + g.tossed[k]] = 1
     if g.previous_colour != NONE:
         out[at.previous_colour + g.previous_colour] = 1
     out[at.toss_window] = g.phase == TOSS_WINDOW
-    out[at.counts] = g.penalty_size / CARD_SCALE
-    out[at.counts + 1] = g.tossed_size / CARD_SCALE
-    out[at.counts + 2] = g.rounds_played / rules.max_rounds
-    out[at.players + rules.num_players - MIN_PLAYERS] = 1
+    out[at.penalty_pile_size] = g.penalty_size / CARD_SCALE
+    out[at.tossed_pile_size] = g.tossed_size / CARD_SCALE
+    out[at.rounds_played] = g.rounds_played / rules.max_rounds
+    out[at.num_players + rules.num_players - MIN_PLAYERS] = 1
 
 
 @njit(cache=True)
@@ -457,7 +419,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
                 out[at.hand + NUM_CARDS * seat + card] = 1
     for k in range(g.penalty_size):
         depth = g.penalty_size - 1 - k
-        out[at.penalty + g.penalty[k]] = 1 - depth / CARD_SCALE
+        out[at.penalty_pile + g.penalty[k]] = 1 - depth / CARD_SCALE
     write_table(g, rules, at, out)
     write_seats(g, rules, at, out, 0)
 
@@ -656,17 +618,13 @@ class SnailedItBatch(BatchedGame):
     search_horizon = "round"
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
-        return record(
+        return self.rules_record(
             rules_dtype(),
-            num_players=options.num_players,
             hand_size=options.hand_size,
             target=options.target,
             max_rounds=options.max_rounds,
             card_points=[options.card_points[VALUE[card] - 1] for card in range(NUM_CARDS)],
             max_turns=-1 if options.max_turns is None else options.max_turns,
-            reward=REWARD_MODES.index(self.reward_mode),
-            observation=_pieces(self.observation_layout, "own_hand"),
-            state=_pieces(self.state_layout, "hands"),
         )
 
     def rollout(self, seat: int, first_actions: list[int], horizon: str = "round") -> np.ndarray:

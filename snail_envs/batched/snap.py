@@ -57,6 +57,7 @@ from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snap as strategy
+from snail_envs.batched import core
 from snail_envs.batched.chance import (
     agent_pick,
     arrange,
@@ -69,15 +70,12 @@ from snail_envs.batched.chance import (
 from snail_envs.batched.core import (
     MARGIN,
     POINTS,
-    REWARD_MODES,
     BatchedGame,
     pay_margin,
     pieces_dtype,
-    record,
     seating_record,
 )
 from snail_envs.batched.drivers import compile_drivers
-from snail_envs.core.layout import Layout
 from snail_envs.snap.env import SPEC
 from snail_envs.snap.rules import (
     CALLS,
@@ -97,6 +95,9 @@ from snail_envs.snap.rules import (
 )
 
 NONE = -1
+NOBODY = np.int64(0)
+"""The empty bit set (of seats, piles or pools), typed as the sets that the kernels build, so
+that the rule functions given it compile once."""
 MAX_CARDS = 256
 """The largest deck the batched engine deals (its shuffle is recorded whole, for the replays)."""
 MAX_KEYS = 52
@@ -213,9 +214,9 @@ PIECES = pieces_dtype(
 
 def rules_dtype() -> np.dtype:
     """The rule options as the kernels read them."""
-    return np.dtype(
+    return core.rules_dtype(
+        PIECES,
         [
-            ("num_players", np.int64),
             ("num_piles", np.int64),
             ("num_keys", np.int64),
             ("deck_size", np.int64),
@@ -240,16 +241,8 @@ def rules_dtype() -> np.dtype:
             ("wins_needed", np.int64),  # the wins that decide the session at once
             ("session_games", np.int64),
             ("max_sudden_deaths", np.int64),
-            ("reward", np.int64),  # the index in REWARD_MODES
-            ("observation", PIECES),
-            ("state", PIECES),
-        ]
+        ],
     )
-
-
-def _pieces(layout: Layout) -> tuple[int, ...]:
-    names = {piece.name for piece in layout.pieces}
-    return tuple(layout.offset(name) if name in names else NONE for name in PIECES.names or ())
 
 
 # --------------------------------------------------------------------------- packets and sets
@@ -350,7 +343,7 @@ def matched_keys(g, rules) -> int:
             if key == rules.card_keys[g.below[centre]]:
                 return 1 << key
         return 0
-    seen = matched = 0
+    seen = matched = NOBODY
     for pile in range(rules.num_piles):
         if g.size[PILES + pile]:
             bit = 1 << top_key(g, rules, pile)
@@ -375,7 +368,7 @@ def is_showing(g, rules, seat: int) -> bool:
 @njit(cache=True)
 def flipped_showing(g, rules) -> int:
     """The keys of the cards of the last flip that still top their piles (a bit set)."""
-    keys = 0
+    keys = NOBODY
     for seat in range(rules.num_players):
         if is_showing(g, rules, seat):
             keys |= 1 << rules.card_keys[g.flipped[seat]]
@@ -397,11 +390,11 @@ def claimable_pools(g, rules) -> int:
         return 0
     if rules.classic:
         return flipped_showing(g, rules) >> rules.card_keys[g.last[POOLS]] & 1
-    tops = 0
+    tops = NOBODY
     for pile in range(rules.num_piles):
         if g.size[PILES + pile]:
             tops |= 1 << top_key(g, rules, pile)
-    pools = 0
+    pools = NOBODY
     for pool in range(g.num_pools):
         if tops >> rules.card_keys[g.last[POOLS + pool]] & 1:
             pools |= 1 << pool
@@ -410,7 +403,7 @@ def claimable_pools(g, rules) -> int:
 
 @njit(cache=True)
 def piles_showing(g, rules, key: int) -> int:
-    piles = 0
+    piles = NOBODY
     for pile in range(rules.num_piles):
         if top_key(g, rules, pile) == key:
             piles |= 1 << pile
@@ -430,7 +423,7 @@ def claimable(g, rules) -> bool:
 
 @njit(cache=True)
 def in_game_seats(g, rules) -> int:
-    seats = 0
+    seats = NOBODY
     for seat in range(rules.num_players):
         if g.in_game[seat]:
             seats |= 1 << seat
@@ -478,7 +471,7 @@ def flip(g, rules) -> None:
         return
     if rules.speed:
         if not rules.classic:
-            going = 0
+            going = NOBODY
             for seat in range(rules.num_players):
                 if out_at_turn(g, rules, seat):
                     going |= 1 << seat
@@ -507,7 +500,8 @@ def flip(g, rules) -> None:
             g.hidden_group[card] = SEEN
     g.flippers = flippers
     g.flips += members(flippers)
-    open_window(g, rules, False)
+    g.reopened = 0
+    open_window(g, rules)
 
 
 @njit(cache=True)
@@ -554,18 +548,17 @@ def refresh(g, rules, seat: int) -> None:
 
 
 @njit(cache=True)
-def open_window(g, rules, reopened: bool) -> None:
+def open_window(g, rules) -> None:
     """A window of `reaction_ticks` ticks when something is claimable, or always with
     `glimpse_error`, else of one tick. Every seat in the game acts in it, and in a session every
     seat (one out of this game with `wait` alone). After a flip with `glimpse_error`, every seat
-    glimpses the flipped card."""
+    glimpses the flipped card (the caller sets `g.reopened`: a window opened again, no flip)."""
     g.window_tick = 0
-    g.reopened = reopened
     g.window_length = rules.reaction_ticks if rules.noisy or claimable(g, rules) else 1
     for seat in range(rules.num_players):
         g.acts[seat] = 1 if g.in_game[seat] else WAITS if rules.session else 0
     g.pool_call = g.num_pools > 0
-    if rules.noisy and not reopened:
+    if rules.noisy and not g.reopened:
         glimpse(g, rules)
 
 
@@ -597,7 +590,7 @@ def close_window(g, rules, resolved: bool) -> None:
     g.window_tick = 0
     g.glimpsed = 0
     if rules.classic:
-        empty = 0
+        empty = NOBODY
         for seat in range(rules.num_players):
             if g.in_game[seat] and held(g, seat) == 0:
                 empty |= 1 << seat
@@ -607,7 +600,8 @@ def close_window(g, rules, resolved: bool) -> None:
     if g.finished:
         return
     if resolved and g.moved and matched_keys(g, rules):
-        open_window(g, rules, True)
+        g.reopened = 1
+        open_window(g, rules)
     else:
         flip(g, rules)
 
@@ -628,13 +622,12 @@ def apply(g, rules, actions: np.ndarray) -> None:
         called |= g.acts[seat] == 1 and actions[seat] != WAIT
     if called:
         resolve(g, rules, actions)
-        close_window(g, rules, True)
     else:
         g.window_tick += 1
-        if g.window_tick >= g.window_length:
-            close_window(g, rules, False)
-        elif g.glimpsed:
-            glimpse(g, rules)
+    if called or g.window_tick >= g.window_length:
+        close_window(g, rules, called)
+    elif g.glimpsed:
+        glimpse(g, rules)
     if not g.finished and rules.max_ticks >= 0 and g.ticks >= rules.max_ticks:
         stop(g, rules)
     if rules.session and (g.finished or g.truncated):
@@ -657,7 +650,7 @@ def resolve(g, rules, actions: np.ndarray) -> None:
     key = snap_key(g, rules, matched) if matched else NONE
     pools = claimable_pools(g, rules)
     jack = jack_showing(g, rules)
-    snaps = pool_calls = slaps = wrong = 0
+    snaps = pool_calls = slaps = wrong = NOBODY
     for seat in range(n):
         g.last_calls[seat] = WAIT
         g.last_correct[seat] = 0
@@ -687,7 +680,7 @@ def resolve(g, rules, actions: np.ndarray) -> None:
     elif snaps:
         tie(g, rules, snaps, key)
     if members(slaps) == 1:
-        take(g, rules, lowest(slaps), 0, piles_showing(g, rules, JACK))
+        take(g, rules, lowest(slaps), NOBODY, piles_showing(g, rules, JACK))
     for seat in range(n):
         if wrong >> seat & 1:
             to_centre(g, rules, 1 << seat)
@@ -737,13 +730,13 @@ def win_pools(g, rules, seat: int, pools: int) -> None:
     """`classic`: the caller takes the pool. `snap_pot`: every claimable pot, each with the
     piles matching its top."""
     if rules.classic:
-        take(g, rules, seat, pools, 0)
+        take(g, rules, seat, pools, NOBODY)
         return
-    keys = 0
+    keys = NOBODY
     for pool in range(g.num_pools):
         if pools >> pool & 1:
             keys |= 1 << rules.card_keys[g.last[POOLS + pool]]
-    piles = 0
+    piles = NOBODY
     for pile in range(rules.num_piles):
         key = top_key(g, rules, pile)
         if key != NONE and keys >> key & 1:
@@ -754,7 +747,7 @@ def win_pools(g, rules, seat: int, pools: int) -> None:
 @njit(cache=True)
 def win_snap(g, rules, seat: int, key: int) -> None:
     piles = piles_showing(g, rules, key)
-    take(g, rules, seat, 0, piles)
+    take(g, rules, seat, NOBODY, piles)
     if rules.double:
         for owner in range(rules.num_players):
             if piles >> owner & 1 and owner != seat and g.size[STACKS + owner]:
@@ -914,7 +907,7 @@ def end_of_game(g, rules) -> None:
         return
     n = rules.num_players
     points = np.empty(n)
-    playing = 0
+    playing = NOBODY
     for seat in range(n):
         points[seat] = seat_points(g, rules, seat)
         if plays_next(g, seat):
@@ -943,7 +936,7 @@ def session_decided(g, rules, winner: int) -> bool:
     best = 0
     for seat in range(rules.num_players):
         best = max(best, g.session_wins[seat])
-    tied = 0
+    tied = NOBODY
     for seat in range(rules.num_players):
         if g.session_wins[seat] == best:
             tied |= 1 << seat
@@ -1000,7 +993,7 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     before, live = stock[0], stock[1]
     if rules.reward == MARGIN:
         changes = np.empty(rules.num_players)  # points: float64, as the reference's
-        paid = 0
+        paid = NOBODY
         for seat in range(rules.num_players):
             changes[seat] = seat_points(g, rules, seat) - before[seat]
             if live[seat]:
@@ -1434,9 +1427,8 @@ class SnapBatch(BatchedGame):
         delays[: options.num_players] = options.delays
         glimpse_error = np.zeros(MAX_REACTION_TICKS)
         glimpse_error[: len(options.glimpse_error)] = options.glimpse_error
-        return record(
+        return self.rules_record(
             rules_dtype(),
-            num_players=options.num_players,
             num_piles=options.num_players + options.single_pile,
             num_keys=options.num_keys,
             deck_size=options.deck_size,
@@ -1461,7 +1453,4 @@ class SnapBatch(BatchedGame):
             session_games=options.session_games,
             max_sudden_deaths=options.max_sudden_deaths,
             heuristic_setup=strategy.setup(options),
-            reward=REWARD_MODES.index(self.reward_mode),
-            observation=_pieces(self.observation_layout),
-            state=_pieces(self.state_layout),
         )
