@@ -4,8 +4,11 @@
 
 - `import snail_envs`: wall time in a fresh interpreter (median of 5), and whether it pulled in
   torch, PIL, pygame or numba (it must not: those load only when used).
-- Memory: bytes allocated by one environment after `reset` (the environment with its game), and
-  by one `copy.deepcopy` of it mid-game — what a search agent pays per simulated world.
+- Memory: bytes allocated by the first environment after `reset` (the environment with its game,
+  and the one-time costs of a first environment: imported modules, spaces, caches); the steady
+  state, what each further environment holds after `reset` once one exists (the mean of 50),
+  next to PettingZoo's `connect_four_v3` measured the same way; and one `copy.deepcopy` of an
+  environment mid-game — what a search agent pays per simulated world.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import statistics
 import subprocess
 import sys
 import tracemalloc
+from collections.abc import Callable
+from typing import Any
 
 import snail_envs
 from snail_envs.core.testing import play_steps
@@ -47,6 +52,23 @@ def allocated(build: object) -> tuple[int, object]:
     return after - before, made
 
 
+STEADY_COUNT = 50
+
+
+def steady_state(make_env: Callable[[], Any]) -> int:
+    """Bytes each of `STEADY_COUNT` more environments holds after `reset`, once one exists."""
+    make_env().reset(seed=0)
+
+    def build() -> list[Any]:
+        environments = [make_env() for _ in range(STEADY_COUNT)]
+        for seed, environment in enumerate(environments):
+            environment.reset(seed=seed)
+        return environments
+
+    size, _ = allocated(build)
+    return size // STEADY_COUNT
+
+
 def memory(name: str) -> tuple[int, int]:
     def fresh() -> object:
         env = snail_envs.make(name)
@@ -63,11 +85,19 @@ def memory(name: str) -> tuple[int, int]:
 def main() -> None:
     seconds, heavy = import_cost()
     print(f"import snail_envs: {seconds * 1000:.0f} ms; heavy modules imported: {heavy or 'none'}")
-    print("\n| game | bytes per environment (after reset) | bytes per deepcopy (mid-game) |")
-    print("|---|---:|---:|")
+    from pettingzoo.classic import connect_four_v3
+
+    reference = steady_state(connect_four_v3.env)
+    print(
+        "\n| game | first environment (after reset) | each further environment "
+        "| × connect_four_v3 | deepcopy (mid-game) |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    print(f"| pettingzoo connect_four_v3 | | {reference:,} | 1.0× | |")
     for name in snail_envs.available_env_names():
         size, copy_size = memory(name)
-        print(f"| {name} | {size:,} | {copy_size:,} |")
+        steady = steady_state(lambda name=name: snail_envs.make(name))
+        print(f"| {name} | {size:,} | {steady:,} | {steady / reference:.1f}× | {copy_size:,} |")
 
 
 if __name__ == "__main__":
