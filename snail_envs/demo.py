@@ -92,8 +92,13 @@ def main(argv: list[str] | None = None) -> None:
     add_rule_options(parser)
     parser.add_argument("--no-show", action="store_true", help="skip the turn-by-turn game")
     args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
     options = dict(args.option)
-    snail_envs.make(args.env, **options)  # bad options fail here, before any output
+    try:
+        snail_envs.make(args.env, **options)  # bad options fail here, before any output
+    except ValueError as problem:
+        parser.error(str(problem))
     if not args.no_show:
         show_one_game(args.env, options, args.seed)
     summarise(args.env, options, args.games, args.seed)
