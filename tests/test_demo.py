@@ -13,6 +13,11 @@ from snail_envs import demo
         (["snap_v1", "-o", "bogus=1", "--no-show"], "unknown option 'bogus'; allowed options:"),
         (["snap_v1", "-o", "num_players=99", "--no-show"], "num_players must be an integer"),
         (["snap_v1", "--games", "0", "--no-show"], "--games must be at least 1, got 0"),
+        (
+            ["snail_sprint_v0", "-o", "num_players=7"],
+            "num_players must be an integer from 2 to 4; got 7",
+        ),
+        (["snail_sprint_v0", "-o", "num_players"], "options are written name=value"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_problem(

@@ -42,13 +42,6 @@ def test_the_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "finishes with return" in out
 
 
-def test_demo_rejects_bad_options() -> None:
-    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4"):
-        demo.main(["snail_sprint_v0", "-o", "num_players=7"])
-    with pytest.raises(SystemExit):
-        demo.main(["snail_sprint_v0", "-o", "num_players"])
-
-
 def test_importing_the_library_loads_no_heavy_dependency() -> None:
     """`import snail_envs` (and making an env) must not load torch, Pillow, pygame, numba or
     matplotlib: they are imported lazily where they are used."""
