@@ -96,8 +96,8 @@ from snail_envs.snap.rules import (
 
 NONE = -1
 NOBODY = np.int64(0)
-"""The empty bit set (of seats, piles or pools), typed as the sets that the kernels build, so
-that the rule functions given it compile once."""
+"""The empty bit set (of seats, piles, pools or keys), typed as the sets that the kernels build,
+so that the rule functions given it compile once."""
 MAX_CARDS = 256
 """The largest deck the batched engine deals (its shuffle is recorded whole, for the replays)."""
 MAX_KEYS = 52
