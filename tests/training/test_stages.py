@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import signal
@@ -158,6 +159,28 @@ def test_the_anchor_adds_the_gradient_of_its_kl_term() -> None:
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(pulled, expected, strict=True))
     assert policy.anchor.divergences == [pytest.approx(kl.item(), rel=1e-4)]
     assert kl.item() > 0
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # gc.get_objects meets deprecated torch names
+def test_the_anchor_keeps_no_minibatch_alive() -> None:
+    """Anchored updates keep nothing of their minibatches once PPO's backward pass is done (a
+    hook on the logits kept a tensor of every one alive: a run's memory grew without end)."""
+    policy = new_policy("snail_sprint_v0", 2, AnchoredPolicy)
+    policy.anchor = Anchor(copy.deepcopy(policy), coef=2.0)
+    generator = np.random.default_rng(0)
+    observations = torch.as_tensor(generator.random((20, 487), dtype=np.float32))
+    masks = torch.ones((20, 6), dtype=torch.bool)
+
+    def live_tensors_after(updates: int) -> int:
+        for _ in range(updates):
+            _, log_prob, _ = policy.evaluate_actions(observations, torch.full((20,), 2), masks)
+            log_prob.sum().backward()
+        del log_prob
+        gc.collect()
+        return sum(1 for thing in gc.get_objects() if torch.is_tensor(thing))
+
+    before = live_tensors_after(3)
+    assert live_tensors_after(30) == before
 
 
 TINY = [
