@@ -486,6 +486,22 @@ def write_bits(out: np.ndarray, start: int, bits: int, width: int) -> None:
 
 
 @njit(cache=True)
+def move_marks(
+    out: np.ndarray, start: int, row: int, shown: np.ndarray, now: np.ndarray, none: int
+) -> None:
+    """Item k's mark in a view, one-hot in row k of `row` entries from `out[start]`: moved from
+    where the view shows it (`shown[k]`) to where it is (`now[k]`), where the two differ, and
+    `shown` brought up to date (`none`: no mark)."""
+    for k in range(now.shape[0]):
+        if shown[k] != now[k]:
+            if shown[k] != none:
+                out[start + row * k + shown[k]] = 0
+            if now[k] != none:
+                out[start + row * k + now[k]] = 1
+            shown[k] = now[k]
+
+
+@njit(cache=True)
 def clear(out: np.ndarray, start: int, size: int) -> None:
     """Zero `size` entries of `out` from `start`."""
     for k in range(start, start + size):

@@ -31,11 +31,16 @@ A game whose rewards come from each seat's points, its seats never going out, ma
 rules, seat)` may leave out `opponent_action`.
 
 A turn-based game (`SPEC.info.simultaneous` false: one acting slot, the seat `g.turn`) defines
-`update_observation(g, rules, seat, out)` too: rewrite a view of the same game as `seat` sees it
-now. A game whose seats act together in ticks (one acting slot per seat) defines `is_acting(g,
-rules, seat)`. A game may define `is_out(g, rules, seat)` (the seat has gone out of the game and
-acts no more: it ends the learner's episode) and `pays_each_tick(rules)` (pay the learner tick by
-tick, not once a decision); by default no seat goes out, and the learner is paid once a decision.
+`update_observation(g, rules, seat, out)` too: bring the acting view last written in `out` up to
+date, as `seat` sees the game now. It may keep a note in the record of what that view shows, so
+as to rewrite only what has changed since: the game then defines `forget_views(g)`, which drops
+the note where the acting view is no longer the one it wrote (a new game, a game loaded or
+redrawn into the record); `write_observation` leaves the note alone (it writes views into other
+arrays too). A game whose seats act together in ticks (one acting slot per seat) defines
+`is_acting(g, rules, seat)`. A game may define `is_out(g, rules, seat)` (the seat has gone out
+of the game and acts no more: it ends the learner's episode) and `pays_each_tick(rules)` (pay
+the learner tick by tick, not once a decision); by default no seat goes out, and the learner is
+paid once a decision.
 
 One learner seat per game (the protocol of `BatchedVecEnv`, whose arrays the learner kernels
 write, `LEARNER_VIEWS`): each episode the learner's seat and every other seat's player are drawn
@@ -105,6 +110,11 @@ def pays_once_a_decision(rules) -> bool:
 
 
 @njit(cache=True)
+def no_views_noted(g) -> None:
+    """A game whose `update_observation` keeps no note of the views it wrote."""
+
+
+@njit(cache=True)
 def seat_to_play_acts(g, rules, seat: int) -> bool:
     """In a turn-based game the seat to play acts, alone (asked only of a game going on)."""
     return seat == g.turn
@@ -138,6 +148,7 @@ def write_turn(g, rules, observations, masks, seats, new_game: bool) -> None:
     turn = np.int64(g.turn)  # one compiled version of the hooks, for seats of every integer type
     seats[0] = turn
     if new_game:
+        game.forget_views(g)
         game.write_observation(g, rules, turn, observations[0])
     else:
         game.update_observation(g, rules, turn, observations[0])
@@ -396,9 +407,10 @@ def no_rounds(g) -> int:
 
 def redraw_all(games, rules_array, seat) -> None:
     """Everything hidden from `seat` redrawn in every game, from each game's own chance
-    (`Kernels.redraw`)."""
+    (`Kernels.redraw`); the acting views shown before are of another game now."""
     for i in range(games.shape[0]):
         game.redraw_hidden(games[i], rules_array[0], seat)
+        game.forget_views(games[i])
 
 
 def search_over(g, rules, seat: int, last_round: int) -> bool:
@@ -528,6 +540,7 @@ STAND_INS = {
     "is_out": ("never_out", ()),
     "pays_each_tick": ("pays_once_a_decision", ()),
     "round_of": ("no_rounds", ()),
+    "forget_views": ("no_views_noted", ()),
 }
 """What stands in for each hook a game module may leave out, and the hooks it needs then."""
 

@@ -34,6 +34,7 @@ from snail_envs.batched.chance import (
 from snail_envs.batched.core import (
     TurnBasedGame,
     clear,
+    move_marks,
     observer_pieces,
     seating_record,
     write_bits,
@@ -96,11 +97,15 @@ GAME = game_record(
         ("turn", np.int8),
         ("finished", np.uint8),
         ("turns_played", np.int64),
+        ("shown_leaf", np.int8, NUM_SNAILS),
+        ("view_noted", np.uint8),
     ]
 )
 """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
 turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
-card (bit s for snail s) and points; the race, the seat that began it, the seat to play."""
+card (bit s for snail s) and points; the race, the seat that began it, the seat to play; and,
+if `view_noted`, each snail's leaf as the acting view last written shows it, so that
+`update_observation` moves only the marks of the snails that have moved since."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -338,15 +343,23 @@ def write_board(rules, at, out: np.ndarray) -> None:
 def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
     """Everything public, seats counted from `seat` (0 for the absolute state), over whatever
     these pieces held before."""
-    leaves, n = rules.last_leaf + 1, rules.num_players
+    leaves = rules.last_leaf + 1
     clear(out, at.snail_leaves, NUM_SNAILS * leaves)
+    for snail in range(NUM_SNAILS):
+        out[at.snail_leaves + leaves * snail + g.leaf[snail]] = 1
+    write_turn_pieces(g, rules, at, out, seat)
+
+
+@njit(cache=True)
+def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
+    """The dice, the points, the seat to play and the race, seats counted from `seat`, over
+    whatever these pieces held before."""
+    n = rules.num_players
     clear(out, at.dice_rolled, NUM_SNAILS * NUM_FACES)
     clear(out, at.dice_set_aside, NUM_SNAILS)
     clear(out, at.points, MAX_PLAYERS)
     clear(out, at.turn, MAX_PLAYERS)
     clear(out, at.race, MAX_RACES)
-    for snail in range(NUM_SNAILS):
-        out[at.snail_leaves + leaves * snail + g.leaf[snail]] = 1
     for die in range(NUM_SNAILS):
         if g.faces[die] != NOT_ROLLED:
             out[at.dice_rolled + NUM_FACES * die + g.faces[die] - 1] = 1
@@ -359,10 +372,26 @@ def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
 
 @njit(cache=True)
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
-    """Rewrite `out`, an observation of the same game, as `seat` sees the table now."""
+    """Bring `out`, the acting view last written, up to date as `seat` sees the table now: its
+    card and the turn's pieces rewritten, and only the marks of the snails that have moved since
+    the note of that view (`g.shown_leaf`); the view written whole where there is no note of it
+    (`forget_views`)."""
     at = rules.observation
-    write_bits(out, at.card, g.card[seat], NUM_SNAILS)
-    write_table(g, rules, at, out, seat)
+    if not g.view_noted:
+        write_observation(g, rules, seat, out)
+    else:
+        write_bits(out, at.card, g.card[seat], NUM_SNAILS)
+        leaves = rules.last_leaf + 1
+        move_marks(out, at.snail_leaves, leaves, g.shown_leaf, g.leaf, -1)  # always on a leaf
+        write_turn_pieces(g, rules, at, out, seat)
+    g.shown_leaf[:] = g.leaf
+    g.view_noted = 1
+
+
+@njit(cache=True)
+def forget_views(g) -> None:
+    """The acting view is no longer the one `update_observation` last wrote (a new game)."""
+    g.view_noted = 0
 
 
 @njit(cache=True)
@@ -370,7 +399,8 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its card and the table, seats relative to it."""
     out.fill(0)
     write_board(rules, rules.observation, out)
-    update_observation(g, rules, seat, out)
+    write_bits(out, rules.observation.card, g.card[seat], NUM_SNAILS)
+    write_table(g, rules, rules.observation, out, seat)
 
 
 @njit(cache=True)

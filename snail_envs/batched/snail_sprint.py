@@ -38,6 +38,7 @@ from snail_envs.batched.core import (
     TurnBasedGame,
     clear,
     every_seat,
+    move_marks,
     observer_pieces,
     pay_margin,
     pay_win_lose,
@@ -91,12 +92,18 @@ GAME = game_record(
         ("dice", np.int8, 2),
         ("target", np.int8, NUM_SNAILS),
         ("card", np.uint8, MAX_PLAYERS),
+        ("shown_space", np.int8, NUM_SNAILS),
+        ("shown_finished", np.int8),
+        ("shown_turn", np.int8),
+        ("view_noted", np.uint8),
     ]
 )
 """One game: each snail's space (37 = podium), height in its tower and the snail under it;
 each space's top snail and printed symbols (bit s for snail s); the podium; the seat to
 play; the roll and its possible moves (`target[s]`: where snail s would go, −1 if it may not
-move); each seat's race card (bit s for snail s)."""
+move); each seat's race card (bit s for snail s); and, if `view_noted`, the snails' spaces,
+the snails on the podium and the seat to play as the acting view last written shows them, so
+that `update_observation` rewrites only what has changed since."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -341,46 +348,91 @@ def write_track(g, rules, at, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def write_table(g, at, out: np.ndarray, turn: int) -> None:
-    """The snails, the podium, the dice and the seat to play (written as `turn`), over whatever
-    these pieces held before."""
-    clear(out, at.snail_spaces, NUM_SNAILS * SPACES)
+    """The towers, the dice, the podium and the seat to play (written as `turn`), over whatever
+    these pieces held before; not the snails' spaces (`mark_snails`)."""
+    write_towers(g, at, out)
+    write_podium(g, at, out)
+    write_seat_to_play(at, out, turn)
+
+
+@njit(cache=True)
+def write_towers(g, at, out: np.ndarray) -> None:
+    """Each snail's height in its tower and whether it is free; the dice."""
     clear(out, at.tower_levels, NUM_SNAILS)
     clear(out, at.snails_free, NUM_SNAILS)
-    clear(out, at.podium, NUM_PLACES * NUM_SNAILS)
     clear(out, at.dice, NUM_SNAILS)
-    clear(out, at.turn, MAX_PLAYERS)
-    out[at.turn + turn] = 1
     for snail in range(NUM_SNAILS):
         space = g.space[snail]
         if space == ON_PODIUM:
             continue
-        out[at.snail_spaces + SPACES * snail + space] = 1
-        if space == START:
+        if space == START or g.top[space] == snail:
             out[at.snails_free + snail] = 1
-            continue
-        if g.top[space] == snail:
-            out[at.snails_free + snail] = 1
-        out[at.tower_levels + snail] = g.level[snail] / MAX_TOWER_LEVEL
-    for place in range(g.finished):
-        out[at.podium + NUM_SNAILS * place + g.podium[place]] = 1
+        if space != START:
+            out[at.tower_levels + snail] = g.level[snail] / MAX_TOWER_LEVEL
     out[at.dice + g.dice[0]] += 0.5
     out[at.dice + g.dice[1]] += 0.5
 
 
 @njit(cache=True)
-def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
-    """Rewrite `out`, an observation of the same game, as `seat` sees the table now."""
-    at = rules.observation
-    write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
-    write_table(g, at, out, (g.turn - seat) % rules.num_players)
+def write_podium(g, at, out: np.ndarray) -> None:
+    clear(out, at.podium, NUM_PLACES * NUM_SNAILS)
+    for place in range(g.finished):
+        out[at.podium + NUM_SNAILS * place + g.podium[place]] = 1
+
+
+@njit(cache=True)
+def write_seat_to_play(at, out: np.ndarray, turn: int) -> None:
+    clear(out, at.turn, MAX_PLAYERS)
+    out[at.turn + turn] = 1
+
+
+@njit(cache=True)
+def mark_snails(g, at, out: np.ndarray) -> None:
+    """Each snail's space (none on the podium), on a view with no snail marked."""
+    for snail in range(NUM_SNAILS):
+        if g.space[snail] != ON_PODIUM:
+            out[at.snail_spaces + SPACES * snail + g.space[snail]] = 1
 
 
 @njit(cache=True)
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its race card and the table, seats relative to it."""
+    at = rules.observation
     out.fill(0)
-    write_track(g, rules, rules.observation, out)
-    update_observation(g, rules, seat, out)
+    write_track(g, rules, at, out)
+    write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
+    write_table(g, at, out, (g.turn - seat) % rules.num_players)
+    mark_snails(g, at, out)
+
+
+@njit(cache=True)
+def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """Bring `out`, the acting view last written, up to date as `seat` sees the table now: the
+    race card, the towers and the dice rewritten; the podium, the seat to play and the marks of
+    the snails only where they differ from the note of that view (`g.shown_*`); the view written
+    whole where there is no note of it (`forget_views`)."""
+    at = rules.observation
+    turn = (g.turn - seat) % rules.num_players
+    if not g.view_noted:
+        write_observation(g, rules, seat, out)
+    else:
+        write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
+        write_towers(g, at, out)
+        if g.shown_finished != g.finished:
+            write_podium(g, at, out)
+        if g.shown_turn != turn:
+            write_seat_to_play(at, out, turn)
+        move_marks(out, at.snail_spaces, SPACES, g.shown_space, g.space, ON_PODIUM)
+    g.shown_space[:] = g.space
+    g.shown_finished = g.finished
+    g.shown_turn = turn
+    g.view_noted = 1
+
+
+@njit(cache=True)
+def forget_views(g) -> None:
+    """The acting view is no longer the one `update_observation` last wrote (a new game)."""
+    g.view_noted = 0
 
 
 @njit(cache=True)
@@ -391,6 +443,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
         write_bits(out, at.cards + NUM_SNAILS * seat, g.card[seat], NUM_SNAILS)
     write_track(g, rules, at, out)
     write_table(g, at, out, g.turn)
+    mark_snails(g, at, out)
 
 
 @njit(cache=True)

@@ -55,6 +55,26 @@ def test_each_acting_seats_view_is_what_observe_gives_for_that_seat(env_name: st
         batch.step(batch.random_actions())
 
 
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_views_brought_up_to_date_step_by_step_are_the_views_written_whole(
+    env_name: str,
+) -> None:
+    """`step` may rewrite only what changed in the views it wrote last; a batch that does nothing
+    but step shows each acting seat what a twin batch's whole views show (the twin's `observe`
+    writes every view whole, so only the first batch's views are brought up to date)."""
+    stepped, twin = (snail_envs.batched.make(env_name, 32, num_players=3) for _ in range(2))
+    stepped.reset(seed=5)
+    twin.reset(seed=5)
+    for _ in range(400):
+        games, slots = acting(stepped)
+        whole = twin.observe_all()[games, stepped.seats[games, slots]]
+        assert (stepped.observations[games, slots] == whole).all()
+        actions = stepped.random_actions()
+        assert (twin.random_actions() == actions).all()
+        stepped.step(actions)
+        twin.step(actions)
+
+
 def test_the_turn_based_views_drop_the_slot_axis() -> None:
     batch = snail_envs.batched.make("snail_sprint_v0", 16)
     out = batch.reset(seed=0)
