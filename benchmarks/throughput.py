@@ -21,6 +21,13 @@ step gives every acting seat a uniformly random legal action (`random_actions()`
 kernel) and plays them all (`step()`), observations and masks written as in the AEC API; a
 decision is one acting seat's action. Their compile time is measured apart, in fresh
 interpreters: cold (an empty numba cache) and cached (the second start).
+
+Each batched engine is also read against two batched references at the same batch size: pgx's
+`connect_four` on the CPU (JAX, one jit-compiled call a step: random legal actions, the step and
+pgx's auto-reset), printed when `pgx` is installed (`pip install -e ".[pgx]"`, never required),
+and a toy Snap compiled with numba (`benchmarks/toy_snap.py`), stepped from Python as the engines
+are and writing observations and masks as they do, with rules as small as a card game's can be:
+the ceiling of a batched game on this CPU, always printed.
 """
 
 from __future__ import annotations
@@ -141,6 +148,71 @@ def batched_rate(name: str, num_envs: int) -> Measure:
     return measure
 
 
+def toy_rate(num_envs: int) -> Measure:
+    from toy_snap import ToySnap
+
+    toy = ToySnap(num_envs)
+    toy.reset()
+    toy.step(toy.random_actions())
+
+    def measure(seconds: float) -> float:
+        decisions = 0
+        started = time.process_time()
+        while time.process_time() - started < seconds:
+            decisions += 2 * num_envs
+            toy.step(toy.random_actions())
+        return decisions / (time.process_time() - started)
+
+    return measure
+
+
+def pgx_rate(num_envs: int) -> Measure:
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+    import jax.numpy as jnp
+    import pgx
+    from pgx.experimental import auto_reset
+
+    env = pgx.make("connect_four")
+    play = jax.vmap(auto_reset(env.step, env.init))
+
+    @jax.jit
+    def step(state, key):
+        key, choose, chance = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        actions = jax.random.categorical(choose, logits, axis=-1)
+        return play(state, actions, jax.random.split(chance, num_envs)), key
+
+    key = jax.random.PRNGKey(0)
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, num_envs))
+    state, key = step(state, key)
+    jax.block_until_ready(state)
+
+    def measure(seconds: float) -> float:
+        nonlocal state, key
+        decisions = 0
+        started = time.process_time()
+        while time.process_time() - started < seconds:
+            state, key = step(state, key)
+            decisions += num_envs
+        jax.block_until_ready(state)
+        return decisions / (time.process_time() - started)
+
+    return measure
+
+
+def pgx_name(size: int) -> str:
+    return f"pgx connect_four (jax on the CPU, {size} games)"
+
+
+def toy_name(size: int) -> str:
+    return f"toy Snap, numba (the ceiling, {size} games)"
+
+
+def batched_name(name: str, size: int) -> str:
+    return f"snail_envs {name} (batched, {size} games)"
+
+
 def compile_times(name: str) -> tuple[float, float]:
     """Seconds from a fresh interpreter to a first batched step: with an empty numba cache, then
     with the cache that first start wrote."""
@@ -197,9 +269,15 @@ def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure
         module = snail_envs._module(name)
         table[f"snail_envs {name} (AEC)"] = aec_rate(module.env)
         table[f"snail_envs {name} (parallel)"] = parallel_rate(module.parallel_env)
-    for name in batched_names(only):
-        for size in batch_sizes:
-            table[f"snail_envs {name} (batched, {size} games)"] = batched_rate(name, size)
+    names = batched_names(only)
+    for size in batch_sizes if names else []:
+        if importlib.util.find_spec("pgx") is not None:
+            table[pgx_name(size)] = pgx_rate(size)
+        table[toy_name(size)] = toy_rate(size)
+        for name in names:
+            table[batched_name(name, size)] = batched_rate(name, size)
+    if names and importlib.util.find_spec("pgx") is None:
+        print('pgx is missing: pip install -e ".[pgx]" to compare with its connect_four')
     return table
 
 
@@ -209,6 +287,21 @@ def pin_to_one_core() -> str:
         os.sched_setaffinity(0, {core})
         return f"pinned to core {core}"
     return "not pinned (no sched_setaffinity on this OS)"
+
+
+def print_batched(results: dict[str, list[float]], names: list[str], sizes: list[int]) -> None:
+    """The batched engines' medians against pgx's connect_four and the toy ceiling, per size."""
+    has_pgx = any(pgx_name(size) in results for size in sizes)
+    print()
+    print("| batched engine | games | decisions/s | × pgx connect_four | × toy ceiling |")
+    print("|---|---:|---:|---:|---:|")
+    for size in sizes:
+        toy = statistics.median(results[toy_name(size)])
+        pgx = statistics.median(results[pgx_name(size)]) if has_pgx else None
+        for name in names:
+            rate = statistics.median(results[batched_name(name, size)])
+            versus_pgx = f"{rate / pgx:.2f}×" if pgx else "(no pgx)"
+            print(f"| {name} | {size} | {rate:,.0f} | {versus_pgx} | {rate / toy:.2f}× |")
 
 
 def main() -> None:
@@ -239,6 +332,7 @@ def main() -> None:
         print(f"| {name} | {median:,.0f} | {spread} | {median / base:.2f}× |")
     names = batched_names(args.only)
     if names:
+        print_batched(results, names, args.batch_sizes)
         print()
         print("| batched engine | compile, cold | compile, cached |")
         print("|---|---:|---:|")
