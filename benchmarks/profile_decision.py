@@ -24,9 +24,8 @@ import argparse
 import cProfile
 import pstats
 import random
-import time
 
-import numpy as np
+from throughput import play_aec
 
 import snail_envs
 
@@ -43,31 +42,14 @@ PARTS = {
 }
 
 
-def play(env, seconds: float, rng: random.Random) -> int:
-    decisions = games = 0
-    started = time.process_time()
-    while time.process_time() - started < seconds:
-        env.reset(seed=games)
-        games += 1
-        for _agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(observation["action_mask"])
-            env.step(int(legal[rng.randrange(legal.size)]))
-            decisions += 1
-    return decisions
-
-
 def shares(name: str, seconds: float) -> tuple[int, float, dict[str, float]]:
     """Decisions played, profiled seconds, and each part's share of them."""
     env = snail_envs._module(name).env()
     rng = random.Random(0)
-    play(env, 0.2, rng)
+    play_aec(env, 0.2, rng)
     profile = cProfile.Profile()
     profile.enable()
-    decisions = play(env, seconds, rng)
+    decisions = play_aec(env, seconds, rng)
     profile.disable()
     stats = pstats.Stats(profile)
     total = stats.total_tt  # type: ignore[attr-defined]

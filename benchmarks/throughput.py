@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -57,26 +58,33 @@ WHY_REFERENCE = (
 )
 
 
+def play_aec(env: Any, seconds: float, rng: random.Random, seed_every_game: bool = True) -> int:
+    """Random legal play through the AEC API for `seconds` of CPU time: the decisions played.
+    Each game is reset with its own seed, or (with `seed_every_game` false) seeded once and then
+    reset without one."""
+    decisions = games = 0
+    started = time.process_time()
+    while time.process_time() - started < seconds:
+        env.reset(seed=games if seed_every_game or games == 0 else None)
+        games += 1
+        for _agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[rng.randrange(legal.size)]))
+            decisions += 1
+    return decisions
+
+
 def aec_rate(make_env: Callable[[], object], seed_every_game: bool = True) -> Measure:
-    """Random legal play through the AEC API; each game reset with its own seed, or (with
-    `seed_every_game` false) seeded once and then reset without one."""
+    """Random legal play through the AEC API (`play_aec`)."""
 
     def measure(seconds: float) -> float:
         env = make_env()
-        rng = random.Random(0)
-        decisions = games = 0
         started = time.process_time()
-        while time.process_time() - started < seconds:
-            env.reset(seed=games if seed_every_game or games == 0 else None)
-            games += 1
-            for _agent in env.agent_iter():
-                observation, _, terminated, truncated, _ = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(observation["action_mask"])
-                env.step(int(legal[rng.randrange(legal.size)]))
-                decisions += 1
+        decisions = play_aec(env, seconds, random.Random(0), seed_every_game)
         return decisions / (time.process_time() - started)
 
     return measure
