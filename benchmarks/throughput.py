@@ -278,13 +278,14 @@ def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure
         table[f"snail_envs {name} (AEC)"] = aec_rate(module.env)
         table[f"snail_envs {name} (parallel)"] = parallel_rate(module.parallel_env)
     names = batched_names(only)
+    has_pgx = importlib.util.find_spec("pgx") is not None
     for size in batch_sizes if names else []:
-        if importlib.util.find_spec("pgx") is not None:
+        if has_pgx:
             table[pgx_name(size)] = pgx_rate(size)
         table[toy_name(size)] = toy_rate(size)
         for name in names:
             table[batched_name(name, size)] = batched_rate(name, size)
-    if names and importlib.util.find_spec("pgx") is None:
+    if names and not has_pgx:
         print('pgx is missing: pip install -e ".[pgx]" to compare with its connect_four')
     return table
 

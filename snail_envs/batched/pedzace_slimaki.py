@@ -379,13 +379,13 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     at = rules.observation
     if not g.view_noted:
         write_observation(g, rules, seat, out)
+        g.shown_leaf[:] = g.leaf
+        g.view_noted = 1
     else:
         write_bits(out, at.card, g.card[seat], NUM_SNAILS)
         leaves = rules.last_leaf + 1
         move_marks(out, at.snail_leaves, leaves, g.shown_leaf, g.leaf, -1)  # always on a leaf
         write_turn_pieces(g, rules, at, out, seat)
-    g.shown_leaf[:] = g.leaf
-    g.view_noted = 1
 
 
 @njit(cache=True)

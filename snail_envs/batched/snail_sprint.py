@@ -415,6 +415,7 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     turn = (g.turn - seat) % rules.num_players
     if not g.view_noted:
         write_observation(g, rules, seat, out)
+        g.shown_space[:] = g.space
     else:
         write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
         write_towers(g, at, out)
@@ -423,7 +424,6 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
         if g.shown_turn != turn:
             write_seat_to_play(at, out, turn)
         move_marks(out, at.snail_spaces, SPACES, g.shown_space, g.space, ON_PODIUM)
-    g.shown_space[:] = g.space
     g.shown_finished = g.finished
     g.shown_turn = turn
     g.view_noted = 1
