@@ -100,6 +100,20 @@ card. The state shows the true table and leaves the glimpses out. With
 |---|---|---|---|
 | `glimpses` | 71–109 | [0, 1] | with glimpse_error: the key you saw the card flipped last show at tick t of this window: index 13·t + key (all 0 once sight is exact: after a resolution, in a reopened window) |
 
+Perfect recall (`recall="perfect"`, with `glimpse_error` only): a seat that remembers every card
+it has seen knows more about the card just flipped than its glimpses say. Cards turned face up
+are followed wherever they go (taken under a stack, turned over with a pile); only the cards
+never turned face up, and the cards of a shuffled refresh not flipped since, are groups of
+interchangeable cards. So the flipped card is one of its group (or itself alone, when its place
+was followed), and a glimpse of a key that no card of the group has is known to be false. The
+option changes no rule: it adds one piece after `glimpses`, the memory a seat is entitled to,
+which the memoryless observation leaves out (as OpenSpiel's information state adds to its
+observation):
+
+| piece | indices | range | meaning |
+|---|---|---|---|
+| `flipped_recall` | 110–122 | [0, 1] | with recall='perfect', while you glimpse the card flipped last: the share of key k among the cards it may be by every card you have seen (never turned face up, or of its stack's last shuffle; itself alone if you followed it), before your glimpses; all 0 otherwise |
+
 Sessions (`session` other than `"single"`): one episode is a whole session of games. Every
 seat stays among the agents until the session ends: a seat out of one game acts with `wait`
 alone until the next begins. Win-or-lose rewards are paid once, at the session's end (+1 to
@@ -162,6 +176,7 @@ after `pool_sizes` (after the central pile's pieces with `single_pile`), shown h
 | `session` | `"single"` | `"single"` (one game), `"best_of_3"`, `"best_of_5"`, `"first_to_3"`: one episode is a session of games, the winner of each dealing the next; a draw or a truncated game counts for nobody; a tie for the most wins after the session's games (N for `best_of_N`, 2n + 1 for `first_to_3`) goes to a sudden death among the tied seats |
 | `max_sudden_deaths` | 3 | 0 or more: sudden deaths played at most (drawn or truncated ones are replayed), after which the tied seats share the win |
 | `glimpse_error` | `()` | perfect sight, or a non-increasing sequence of at most `reaction_ticks` error probabilities in [0, 1], one a tick of the window (later ticks: 0), e.g. `(0.6, 0.3, 0.0)`; YAML lists are accepted; not with `speed` |
+| `recall` | `"none"` | `"none"` (the observation shows the table and this window's glimpses), `"perfect"` (with `glimpse_error` only: it also shows the keys the card flipped last may have by every card the seat has seen, `flipped_recall`) |
 | `reward` | `"winlose"` | `"winlose"`, `"points"` or its alias `"cards"` (the change in the seat's share of the cards each step), `"margin"` (the change in the seat's share minus the mean of the others' shares) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
@@ -211,6 +226,8 @@ refresh never shuffles.
   - Sessions (`session`, `max_sudden_deaths`): best-of-3, best-of-5 and first-to-3 as one
     episode, with the `session_wins`, `game_number` and `sudden_death` pieces.
   - Presets `equal_reflexes`, `noisy_sight` and `best_of_3`.
+  - Option `recall="perfect"` (the `flipped_recall` piece): what a seat remembers of the card
+    flipped last under `glimpse_error`; the default leaves the observation as it was.
 - v0: first release (retired: `snail_envs.make("snap_v0")`, `import snail_envs.snap_v0` and the
   id `snail_envs/snap-v0` raise an error naming `snap_v1`).
 """

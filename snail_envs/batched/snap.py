@@ -205,6 +205,7 @@ PIECES = pieces_dtype(
         "sudden_death",
         "may_call",
         "glimpses",
+        "flipped_recall",
         "stack_tops",
         "stack_keys",
     )
@@ -1122,7 +1123,8 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
 @njit(cache=True)
 def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
     """The card flipped last shows the key `seat` glimpsed now, not its true key; the
-    `glimpses` piece holds every glimpse of this window."""
+    `glimpses` piece holds every glimpse of this window, and `flipped_recall` (with
+    `recall="perfect"`) what the seat remembers of the cards that card may be."""
     at = rules.observation
     n, k = rules.num_players, rules.num_keys
     top = at.centre_top if rules.single_pile else at.pile_tops + k * ((g.turn - seat + n) % n)
@@ -1130,6 +1132,23 @@ def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
     out[top + g.glimpses[seat, g.glimpsed - 1]] = 1
     for tick in range(g.glimpsed):
         out[at.glimpses + k * tick + g.glimpses[seat, tick]] = 1
+    if at.flipped_recall >= 0:
+        show_recall(g, rules, out[at.flipped_recall : at.flipped_recall + k])
+
+
+@njit(cache=True)
+def show_recall(g, rules, out: np.ndarray) -> None:
+    """`Snap.recalled_keys` as shares: of the cards the card flipped last may be by every card
+    seen (itself, and the stack cards of the group it came from), the share of each key."""
+    flipped = g.flipped[g.turn]
+    out[rules.card_keys[flipped]] = 1
+    cards = 1
+    if g.glimpsed_group != SEEN:
+        for card in range(rules.deck_size):
+            if g.hidden_group[card] == g.glimpsed_group:
+                out[rules.card_keys[card]] += 1
+                cards += 1
+    out /= cards
 
 
 @njit(cache=True)

@@ -101,6 +101,11 @@ GLIMPSES = (
     "index {k}·t + key (all 0 once sight is exact: after a resolution, in a reopened window)"
 )
 MAY_CALL_SEAT = "1 if seat i may call in this tick"
+FLIPPED_RECALL = (
+    "with recall='perfect', while you glimpse the card flipped last: the share of key k among the "
+    "cards it may be by every card you have seen (never turned face up, or of its stack's last "
+    "shuffle; itself alone if you followed it), before your glimpses; all 0 otherwise"
+)
 
 
 class SnapObserver:
@@ -121,6 +126,8 @@ class SnapObserver:
         if options.glimpse_error:
             ticks = options.reaction_ticks
             own.append(Piece("glimpses", ticks * k, GLIMPSES.format(k=k)))
+        if options.recall == "perfect":
+            own.append(Piece("flipped_recall", k, FLIPPED_RECALL))
         self.observation_layout = Layout([*(_piece(part, n) for part in parts), *own])
         self.state_layout = Layout(
             [
@@ -178,7 +185,8 @@ class SnapObserver:
         self, game: Snap, seat: int, glimpses: list[int], observation: np.ndarray
     ) -> None:
         """The card flipped last shows the key `seat` glimpsed now, not its true key; the
-        `glimpses` piece holds every glimpse of this window."""
+        `glimpses` piece holds every glimpse of this window, and `flipped_recall` (with
+        `recall="perfect"`) what the seat remembers of the cards that card may be."""
         layout, k = self.observation_layout, self.options.num_keys
         ((_, pile, card),) = game.just_flipped
         if self.options.single_pile:
@@ -190,6 +198,10 @@ class SnapObserver:
         at = layout.offset("glimpses")
         for tick, key in enumerate(glimpses):
             observation[at + k * tick + key] = 1.0
+        if self.options.recall == "perfect":
+            counts = game.recalled_keys()
+            at = layout.offset("flipped_recall")
+            observation[at : at + k] = np.array(counts, dtype=np.float32) / sum(counts)
 
     def state(self, game: Snap) -> np.ndarray:
         n, k = self.num_players, self.options.num_keys

@@ -124,7 +124,9 @@ Hidden information
     not flipped since), the group's cards among the stack positions holding them, keeping every
     stack size and every tracked card in place. With `glimpse_error`, what each seat glimpsed is
     its own: the true key of the card just flipped (while glimpsed) and the other seats'
-    glimpses are hidden from it.
+    glimpses are hidden from it. A seat with perfect memory therefore knows which keys the card
+    just flipped may have (`recalled_keys`); `recall="perfect"` shows that in its observation
+    (an observation option: the rules are unchanged).
 
 Limits
     `max_flips` [2000] stops (truncates) an unfinished game before the next flip once that many
@@ -139,6 +141,7 @@ Options (defaults in brackets)
     `match_key` ["rank"] or "picture"; `pictures`, `copies` [None: 13 and 4 for picture decks];
     `max_flips` [2000]; `max_ticks` [10000] (None for no limit); `same_tick` ["tie"] or
     "random"; `refresh` ["turn_over"] or "shuffle"; `glimpse_error` [()] (not with `speed`);
+    `recall` ["none"] or "perfect" (with `glimpse_error` only);
     `session` ["single"], "best_of_3", "best_of_5" or "first_to_3"; `max_sudden_deaths` [3].
 """
 
@@ -164,6 +167,7 @@ SESSIONS = ("single", "best_of_3", "best_of_5", "first_to_3")
 WINS_NEEDED = {"single": 1, "best_of_3": 2, "best_of_5": 3, "first_to_3": 3}
 """The wins that decide a session at once."""
 REFRESH = ("turn_over", "shuffle")
+RECALL = ("none", "perfect")
 MATCH_KEYS = ("rank", "picture")
 DECKS = ("auto", 1, 2)
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -216,6 +220,7 @@ class SnapOptions:
     same_tick: str = "tie"
     refresh: str = "turn_over"
     glimpse_error: Sequence[float] = ()
+    recall: str = "none"
     session: str = "single"
     max_sudden_deaths: int = 3
     num_keys: int = field(init=False, repr=False, compare=False)
@@ -239,6 +244,7 @@ class SnapOptions:
         check_optional_int("max_ticks", self.max_ticks, 1)
         check_choice("same_tick", self.same_tick, SAME_TICK)
         check_choice("refresh", self.refresh, REFRESH)
+        check_choice("recall", self.recall, RECALL)
         check_choice("session", self.session, SESSIONS)
         check_int("max_sudden_deaths", self.max_sudden_deaths, 0)
         self._check_deck()
@@ -350,6 +356,11 @@ class SnapOptions:
                     "single_pile cannot be combined with speed or double (one central pile: "
                     "no simultaneous flips, no pile owners)"
                 )
+        if self.recall != "none" and not self.glimpse_error:
+            raise ValueError(
+                f"recall={self.recall!r} needs glimpse_error: with exact sight every card on the "
+                "table is seen as it is, and a memory has nothing to add"
+            )
         if self.glimpse_error and self.speed:
             raise ValueError(
                 "glimpse_error cannot be combined with speed (a glimpse is of the one card "
@@ -623,6 +634,20 @@ class Snap:
                 self.glimpses[other] = [
                     self._glimpse_of(true_key, tick, chance) for tick in range(self.window_tick + 1)
                 ]
+
+    def recalled_keys(self) -> list[int]:
+        """What a seat that remembers every card it has seen knows of the card flipped last,
+        before its glimpses: for every key, how many of the cards it may be have that key. They
+        are itself and the stack cards of the group it came from (the never-seen cards, or one
+        shuffled refresh); itself alone when its place was followed. Every seat knows the same."""
+        ((_, _, flipped),) = self.just_flipped
+        counts = [0] * self.options.num_keys
+        counts[self.key[flipped]] += 1
+        if self.glimpsed_group != SEEN:
+            for card, group in enumerate(self.hidden_group):
+                if group == self.glimpsed_group:
+                    counts[self.key[card]] += 1
+        return counts
 
     def _glimpse_likelihood(self, glimpses: Sequence[int]) -> list[float]:
         """For every key, the chance of these glimpses (one a tick) of a card of that key."""

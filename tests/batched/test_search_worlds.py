@@ -33,9 +33,19 @@ SITUATIONS = [
     ("pedzace_slimaki_v0", {"num_players": 5}),
     ("snap_v1", {"same_tick": "random", "refresh": "shuffle"}),
     ("snap_v1", {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]}),
+    (
+        "snap_v1",
+        {
+            "same_tick": "random",
+            "refresh": "shuffle",
+            "glimpse_error": [0.6, 0.3, 0.0],
+            "recall": "perfect",
+        },
+    ),
     ("snap_v1", {"num_players": 3, "ruleset": "snap_pot"}),
 ]
-"""Games and rule options (the Snap ones: `equal_reflexes`, `noisy_sight`, and pots)."""
+"""Games and rule options (the Snap ones: `equal_reflexes`, `noisy_sight`, with perfect recall,
+and pots)."""
 
 
 def loadable(situations: list) -> list:

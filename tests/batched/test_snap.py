@@ -113,6 +113,22 @@ OPTION_SETS = [
         0.6,
     ),
     (
+        # perfect recall: what every seat remembers of the card flipped last, as the reference
+        # shows it, through shuffled refreshes and captures
+        {
+            "num_players": 3,
+            "glimpse_error": (0.6, 0.3, 0.0),
+            "recall": "perfect",
+            "same_tick": "random",
+            "refresh": "shuffle",
+            "match_key": "picture",
+            "pictures": 6,
+            "copies": 3,
+        },
+        300,
+        0.5,
+    ),
+    (
         # one-tick windows of two pictures: a false glimpse shows the other one
         {
             "ruleset": "snap_pot",

@@ -166,7 +166,10 @@ def picture_table(
 
 
 def glimpse_game(
-    stack_top: int, script: list[object], glimpse_error: tuple[float, ...] = (0.5, 0.25, 0.0)
+    stack_top: int,
+    script: list[object],
+    glimpse_error: tuple[float, ...] = (0.5, 0.25, 0.0),
+    **options: object,
 ) -> Snap:
     """Seat 0 shows picture 0 (card 1); seat 1 flips `stack_top` next, under `glimpse_error`,
     with the glimpses' chance scripted."""
@@ -178,6 +181,7 @@ def glimpse_game(
         script=script,
         glimpse_error=glimpse_error,
         num_players=2,
+        **options,
     )
     while not game.flips:  # the window of seat 0's flip, glimpses aside (nothing claimable)
         tick(game)

@@ -40,6 +40,7 @@ VARIANTS = [
     {"num_players": 3, "glimpse_error": [0.6, 0.3, 0.0], "refresh": "shuffle"},
     {"num_players": 3, "single_pile": True, "glimpse_error": (0.5,), "same_tick": "random"},
     {"num_players": 4, "flipper_may_call": False, "glimpse_error": (0.4, 0.1)},
+    {"same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.6, 0.3), "recall": "perfect"},
     {"session": "best_of_3"},
     {"num_players": 3, "session": "best_of_3", "ruleset": "snap_pot", "reward": "margin"},
 ]
@@ -59,6 +60,7 @@ def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
     for options, pieces in (
         ({"session": "best_of_3"}, ("session_wins", "game_number", "sudden_death")),
         ({"glimpse_error": (0.6, 0.3, 0.0)}, ("glimpses",)),
+        ({"glimpse_error": (0.6, 0.3, 0.0), "recall": "perfect"}, ("flipped_recall",)),
     ):
         layout = SnapObserver(SnapOptions(**options)).observation_layout  # type: ignore[arg-type]
         for piece in pieces:
@@ -176,6 +178,17 @@ def test_parallel_random_play(options: dict) -> None:
         slow({"num_players": 3, "glimpse_error": (0.6, 0.3, 0.0), "same_tick": "random"}, 1),
         ({"num_players": 3, "glimpse_error": (0.7,), "single_pile": True, **SMALL_DECK}, 2),
         ({"glimpse_error": (0.6, 0.3), "refresh": "shuffle", **SMALL_DECK}, 3),
+        (
+            {
+                "num_players": 3,
+                "glimpse_error": (0.6, 0.3),
+                "recall": "perfect",
+                "refresh": "shuffle",
+                "same_tick": "random",
+                **SMALL_DECK,
+            },
+            3,
+        ),
         slow({"num_players": 3, "session": "best_of_3", **SMALL_DECK}, 2),
     ],
     ids=str,
@@ -445,6 +458,8 @@ def test_action_to_string() -> None:
         ({"glimpse_error": (0.1, 0.3)}, r"not increasing.*got \(0.1, 0.3\)"),
         ({"glimpse_error": (0.5, 0.4, 0.3, 0.2)}, "at most reaction_ticks = 3"),
         ({"glimpse_error": ("a",)}, "glimpse_error must be a sequence"),
+        ({"recall": "full"}, "recall must be one of 'none', 'perfect'; got 'full'"),
+        ({"recall": "perfect"}, "recall='perfect' needs glimpse_error"),
         ({"glimpse_error": (True,)}, "glimpse_error must be a sequence"),
         ({"glimpse_error": (0.5,), "speed": True}, "glimpse_error cannot be combined with speed"),
     ],

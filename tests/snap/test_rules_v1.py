@@ -132,6 +132,26 @@ def test_a_noisy_window_lasts_reaction_ticks_whether_or_not_a_claim_is_real() ->
     assert (observer.observe(real, 0) == observer.observe(false, 0)).all()
 
 
+def test_recall_shows_what_a_seat_remembers_of_the_card_flipped_last() -> None:
+    """Hidden information: "a seat's own past glimpses are part of its view; the true rank of a
+    card it glimpsed wrongly ... [is] hidden from it"; what the seat has seen is its own to
+    remember. With `recall="perfect"` its observation shows, beside its glimpses, the keys the
+    flipped card may have by every card seen: the never-seen cards (and the card itself) while
+    it came from them, the card alone once its place was followed."""
+    game = glimpse_game(stack_top=2, script=[True, 0, False], recall="perfect")
+    observer = SnapObserver(game.options)
+    layout = observer.observation_layout
+    seen = layout.as_dict(observer.observe(game, 0))
+    # cards 0 and 1 (picture 0) were seen face up; 2–7 were not: the card may be any of them
+    assert game.recalled_keys() == [1, 2, 2, 2]
+    assert seen["flipped_recall"].tolist() == pytest.approx([1 / 7, 2 / 7, 2 / 7, 2 / 7])
+    assert seen["glimpses"][:4].tolist() == [1, 0, 0, 0]  # seat 0 saw picture 0
+    game.glimpsed_group = SEEN  # had its place been followed, memory would name the card
+    assert game.recalled_keys() == [0, 1, 0, 0]
+    game.glimpses = [[], []]  # a reopened window: sight is exact, memory adds nothing
+    assert not observer.observe(game, 0)[layout.offset("flipped_recall") :].any()
+
+
 def test_calls_are_judged_on_the_true_cards() -> None:
     """ "Calls are judged on the true table. A call made on a false glimpse is simply right or
     wrong by the true cards."
