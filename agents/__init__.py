@@ -90,7 +90,13 @@ def make_agent(
         settings = search_settings(kind, argument)
         if "prior" in settings:
             path = settings["prior"]
-            trained = load("ppo", env_name, path=None if path == "ppo" else path, trusted=trusted)
+            trained = load(
+                "ppo",
+                env_name,
+                path=None if path == "ppo" else path,
+                trusted=trusted,
+                rules=rules,
+            )
             settings["prior"] = policy_prior(getattr(trained.model, "policy", trained.model))
         return CompiledSearchAgent(env_name, seed=seed, **settings)
     if name == "ismcts":
@@ -127,7 +133,7 @@ def make_agent(
     if name == "human":
         return HumanAgent()
     if name == "ppo":
-        return load("ppo", env_name, path=argument or None, seed=seed, trusted=trusted)
+        return load("ppo", env_name, path=argument or None, seed=seed, trusted=trusted, rules=rules)
     if name == "rllib":
         if not argument:
             raise ValueError(f"rllib agents name their policy: rllib:PATH; got {kind!r}")
@@ -185,17 +191,21 @@ def load(
     path: str | None = None,
     seed: int | None = None,
     trusted: bool = False,
+    rules: Mapping[str, Any] | None = None,
 ) -> Any:
-    """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap; `path` loads
-    another policy trained on `env_name` (`trusted`: see `snail_envs.agents.ppo.PPOAgent.load`)."""
+    """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap (with the
+    game's `rules`, the one shipped for those rules where there is one, such as noisy-sight
+    Snap's); `path` loads another policy trained on `env_name` (`trusted`: see
+    `snail_envs.agents.ppo.PPOAgent.load`)."""
     if kind != "ppo":
         raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")
     from snail_envs.agents.ppo import CHECKPOINTS, PPOAgent, shipped_checkpoint
 
-    if path is None and not shipped_checkpoint(env_name).is_file():
-        shipped = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
+    shipped = shipped_checkpoint(env_name, rules)
+    if path is None and not shipped.is_file():
+        baselines = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
         raise ValueError(
-            f"no baseline is shipped for {env_name}; baselines: {', '.join(shipped)} "
+            f"no baseline is shipped for {env_name}; baselines: {', '.join(baselines)} "
             "(ppo:PATH loads a policy of yours)"
         )
-    return PPOAgent.load(path or shipped_checkpoint(env_name), env_name, seed=seed, trusted=trusted)
+    return PPOAgent.load(path or shipped, env_name, seed=seed, trusted=trusted)

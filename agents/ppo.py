@@ -18,7 +18,9 @@ loading it runs any code it holds. `PPOAgent.load` opens one only with `trusted=
 
 from __future__ import annotations
 
+import json
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +208,24 @@ class PPOAgent:
     __call__ = act
 
 
-def shipped_checkpoint(env_name: str) -> Path:
-    """The trained baseline policy shipped with the library for `env_name`."""
+def shipped_checkpoint(env_name: str, rules: Mapping[str, Any] | None = None) -> Path:
+    """The trained baseline policy shipped with the library for `env_name`: with the game's
+    rule `rules`, the one trained under the same rules (`ENV-PRESET.pt`, such as
+    `snap_v1-noisy_sight.pt`) where one was, else the game's own (`ENV.pt`)."""
+    if rules:
+        wanted = game_rules(env_name, rules)
+        for path in sorted(CHECKPOINTS.glob(f"{env_name}-*.pt")):
+            trained = json.loads(description_path(path).read_text())["env_options"]
+            if game_rules(env_name, trained) == wanted:
+                return path
     return CHECKPOINTS / f"{env_name}.pt"
+
+
+def game_rules(env_name: str, options: Mapping[str, Any]) -> Any:
+    """The rules an environment made with `options` plays: its game's options object, from the
+    options that are rules (all but `snail_envs.agents.HOST_OPTIONS`)."""
+    import snail_envs
+    from snail_envs.agents import HOST_OPTIONS
+
+    rules = {key: value for key, value in options.items() if key not in HOST_OPTIONS}
+    return snail_envs._module(env_name).SPEC.options_class(**rules)

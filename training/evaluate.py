@@ -551,9 +551,10 @@ def pairing_seed(seed: int, agents: Sequence[str]) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def trained_file(spec: str, env_name: str) -> Path | None:
-    """The file a trained agent plays from (`ppo`: the baseline shipped for the game;
-    `ppo:PATH`, `rllib:PATH`: the `policy.pt` at or in PATH), resolved; None for the others."""
+def trained_file(spec: str, env_name: str, options: dict[str, Any]) -> Path | None:
+    """The file a trained agent plays from (`ppo`: the baseline shipped for the game and its
+    rule `options`; `ppo:PATH`, `rllib:PATH`: the `policy.pt` at or in PATH), resolved; None for
+    the others."""
     kind, _, argument = spec.partition(":")
     if kind not in TRAINED_KINDS:
         return None
@@ -561,7 +562,7 @@ def trained_file(spec: str, env_name: str) -> Path | None:
     from snail_envs.agents.weights import find_weights
 
     if not argument:
-        return shipped_checkpoint(env_name).resolve() if kind == "ppo" else None
+        return shipped_checkpoint(env_name, options).resolve() if kind == "ppo" else None
     return find_weights(argument, POLICY_FILE).resolve()
 
 
@@ -581,7 +582,7 @@ def provenance(
             versions[package] = importlib.metadata.version(package)
     files = {}
     for spec in dict.fromkeys(agents):
-        file = trained_file(spec, env_name)
+        file = trained_file(spec, env_name, options)
         if file is not None:
             files[spec] = {
                 "file": str(file),

@@ -3,11 +3,11 @@
 
 A baseline is shipped from its training run as its small playing form:
 `snail-convert RUN/policy.pt agents/checkpoints/ENV.pt --env ENV --policy-only --overwrite`
-(docs/results.md gives each run's command). The fixture `data/shipped_decisions.npz` holds, for
-each shipped baseline, the first 500 decisions of random games under the rule options it was
-trained with (every seat's, `snail_envs.agents.convert.recorded_observations`) and the action
-the baseline chose at each, so that a change of the loader or the network code that changes its
-play fails the test.
+(`ENV-PRESET.pt` for one trained under a preset; docs/results.md gives each run's command). The
+fixture `data/shipped_decisions.npz` holds, for each shipped baseline (by its file's name), the
+first 500 decisions of random games under the rule options it was trained with (every seat's,
+`snail_envs.agents.convert.recorded_observations`) and the action the baseline chose at each, so
+that a change of the loader or the network code that changes its play fails the test.
 """
 
 from __future__ import annotations
@@ -25,21 +25,22 @@ FIXTURE = Path(__file__).parent / "data" / "shipped_decisions.npz"
 DECISIONS = 500
 
 
-def trained_options(env_name: str) -> dict:
-    """The rule options the shipped baseline of `env_name` was trained with."""
-    return json.loads((CHECKPOINTS / f"{env_name}.json").read_text())["env_options"]
+def trained_options(baseline: str) -> dict:
+    """The rule options the shipped baseline `baseline` (`ENV` or `ENV-PRESET`, the name of its
+    file) was trained with."""
+    return json.loads((CHECKPOINTS / f"{baseline}.json").read_text())["env_options"]
 
 
 def record() -> dict[str, np.ndarray]:
     arrays = {}
     for path in sorted(CHECKPOINTS.glob("*.pt")):
-        env_name = path.stem
-        options = trained_options(env_name)
+        baseline, env_name = path.stem, path.stem.partition("-")[0]
+        options = trained_options(baseline)
         observations, masks = recorded_observations(env_name, options, DECISIONS)
         agent = make_agent("ppo", env_name, options=options)
-        arrays[f"{env_name}/observations"] = observations
-        arrays[f"{env_name}/action_masks"] = masks
-        arrays[f"{env_name}/actions"] = np.array(
+        arrays[f"{baseline}/observations"] = observations
+        arrays[f"{baseline}/action_masks"] = masks
+        arrays[f"{baseline}/actions"] = np.array(
             [agent.act(seen, mask) for seen, mask in zip(observations, masks, strict=True)]
         )
     return arrays

@@ -24,7 +24,14 @@ from tests.agents.record_shipped_decisions import trained_options
 
 torch.set_num_threads(1)
 DATA = Path(__file__).parent / "data"
-SHIPPED = ("snap_v1", "snail_sprint_v0", "pedzace_slimaki_v0", "snailed_it_v0")
+SHIPPED = (
+    "snap_v1",
+    "snap_v1-noisy_sight",
+    "snail_sprint_v0",
+    "pedzace_slimaki_v0",
+    "snailed_it_v0",
+)
+"""The shipped baselines: `ENV` for a game's own, `ENV-PRESET` for one trained under a preset."""
 
 
 class Payload:
@@ -188,9 +195,11 @@ def test_a_weights_only_policy_converts_to_its_small_playing_form_without_trust(
 # ----------------------------------------------------------------- the shipped baselines
 
 
-@pytest.mark.parametrize("env_name", SHIPPED)
-def test_the_shipped_baselines_are_weights_only_and_small(env_name: str) -> None:
-    weights = shipped_checkpoint(env_name)
+@pytest.mark.parametrize("baseline", SHIPPED)
+def test_the_shipped_baselines_are_weights_only_and_small(baseline: str) -> None:
+    env_name = baseline.partition("-")[0]
+    weights = shipped_checkpoint(env_name, trained_options(baseline))
+    assert weights.stem == baseline, "the game's rules choose the baseline trained under them"
     description = json.loads(weights.with_suffix(".json").read_text())
     assert description["format"] == FORMAT and description["env"] == env_name
     assert not description["value_network"]
@@ -204,16 +213,30 @@ def test_only_weights_only_policies_are_shipped() -> None:
     assert sorted(path.stem for path in CHECKPOINTS.glob("*.json")) == sorted(SHIPPED)
 
 
-@pytest.mark.parametrize("env_name", SHIPPED)
-def test_the_shipped_baselines_choose_as_when_they_were_shipped(env_name: str) -> None:
+@pytest.mark.parametrize("baseline", SHIPPED)
+def test_the_shipped_baselines_choose_as_when_they_were_shipped(baseline: str) -> None:
     """Decisions of random games, and the actions the baseline chose for them when it was
     shipped (`record_shipped_decisions.py`)."""
     recorded = np.load(DATA / "shipped_decisions.npz")
-    agent = make_agent("ppo", env_name, options=trained_options(env_name))
-    observations = recorded[f"{env_name}/observations"]
-    masks = recorded[f"{env_name}/action_masks"]
+    agent = make_agent("ppo", baseline.partition("-")[0], options=trained_options(baseline))
+    observations = recorded[f"{baseline}/observations"]
+    masks = recorded[f"{baseline}/action_masks"]
     chosen = [agent.act(seen, mask) for seen, mask in zip(observations, masks, strict=True)]
-    assert chosen == recorded[f"{env_name}/actions"].tolist()
+    assert chosen == recorded[f"{baseline}/actions"].tolist()
+
+
+def test_the_game_s_rules_choose_its_shipped_baseline() -> None:
+    """`ppo` plays the baseline trained under the table's rules where one is shipped (reward
+    and the other host options aside), else the game's own."""
+    noisy = {**trained_options("snap_v1-noisy_sight"), "reward": "winlose"}
+    assert shipped_checkpoint("snap_v1", noisy).stem == "snap_v1-noisy_sight"
+    listed = {**noisy, "glimpse_error": tuple(noisy["glimpse_error"])}
+    assert shipped_checkpoint("snap_v1", listed).stem == "snap_v1-noisy_sight"
+    assert shipped_checkpoint("snap_v1", {**noisy, "num_players": 3}).stem == "snap_v1"
+    assert shipped_checkpoint("snap_v1").stem == "snap_v1"
+    agent = make_agent("ppo", "snap_v1", options=noisy)
+    size = json.loads((CHECKPOINTS / "snap_v1-noisy_sight.json").read_text())["observation_size"]
+    assert agent.model.observation_space.shape == (size,)
 
 
 def test_a_game_without_a_shipped_baseline_is_named() -> None:
