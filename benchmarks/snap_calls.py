@@ -1,0 +1,79 @@
+"""How two Snap agents call against each other: right and wrong calls, and the pools they win.
+
+    python benchmarks/snap_calls.py                              # ppo against the heuristic
+    python benchmarks/snap_calls.py --agents heuristic heuristic --preset equal_reflexes
+
+Two agents play `--games` games of the parallel environment under a preset of `configs/snap/`
+(default `noisy_sight`), seats alternating from game to game. Every call is counted by who made
+it, whether it was right, and whether the caller's pile held one card, several or none (a wrong
+call sends the pile to the pool; with none it moves nothing but still ends the window), and
+every pool won with `snap_pool` by its cards. Per game, so that agents can be compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from snail_envs import snap_v1
+from snail_envs.agents import make_agent
+from snail_envs.snap.rules import SNAP_POOL
+
+PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
+
+
+def seat_of(agent: str) -> int:
+    return int(agent.rpartition("_")[2])
+
+
+def pile_kind(cards: int) -> str:
+    return "no pile" if cards == 0 else "one card" if cards == 1 else "a pile"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agents", nargs=2, default=["ppo", "heuristic"])
+    parser.add_argument("--preset", default="noisy_sight")
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    options = yaml.safe_load((PRESETS / f"{args.preset}.yaml").read_text())
+    agents = [make_agent(spec, "snap_v1", seed=0, options=options) for spec in args.agents]
+    calls: list[Counter] = [Counter(), Counter()]
+    pool_cards = [0, 0]
+    for game in range(args.games):
+        env = snap_v1.parallel_env(**options)
+        observations, _ = env.reset(seed=args.seed + game)
+        player = {f"player_{(game + i) % 2}": i for i in range(2)}
+        while env.agents:
+            table = env.unwrapped.game
+            actions = {
+                agent: agents[player[agent]].act(
+                    observations[agent]["observation"], observations[agent]["action_mask"]
+                )
+                for agent in env.agents
+            }
+            piles = {agent: len(table.piles[seat_of(agent)]) for agent in actions}
+            pooled = sum(len(pool) for pool in table.pools)
+            observations, *_ = env.step(actions)
+            for agent, action in actions.items():
+                if not action:
+                    continue
+                who, right = player[agent], table.last_correct[seat_of(agent)]
+                calls[who]["right" if right else f"wrong, {pile_kind(piles[agent])}"] += 1
+                if right and action == SNAP_POOL:
+                    pool_cards[who] += pooled
+    print(f"{args.games} games of snap_v1 under {args.preset}.yaml, seats alternating; per game:")
+    kinds = ["right", "wrong, no pile", "wrong, one card", "wrong, a pile"]
+    print(f"| agent | {' | '.join(f'calls {kind}' for kind in kinds)} | pool cards won |")
+    print(f"|---|{'---:|' * (len(kinds) + 1)}")
+    for who, spec in enumerate(args.agents):
+        counts = " | ".join(f"{calls[who][kind] / args.games:.1f}" for kind in kinds)
+        print(f"| {spec} | {counts} | {pool_cards[who] / args.games:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
