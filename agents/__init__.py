@@ -32,6 +32,7 @@ Trained policies load weights only: a file never runs code, whoever made it
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from snail_envs.agents.base import Agent, PlanningAgent, RandomAgent, choose_action
@@ -201,11 +202,12 @@ def load(
         raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")
     from snail_envs.agents.ppo import CHECKPOINTS, PPOAgent, shipped_checkpoint
 
-    shipped = shipped_checkpoint(env_name, rules)
-    if path is None and not shipped.is_file():
-        baselines = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
-        raise ValueError(
-            f"no baseline is shipped for {env_name}; baselines: {', '.join(baselines)} "
-            "(ppo:PATH loads a policy of yours)"
-        )
-    return PPOAgent.load(path or shipped, env_name, seed=seed, trusted=trusted)
+    if path is None:
+        path = str(shipped_checkpoint(env_name, rules))
+        if not Path(path).is_file():
+            baselines = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
+            raise ValueError(
+                f"no baseline is shipped for {env_name}; baselines: {', '.join(baselines)} "
+                "(ppo:PATH loads a policy of yours)"
+            )
+    return PPOAgent.load(path, env_name, seed=seed, trusted=trusted)
