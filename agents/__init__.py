@@ -32,7 +32,6 @@ Trained policies load weights only: a file never runs code, whoever made it
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from snail_envs.agents.base import Agent, PlanningAgent, RandomAgent, choose_action
@@ -65,6 +64,11 @@ HOST_OPTIONS = ("reward", "illegal_action", "render_mode")
 """Environment options that are not rules of the game (agents need not know them)."""
 
 
+def rule_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule options among an environment's keywords: all but `HOST_OPTIONS`."""
+    return {key: value for key, value in options.items() if key not in HOST_OPTIONS}
+
+
 def make_agent(
     kind: str,
     env_name: str,
@@ -76,7 +80,7 @@ def make_agent(
     environment's keywords; its rule options, all but `HOST_OPTIONS`, are what a heuristic is
     built for). `trusted`: `ppo:PATH` may also be a Stable-Baselines3 archive, whose loading
     runs any code pickled in it."""
-    rules = {key: value for key, value in (options or {}).items() if key not in HOST_OPTIONS}
+    rules = rule_options(options or {})
     name, _, argument = kind.partition(":")
     if name == "random":
         return RandomAgent(seed)
@@ -202,12 +206,13 @@ def load(
         raise ValueError(f"trained agents are of kind 'ppo'; got {kind!r}")
     from snail_envs.agents.ppo import CHECKPOINTS, PPOAgent, shipped_checkpoint
 
-    if path is None:
-        path = str(shipped_checkpoint(env_name, rules))
-        if not Path(path).is_file():
-            baselines = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
-            raise ValueError(
-                f"no baseline is shipped for {env_name}; baselines: {', '.join(baselines)} "
-                "(ppo:PATH loads a policy of yours)"
-            )
-    return PPOAgent.load(path, env_name, seed=seed, trusted=trusted)
+    if path is not None:
+        return PPOAgent.load(path, env_name, seed=seed, trusted=trusted)
+    shipped = shipped_checkpoint(env_name, rules)
+    if not shipped.is_file():
+        baselines = sorted(file.stem for file in CHECKPOINTS.glob("*.pt"))
+        raise ValueError(
+            f"no baseline is shipped for {env_name}; baselines: {', '.join(baselines)} "
+            "(ppo:PATH loads a policy of yours)"
+        )
+    return PPOAgent.load(shipped, env_name, seed=seed, trusted=trusted)

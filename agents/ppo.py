@@ -223,9 +223,8 @@ def shipped_checkpoint(env_name: str, rules: Mapping[str, Any] | None = None) ->
 
 def game_rules(env_name: str, options: Mapping[str, Any]) -> Any:
     """The rules an environment made with `options` plays: its game's options object, from the
-    options that are rules (all but `snail_envs.agents.HOST_OPTIONS`)."""
+    options that are rules (`snail_envs.agents.rule_options`)."""
     import snail_envs
-    from snail_envs.agents import HOST_OPTIONS
+    from snail_envs.agents import rule_options
 
-    rules = {key: value for key, value in options.items() if key not in HOST_OPTIONS}
-    return snail_envs._module(env_name).SPEC.options_class(**rules)
+    return snail_envs._module(env_name).SPEC.options_class(**rule_options(options))

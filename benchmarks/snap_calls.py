@@ -25,10 +25,6 @@ from snail_envs.snap.rules import SNAP_POOL
 PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
 
 
-def seat_of(agent: str) -> int:
-    return int(agent.rpartition("_")[2])
-
-
 def pile_kind(cards: int) -> str:
     return "no pile" if cards == 0 else "one card" if cards == 1 else "a pile"
 
@@ -56,13 +52,14 @@ def main() -> None:
                 )
                 for agent in env.agents
             }
-            piles = {agent: len(table.piles[seat_of(agent)]) for agent in actions}
+            seats = {agent: env.possible_agents.index(agent) for agent in actions}
+            piles = {agent: len(table.piles[seats[agent]]) for agent in actions}
             pooled = sum(len(pool) for pool in table.pools)
             observations, *_ = env.step(actions)
             for agent, action in actions.items():
                 if not action:
                     continue
-                who, right = player[agent], table.last_correct[seat_of(agent)]
+                who, right = player[agent], table.last_correct[seats[agent]]
                 calls[who]["right" if right else f"wrong, {pile_kind(piles[agent])}"] += 1
                 if right and action == SNAP_POOL:
                     pool_cards[who] += pooled
