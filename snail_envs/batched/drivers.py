@@ -30,17 +30,17 @@ A game whose rewards come from each seat's points, its seats never going out, ma
 `take_stock` and `pay` (`pay_points`). A game whose heuristic player is `heuristic_action(g,
 rules, seat)` may leave out `opponent_action`.
 
-A turn-based game (`SPEC.info.simultaneous` false: one acting slot, the seat `g.turn`) defines
-`update_observation(g, rules, seat, out)` too: bring the acting view last written in `out` up to
-date, as `seat` sees the game now. It may keep a note in the record of what that view shows, so
-as to rewrite only what has changed since: the game then defines `forget_views(g)`, which drops
-the note where the acting view is no longer the one it wrote (a new game, a game loaded or
-redrawn into the record); `write_observation` leaves the note alone (it writes views into other
-arrays too). A game whose seats act together in ticks (one acting slot per seat) defines
-`is_acting(g, rules, seat)`. A game may define `is_out(g, rules, seat)` (the seat has gone out
-of the game and acts no more: it ends the learner's episode) and `pays_each_tick(rules)` (pay
-the learner tick by tick, not once a decision); by default no seat goes out, and the learner is
-paid once a decision.
+A game whose seats act together in ticks (one acting slot per seat, `SPEC.info.simultaneous`)
+defines `is_acting(g, rules, seat)`; in a turn-based game the one acting slot is the seat
+`g.turn`'s. A game may define `update_observation(g, rules, seat, out)`: bring `seat`'s view
+last written in its acting slot `out` up to date, as `seat` sees the game now (by default it is
+written whole). It may keep a note in the record of what that view shows, so as to rewrite only
+what has changed since: the game then defines `forget_views(g)`, which drops the notes where the
+acting views are no longer the ones it wrote (a new game, a game loaded or redrawn into the
+record); `write_observation` leaves the notes alone (it writes views into other arrays too). A
+game may define `is_out(g, rules, seat)` (the seat has gone out of the game and acts no more:
+it ends the learner's episode) and `pays_each_tick(rules)` (pay the learner tick by tick, not
+once a decision); by default no seat goes out, and the learner is paid once a decision.
 
 One learner seat per game (the protocol of `BatchedVecEnv`, whose arrays the learner kernels
 write, `LEARNER_VIEWS`): each episode the learner's seat and every other seat's player are drawn
@@ -114,6 +114,11 @@ def no_views_noted(g) -> None:
     """A game whose `update_observation` keeps no note of the views it wrote."""
 
 
+def write_whole(g, rules, seat: int, out: np.ndarray) -> None:
+    """`update_observation` of a game that keeps no note of its views: the view written whole."""
+    game.write_observation(g, rules, seat, out)
+
+
 @njit(cache=True)
 def seat_to_play_acts(g, rules, seat: int) -> bool:
     """In a turn-based game the seat to play acts, alone (asked only of a game going on)."""
@@ -143,27 +148,31 @@ def opponent_action(g, rules, seat: int, kind: int) -> int:
 
 
 def write_turn(g, rules, observations, masks, seats, new_game: bool) -> None:
-    """A turn-based game's one acting slot: the seat to play, its view (rewritten from its
-    previous view of the same game unless `new_game`) and its legal actions."""
+    """A turn-based game's one acting slot: the seat to play, its view (brought up to date from
+    its previous view of the same game unless `new_game`) and its legal actions."""
     turn = np.int64(g.turn)  # one compiled version of the hooks, for seats of every integer type
     seats[0] = turn
     if new_game:
         game.forget_views(g)
-        game.write_observation(g, rules, turn, observations[0])
-    else:
-        game.update_observation(g, rules, turn, observations[0])
+    game.update_observation(g, rules, turn, observations[0])
     game.write_mask(g, rules, turn, masks[0])
 
 
 def write_window(g, rules, observations, masks, seats, new_game: bool) -> None:
-    """One slot per seat: every acting seat's view and legal actions in its slot; the other
-    slots' seats are −1 and their masks all zero (their views are left as they were)."""
+    """One slot per seat: every acting seat's view (brought up to date from its previous view
+    of the same game unless `new_game`) and legal actions in its slot; the other slots' seats
+    are −1 and their masks all zero (zeroed when the slot stops acting; their views are left as
+    they were)."""
+    if new_game:
+        game.forget_views(g)
     for seat in range(rules.num_players):
-        game.write_mask(g, rules, seat, masks[seat])
         if game.is_acting(g, rules, seat):
+            game.update_observation(g, rules, seat, observations[seat])
+            game.write_mask(g, rules, seat, masks[seat])
             seats[seat] = seat
-            game.write_observation(g, rules, seat, observations[seat])
         else:
+            if new_game or seats[seat] != NONE:
+                masks[seat].fill(0)
             seats[seat] = NONE
 
 
@@ -500,6 +509,7 @@ def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values
 
 
 INLINED = (
+    write_whole,
     take_points,
     pay_changes,
     write_turn,
@@ -541,6 +551,7 @@ STAND_INS = {
     "pays_each_tick": ("pays_once_a_decision", ()),
     "round_of": ("no_rounds", ()),
     "forget_views": ("no_views_noted", ()),
+    "update_observation": ("write_whole", ()),
 }
 """What stands in for each hook a game module may leave out, and the hooks it needs then."""
 
@@ -557,7 +568,7 @@ def compile_drivers(module: ModuleType) -> Kernels:
         inline: Literal["always", "never"] = "always" if template in INLINED else "never"
         namespace[template.__name__] = njit(cache=True, inline=inline)(function)
     turn_based = not module.SPEC.info.simultaneous
-    needed = [*HOOKS, "update_observation" if turn_based else "is_acting"]
+    needed = [*HOOKS] if turn_based else [*HOOKS, "is_acting"]
     for hook, (stand_in, needs) in STAND_INS.items():
         if hasattr(module, hook):
             needed.append(hook)

@@ -2,11 +2,15 @@
 
 A game with a simultaneous phase: in a toss window every seat but the one to play acts at once,
 so the batch has one acting slot per seat (slot k for seat k, `seats[i, k]` = k while seat k acts,
-−1 otherwise). Each game is one record of `GAME`: hands as one flag per card, the penalty pile
-(bottom first) and the tossed pile (in the order tossed, which a refill shuffles), the rows' top
-cards, totals and the turn. Every rule function below has the name and the behaviour of its
-counterpart in the reference engine; observations are written exactly as `SnailedItObserver`
-writes them. Every rule option is supported.
+−1 otherwise). Each game is one record of `GAME`: hands and the other sets of cards as bit sets
+(`CARD_WORDS` words), the penalty pile (bottom first) and the tossed pile (in the order tossed,
+which a refill shuffles), the rows' top cards, totals and the turn. Every rule function below has
+the name and the behaviour of its counterpart in the reference engine; observations are written
+exactly as `SnailedItObserver` writes them. Every rule option is supported.
+
+A seat's view in its acting slot is brought up to date rather than written again
+(`update_observation`): the record notes, for each seat, the cards and row tops that view shows,
+and only the marks that changed since are moved; the counts and seats are rewritten.
 
 The in-kernel players are "random" and "heuristic":
 `snail_envs.agents.heuristics.snailed_it.choose`, the strategy of `SnailedItHeuristic` (with its
@@ -22,9 +26,12 @@ a seat's possible actions.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable
+from typing import cast
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snailed_it as strategy
@@ -63,20 +70,27 @@ LOWEST_WINS = True
 LOOKAHEAD_NUMERATOR = strategy.DEFAULT_LOOKAHEAD.numerator
 LOOKAHEAD_DENOMINATOR = strategy.DEFAULT_LOOKAHEAD.denominator
 OBSERVATION_SIZE = OBSERVATION.size
+lowest_bit = cast(Callable[[int], int], trailing_zeros)
+"""The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
+WORD_CARDS = 2 * NUM_VALUES
+CARD_WORDS = NUM_CARDS // WORD_CARDS
+"""A set of cards is `CARD_WORDS` int64 words: card c is bit c % `WORD_CARDS` of word
+c // `WORD_CARDS` (two colours a word, so the cards fitting a gap lie in one word)."""
 for helper in strategy.HELPERS:
     register_jitable(helper)
 
 GAME = game_record(
     [
-        ("hand", np.uint8, (MAX_PLAYERS, NUM_CARDS)),
+        ("hand", np.int64, (MAX_PLAYERS, CARD_WORDS)),
         ("hand_size", np.int64, MAX_PLAYERS),
         ("penalty", np.int8, NUM_CARDS),
         ("penalty_size", np.int64),
         ("tossed", np.int8, NUM_CARDS),
         ("tossed_size", np.int64),
+        ("tossed_cards", np.int64, CARD_WORDS),
         ("card_lot", np.int16, NUM_CARDS),  # a lot a draw at most: < 72 turns × 17 a round
         ("lots", np.int64),
-        ("played", np.uint8, NUM_CARDS),
+        ("played", np.int64, CARD_WORDS),
         ("top", np.int8, (NUM_COLOURS, 2)),
         ("totals", np.int64, MAX_PLAYERS),
         ("rounds_played", np.int64),
@@ -88,15 +102,22 @@ GAME = game_record(
         ("fit_low", np.int64),
         ("fit_high", np.int64),
         ("finished", np.uint8),
+        ("shown_hand", np.int64, (MAX_PLAYERS, CARD_WORDS)),
+        ("shown_played", np.int64, (MAX_PLAYERS, CARD_WORDS)),
+        ("shown_tossed", np.int64, (MAX_PLAYERS, CARD_WORDS)),
+        ("shown_top", np.int8, (MAX_PLAYERS, NUM_COLOURS, 2)),
+        ("view_noted", np.uint8, MAX_PLAYERS),
     ]
 )
-"""One game: which cards each seat holds, and how many; the penalty pile (its top is
-`penalty[penalty_size − 1]`) and the tossed pile; each card's lot, where it may be (lot 0 was
-dealt at the start of the round, lot k is the tossed pile shuffled into the round's k-th new
-penalty pile), and how many lots the round has made; the cards played this round; the card on
-top of each row's left and right pile; the totals; the seat to play and the round's starter; the
-phase, the previous colour (−1 on a round's first turn) and, in a toss window, the fitting cards
-`fit_low`–`fit_high`."""
+"""One game: which cards each seat holds (a set of cards), and how many; the penalty pile (its
+top is `penalty[penalty_size − 1]`) and the tossed pile (in order, and as a set); each card's
+lot, where it may be (lot 0 was dealt at the start of the round, lot k is the tossed pile
+shuffled into the round's k-th new penalty pile), and how many lots the round has made; the
+cards played this round (a set); the card on top of each row's left and right pile; the totals;
+the seat to play and the round's starter; the phase, the previous colour (−1 on a round's first
+turn) and, in a toss window, the fitting cards `fit_low`–`fit_high`. Then, for each seat whose
+`view_noted` is set, what its view in its acting slot shows: the hand, the cards played and
+tossed, and the rows' tops."""
 
 PIECES = observer_pieces(SPEC, first="hand")
 """Where each piece of an observation or of the state starts (`hand`: the seat's own hand, or
@@ -115,6 +136,61 @@ def rules_dtype() -> np.dtype:
             ("max_turns", np.int64),  # −1: no limit
         ],
     )
+
+
+# --------------------------------------------------------------------------- sets of cards
+
+
+@njit(cache=True)
+def add_card(cards: np.ndarray, card: int) -> None:
+    cards[card // WORD_CARDS] |= np.int64(1) << card % WORD_CARDS
+
+
+@njit(cache=True)
+def remove_card(cards: np.ndarray, card: int) -> None:
+    cards[card // WORD_CARDS] &= ~(np.int64(1) << card % WORD_CARDS)
+
+
+@njit(cache=True)
+def holds(cards: np.ndarray, card: int) -> bool:
+    return cards[card // WORD_CARDS] >> card % WORD_CARDS & 1 == 1
+
+
+@njit(cache=True)
+def next_card(cards: np.ndarray, card: int) -> int:
+    """The lowest card of the set `cards` from `card` on; `NUM_CARDS` if there is none."""
+    word = card // WORD_CARDS
+    if word >= CARD_WORDS:
+        return NUM_CARDS
+    bits = cards[word] >> card % WORD_CARDS << card % WORD_CARDS
+    while not bits:
+        word += 1
+        if word == CARD_WORDS:
+            return NUM_CARDS
+        bits = cards[word]
+    return WORD_CARDS * word + lowest_bit(bits)
+
+
+@njit(cache=True)
+def mark_cards(out: np.ndarray, start: int, cards: np.ndarray) -> None:
+    """A 1 at `out[start + c]` for each card c of the set `cards` (other entries left alone)."""
+    card = next_card(cards, 0)
+    while card < NUM_CARDS:
+        out[start + card] = 1
+        card = next_card(cards, card + 1)
+
+
+@njit(cache=True)
+def remark_cards(out: np.ndarray, start: int, shown: np.ndarray, cards: np.ndarray) -> None:
+    """The marks from `out[start]` of a view showing the set `shown` changed to show `cards`,
+    only where the two differ, and `shown` brought up to date."""
+    for word in range(CARD_WORDS):
+        changed = shown[word] ^ cards[word]
+        while changed:
+            bit = lowest_bit(changed)
+            out[start + WORD_CARDS * word + bit] = cards[word] >> bit & 1
+            changed &= changed - 1
+        shown[word] = cards[word]
 
 
 # --------------------------------------------------------------------------- the rules
@@ -166,12 +242,13 @@ def start_round(g, rules) -> None:
     for dealt in range(rules.hand_size * rules.num_players):
         remaining -= 1
         seat = (g.starter + dealt) % rules.num_players
-        g.hand[seat, deck[remaining]] = 1
+        add_card(g.hand[seat], deck[remaining])
         g.hand_size[seat] += 1
     for k in range(remaining):
         g.penalty[k] = deck[k]
     g.penalty_size = remaining
     g.tossed_size = 0
+    g.tossed_cards[:] = 0
     g.card_lot[:] = 0
     g.lots = 1
     g.turn = g.starter
@@ -192,6 +269,7 @@ def refill_penalty_pile(g) -> None:
         g.penalty[k] = g.tossed[order[k]]
     g.penalty_size = g.tossed_size
     g.tossed_size = 0
+    g.tossed_cards[:] = 0
 
 
 @njit(cache=True)
@@ -204,18 +282,18 @@ def draw(g, seat: int, count: int) -> None:
                 return
             refill_penalty_pile(g)
         g.penalty_size -= 1
-        g.hand[seat, g.penalty[g.penalty_size]] = 1
+        add_card(g.hand[seat], g.penalty[g.penalty_size])
         g.hand_size[seat] += 1
 
 
 @njit(cache=True)
 def play(g, rules, seat: int, card: int, side: int) -> None:
     """Play `card` on `side` of its row; draw for a repeated colour; open the gap's window."""
-    g.hand[seat, card] = 0
+    remove_card(g.hand[seat], card)
     g.hand_size[seat] -= 1
     colour = card // NUM_VALUES
     g.top[colour, side] = card
-    g.played[card] = 1
+    add_card(g.played, card)
     g.turns_played += 1
     if colour == g.previous_colour:
         draw(g, seat, 1)
@@ -240,10 +318,11 @@ def toss_tick(g, rules, actions: np.ndarray) -> None:
         if actions[seat] == PASS:
             continue
         card = actions[seat] - TOSS
-        g.hand[seat, card] = 0
+        remove_card(g.hand[seat], card)
         g.hand_size[seat] -= 1
         g.tossed[g.tossed_size] = card
         g.tossed_size += 1
+        add_card(g.tossed_cards, card)
         tossed += 1
     if tossed:
         draw(g, g.turn, tossed)
@@ -265,9 +344,10 @@ def end_turn(g, rules) -> None:
 @njit(cache=True)
 def hand_points(g, rules, seat: int) -> int:
     points = 0
-    for card in range(NUM_CARDS):
-        if g.hand[seat, card]:
-            points += rules.card_points[card]
+    card = next_card(g.hand[seat], 0)
+    while card < NUM_CARDS:
+        points += rules.card_points[card]
+        card = next_card(g.hand[seat], card + 1)
     return points
 
 
@@ -320,24 +400,25 @@ def points(g) -> np.ndarray:
 @njit(cache=True)
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random legal action of an acting seat."""
+    hand = g.hand[seat]
     if g.phase == PLAY:
         chosen = agent_pick(g, 2 * g.hand_size[seat])
-        for card in range(NUM_CARDS):
-            if g.hand[seat, card]:
-                if chosen < 2:
-                    return 2 * card + chosen
-                chosen -= 2
-        return NONE
+        card = next_card(hand, 0)
+        for _ in range(chosen // 2):
+            card = next_card(hand, card + 1)
+        return 2 * card + chosen % 2
     fitting = 0
-    for card in range(g.fit_low, g.fit_high + 1):
-        fitting += g.hand[seat, card]
+    card = next_card(hand, g.fit_low)
+    while card <= g.fit_high:
+        fitting += 1
+        card = next_card(hand, card + 1)
     chosen = agent_pick(g, fitting + 1)
-    for card in range(g.fit_low, g.fit_high + 1):
-        if g.hand[seat, card]:
-            if chosen == 0:
-                return TOSS + card
-            chosen -= 1
-    return PASS
+    if chosen == fitting:
+        return PASS
+    card = next_card(hand, g.fit_low)
+    for _ in range(chosen):
+        card = next_card(hand, card + 1)
+    return TOSS + card
 
 
 heuristic_choice = njit(cache=True)(strategy.choose)
@@ -366,32 +447,42 @@ def heuristic_action(g, rules, seat: int) -> int:
 
 
 @njit(cache=True)
+def top_mark(at, colour: int, side: int, card: int) -> int:
+    """Where a view marks `card` on top of `side` of row `colour`."""
+    return at.row_tops + 2 * NUM_VALUES * colour + NUM_VALUES * side + VALUES[card] - 1
+
+
+@njit(cache=True)
 def write_table(g, rules, at, out: np.ndarray) -> None:
-    """The public table: rows, piles, the previous colour, the phase, counts, players."""
+    """The public table: rows, cards played and tossed, then the counts (`write_counts`)."""
     for colour in range(NUM_COLOURS):
-        row = at.row_tops + 2 * NUM_VALUES * colour - 1
-        out[row + VALUES[g.top[colour, 0]]] = 1
-        out[row + NUM_VALUES + VALUES[g.top[colour, 1]]] = 1
-    for card in range(NUM_CARDS):
-        if g.played[card]:
-            out[at.played_cards + card] = 1
-    for k in range(g.tossed_size):
-        out[at.tossed_pile + g.tossed[k]] = 1
-    if g.previous_colour != NONE:
-        out[at.previous_colour + g.previous_colour] = 1
+        for side in range(2):
+            out[top_mark(at, colour, side, g.top[colour, side])] = 1
+    mark_cards(out, at.played_cards, g.played)
+    mark_cards(out, at.tossed_pile, g.tossed_cards)
+    out[at.num_players + rules.num_players - MIN_PLAYERS] = 1
+    write_counts(g, rules, at, out)
+
+
+@njit(cache=True)
+def write_counts(g, rules, at, out: np.ndarray) -> None:
+    """The previous colour, the phase, the piles' sizes and the rounds played, every entry."""
+    for colour in range(NUM_COLOURS):
+        out[at.previous_colour + colour] = colour == g.previous_colour
     out[at.toss_window] = g.phase == TOSS_WINDOW
     out[at.penalty_pile_size] = g.penalty_size / CARD_SCALE
     out[at.tossed_pile_size] = g.tossed_size / CARD_SCALE
     out[at.rounds_played] = g.rounds_played / rules.max_rounds
-    out[at.num_players + rules.num_players - MIN_PLAYERS] = 1
 
 
 @njit(cache=True)
 def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
-    """The seat to play, hand sizes and totals, relative to `seat` (0: absolute)."""
+    """The seat to play, hand sizes and totals, relative to `seat` (0: absolute), every entry
+    of the seats at the table."""
     n = rules.num_players
-    out[at.turn + (g.turn - seat) % n] = 1
+    turn = (g.turn - seat) % n
     for position in range(n):
+        out[at.turn + position] = position == turn
         other = (seat + position) % n
         out[at.hand_sizes + position] = g.hand_size[other] / CARD_SCALE
         out[at.totals + position] = min(g.totals[other] / rules.target, 1.0)
@@ -402,11 +493,46 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its hand and the table, seats relative to it."""
     at = rules.observation
     out.fill(0)
-    for card in range(NUM_CARDS):
-        if g.hand[seat, card]:
-            out[at.hand + card] = 1
+    mark_cards(out, at.hand, g.hand[seat])
     write_table(g, rules, at, out)
     write_seats(g, rules, at, out, seat)
+
+
+@njit(cache=True)
+def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
+    """Bring `out`, the view `seat` was last shown in its acting slot, up to date: the marks of
+    its hand, of the cards played and tossed and of the rows' tops moved only where they differ
+    from the note of that view (`g.shown_*[seat]`), the counts and the seats rewritten; the view
+    written whole where there is no note of it (`forget_views`)."""
+    at = rules.observation
+    if not g.view_noted[seat]:
+        out.fill(0)
+        out[at.num_players + rules.num_players - MIN_PLAYERS] = 1
+        g.shown_hand[seat, :] = 0
+        g.shown_played[seat, :] = 0
+        g.shown_tossed[seat, :] = 0
+        g.shown_top[seat, :, :] = NONE
+        g.view_noted[seat] = 1
+    remark_cards(out, at.hand, g.shown_hand[seat], g.hand[seat])
+    remark_cards(out, at.played_cards, g.shown_played[seat], g.played)
+    remark_cards(out, at.tossed_pile, g.shown_tossed[seat], g.tossed_cards)
+    shown_top = g.shown_top[seat]
+    for colour in range(NUM_COLOURS):
+        for side in range(2):
+            card = g.top[colour, side]
+            if shown_top[colour, side] != card:
+                if shown_top[colour, side] != NONE:
+                    out[top_mark(at, colour, side, shown_top[colour, side])] = 0
+                out[top_mark(at, colour, side, card)] = 1
+                shown_top[colour, side] = card
+    write_counts(g, rules, at, out)
+    write_seats(g, rules, at, out, seat)
+
+
+@njit(cache=True)
+def forget_views(g) -> None:
+    """No seat's acting view is the one `update_observation` last wrote (a new game)."""
+    g.view_noted[:] = 0
 
 
 @njit(cache=True)
@@ -414,9 +540,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
     at = rules.state
     out.fill(0)
     for seat in range(rules.num_players):
-        for card in range(NUM_CARDS):
-            if g.hand[seat, card]:
-                out[at.hand + NUM_CARDS * seat + card] = 1
+        mark_cards(out, at.hand + NUM_CARDS * seat, g.hand[seat])
     for k in range(g.penalty_size):
         depth = g.penalty_size - 1 - k
         out[at.penalty_pile + g.penalty[k]] = 1 - depth / CARD_SCALE
@@ -431,12 +555,17 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     mask.fill(0)
     if not is_acting(g, rules, seat):
         return
+    hand = g.hand[seat]
     if g.phase == PLAY:
-        for card in range(NUM_CARDS):
-            mask[2 * card] = mask[2 * card + 1] = g.hand[seat, card]
+        card = next_card(hand, 0)
+        while card < NUM_CARDS:
+            mask[2 * card] = mask[2 * card + 1] = 1
+            card = next_card(hand, card + 1)
         return
-    for card in range(g.fit_low, g.fit_high + 1):
-        mask[TOSS + card] = g.hand[seat, card]
+    card = next_card(hand, g.fit_low)
+    while card <= g.fit_high:
+        mask[TOSS + card] = 1
+        card = next_card(hand, card + 1)
     mask[PASS] = 1
 
 
@@ -462,10 +591,8 @@ def unseen_by_lot(g, seat: int) -> np.ndarray:
     """The cards `seat` cannot see (those of the other hands and of the penalty pile: neither in
     its hand, nor on the rows, nor on the tossed pile), lot by lot in lot order, each lot's cards
     in card order."""
-    seen = g.hand[seat] | g.played
-    for k in range(g.tossed_size):
-        seen[g.tossed[k]] = 1
-    keys = [NUM_CARDS * g.card_lot[card] + card for card in range(NUM_CARDS) if not seen[card]]
+    seen = g.hand[seat] | g.played | g.tossed_cards
+    keys = [NUM_CARDS * g.card_lot[c] + c for c in range(NUM_CARDS) if not holds(seen, c)]
     return np.sort(np.array(keys, np.int64)) % NUM_CARDS
 
 
@@ -505,14 +632,15 @@ def redraw_hidden(g, rules, seat: int) -> None:
     for k in range(1, rules.num_players):
         other = (seat + k) % rules.num_players
         held = np.zeros(lots, np.int64)
-        for card in range(NUM_CARDS):
-            if g.hand[other, card]:
-                held[lot_index[card]] += 1
+        card = next_card(g.hand[other], 0)
+        while card < NUM_CARDS:
+            held[lot_index[card]] += 1
+            card = next_card(g.hand[other], card + 1)
         g.hand[other, :] = 0
         for lot in range(lots):
             for _ in range(held[lot]):
                 undealt_end[lot] -= 1
-                g.hand[other, cards[undealt_end[lot]]] = 1
+                add_card(g.hand[other], cards[undealt_end[lot]])
     remaining = [cards[k] for lot in range(lots) for k in range(bounds[lot], undealt_end[lot])]
     g.penalty[: g.penalty_size] = arranged(g, np.array(remaining, np.int64))
     g.tossed[: g.tossed_size] = arranged(g, np.sort(g.tossed[: g.tossed_size]))
@@ -561,6 +689,19 @@ def rollout_all(games, rules_array, seat, first_actions, horizon, scratch, gaine
 # --------------------------------------------------------------------------- loading a game
 
 
+def card_set(cards: Iterable[int]) -> np.ndarray:
+    """`cards` as a set of cards (`CARD_WORDS` words)."""
+    words = np.zeros(CARD_WORDS, np.int64)
+    for card in cards:
+        words[card // WORD_CARDS] |= 1 << card % WORD_CARDS
+    return words
+
+
+def cards_in(words: np.ndarray) -> list[int]:
+    """The cards of a set of cards, lowest first."""
+    return [card for card in range(NUM_CARDS) if words[card // WORD_CARDS] >> card % WORD_CARDS & 1]
+
+
 def load_game(games: np.ndarray, index: int, game: SnailedIt, seed: int) -> None:
     """Write `game`, a reference engine's game in progress, into record `index` of `games`:
     hands, piles (in order), the cards' lots, rows' tops, cards played, totals, rounds and turns
@@ -573,15 +714,16 @@ def load_game(games: np.ndarray, index: int, game: SnailedIt, seed: int) -> None
     seed_games(record, np.uint64(seed % 2**64))
     g = record[0]
     for seat, hand in enumerate(game.hands):
-        g["hand"][seat, hand] = 1
+        g["hand"][seat] = card_set(hand)
         g["hand_size"][seat] = len(hand)
     g["penalty"][: len(game.penalty_pile)] = game.penalty_pile
     g["penalty_size"] = len(game.penalty_pile)
     g["tossed"][: len(game.tossed_pile)] = game.tossed_pile
     g["tossed_size"] = len(game.tossed_pile)
+    g["tossed_cards"] = card_set(game.tossed_pile)
     g["card_lot"] = game.card_lot
     g["lots"] = len(game.lot_held[0])
-    g["played"][game.played] = 1
+    g["played"] = card_set(game.played)
     g["top"] = [[left[-1], right[-1]] for left, right in game.rows]
     g["totals"][: game.num_players] = game.totals
     g["rounds_played"] = game.rounds_played

@@ -61,7 +61,8 @@ def test_views_brought_up_to_date_step_by_step_are_the_views_written_whole(
 ) -> None:
     """`step` may rewrite only what changed in the views it wrote last; a batch that does nothing
     but step shows each acting seat what a twin batch's whole views show (the twin's `observe`
-    writes every view whole, so only the first batch's views are brought up to date)."""
+    writes every view whole, so only the first batch's views are brought up to date), and the
+    masks of the slots that wait are all zero (a mask is zeroed when its slot stops acting)."""
     stepped, twin = (snail_envs.batched.make(env_name, 32, num_players=3) for _ in range(2))
     stepped.reset(seed=5)
     twin.reset(seed=5)
@@ -69,6 +70,7 @@ def test_views_brought_up_to_date_step_by_step_are_the_views_written_whole(
         games, slots = acting(stepped)
         whole = twin.observe_all()[games, stepped.seats[games, slots]]
         assert (stepped.observations[games, slots] == whole).all()
+        assert not stepped.action_masks[stepped.seats < 0].any(), "a waiting slot's mask is set"
         actions = stepped.random_actions()
         assert (twin.random_actions() == actions).all()
         stepped.step(actions)

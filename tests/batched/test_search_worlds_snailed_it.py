@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import snail_envs.batched
+from snail_envs.batched.snailed_it import cards_in
 from snail_envs.core.chance import SeededChance
 from snail_envs.snailed_it.rules import SnailedIt
 from tests.batched.test_search_worlds import (
@@ -31,7 +32,7 @@ come early."""
 def held_by_lot(record: np.ndarray, seat: int, lots: int) -> list[int]:
     """How many of `seat`'s cards come from each lot, read from the record's hands."""
     held = [0] * lots
-    for card in np.flatnonzero(record["hand"][seat]):
+    for card in cards_in(record["hand"][seat]):
         held[record["card_lot"][card]] += 1
     return held
 
