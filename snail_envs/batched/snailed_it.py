@@ -480,10 +480,11 @@ def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
     """The seat to play, hand sizes and totals, relative to `seat` (0: absolute), every entry
     of the seats at the table."""
     n = rules.num_players
-    turn = (g.turn - seat) % n
     for position in range(n):
-        out[at.turn + position] = position == turn
-        other = (seat + position) % n
+        other = seat + position  # the seat `position` places clockwise from `seat`
+        if other >= n:
+            other -= n
+        out[at.turn + position] = other == g.turn
         out[at.hand_sizes + position] = g.hand_size[other] / CARD_SCALE
         out[at.totals + position] = min(g.totals[other] / rules.target, 1.0)
 
