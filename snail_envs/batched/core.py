@@ -22,9 +22,11 @@ Shapes, for N games of P seats, K acting slots, A actions and observations of D 
   view of the finished table.
 
 The arrays belong to the engine and are rewritten in place by every `reset` and `step`: copy what
-you keep. A game that would end before its first decision (possible only with extreme options) is
-dealt again, so every game in a batch always has a seat to act; when `MAX_DEALS` deals in a row
-end so, the kernels report `NO_DECISION` and the call raises a `ValueError` naming the options.
+you keep, and do not write into them (a step brings the acting views it wrote before up to date,
+changing only what changed in the game). A game that would end before its first decision
+(possible only with extreme options) is dealt again, so every game in a batch always has a seat to
+act; when `MAX_DEALS` deals in a row end so, the kernels report `NO_DECISION` and the call raises
+a `ValueError` naming the options.
 """
 
 from __future__ import annotations
