@@ -24,6 +24,7 @@ from typing import TypeVar
 import numpy as np
 from numba import njit
 
+from snail_envs.batched.records import fields, record_dtype
 from snail_envs.core.chance import Chance
 
 T = TypeVar("T")
@@ -32,24 +33,18 @@ TAPE_LENGTH = 256
 """How many of its latest chance outcomes a game keeps, unless its record says otherwise
 (`game_record`): more than any one step draws."""
 
-CHANCE_FIELDS: list[tuple] = [
-    ("chance_state", np.uint64),
-    ("agent_state", np.uint64),
-    ("recorded", np.int64),
-    ("game_start", np.int64),
-    ("serial", np.int64),
+CHANCE_FIELDS = [
+    *fields((), chance_state=np.uint64, agent_state=np.uint64),
+    *fields((), recorded=np.int64, game_start=np.int64, serial=np.int64),
 ]
 
 
-def game_record(fields: list[tuple], tape_length: int = TAPE_LENGTH) -> np.dtype:
+def game_record(*groups: list[tuple], tape_length: int = TAPE_LENGTH) -> np.dtype:
     """The record of one game: its generators, how many outcomes the slot has drawn since the
     batch was reset, that count when the game now in the slot began, how many games the slot
-    has begun; then the game's own `fields`; last, the ring of its latest `tape_length`
-    outcomes."""
-    return np.dtype(
-        [*CHANCE_FIELDS, *fields, ("tape", np.int16, (tape_length,))],
-        align=True,
-    )
+    has begun; then the game's own fields, group after group (`records.fields`); last, the ring
+    of its latest `tape_length` outcomes."""
+    return record_dtype(CHANCE_FIELDS, *groups, fields(tape_length, tape=np.int16), align=True)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

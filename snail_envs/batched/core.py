@@ -46,6 +46,7 @@ from snail_envs.batched.chance import (
     agent_pick_among,
     seed_games,
 )
+from snail_envs.batched.records import fields, record_dtype
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import (
@@ -126,6 +127,10 @@ class Kernels(NamedTuple):
     """(games, rules, seat, kinds, last_round, live, values, played): every live game played on
     to where the search stops, each seat by its in-kernel player `kinds[seat]`; `values[i]`
     gains `seat`'s rewards; `played[0]` counts the decisions played."""
+    rollout: Callable[..., None]
+    """(games, rules, seat, first_actions, whole_game, scratch, gained): the points each seat
+    adds in a copy of each game after each of `seat`'s `first_actions`, every seat then playing
+    as the heuristic to the round's end (or the game's); for games of points (`points`)."""
 
 
 class BatchStep(NamedTuple):
@@ -539,16 +544,10 @@ def seating_record(max_players: int) -> np.dtype:
 
     (Flags are 0 or 1.)
     """
-    return np.dtype(
-        [
-            ("learner", np.int64),
-            ("kinds", np.int64, max_players),
-            ("asks", np.uint8, max_players),
-            ("paused", np.uint8),
-            ("fresh", np.uint8),
-            ("began", np.uint8),
-            ("deals", np.int64),
-        ]
+    return record_dtype(
+        fields((), learner=np.int64),
+        fields(max_players, kinds=np.int64, asks=np.uint8),
+        fields((), paused=np.uint8, fresh=np.uint8, began=np.uint8, deals=np.int64),
     )
 
 
@@ -686,17 +685,13 @@ def piece_starts(pieces: np.dtype, layout: Layout) -> tuple[int, ...]:
     )
 
 
-def rules_dtype(pieces: np.dtype, fields: list[tuple]) -> np.dtype:
+def rules_dtype(pieces: np.dtype, *groups: list[tuple]) -> np.dtype:
     """The rule options as a game's kernels read them: the number of seats, the game's own
-    `fields`, the reward (its index in `REWARD_MODES`), the observation's size, and where each
-    of `pieces` starts in an observation and in the state (`BatchedGame.rules_record`)."""
-    return np.dtype(
-        [
-            ("num_players", np.int64),
-            *fields,
-            ("reward", np.int64),
-            ("observation_size", np.int64),
-            ("observation", pieces),
-            ("state", pieces),
-        ]
+    fields, group after group (`records.fields`), the reward (its index in `REWARD_MODES`), the
+    observation's size, and where each of `pieces` starts in an observation and in the state
+    (`BatchedGame.rules_record`)."""
+    return record_dtype(
+        fields((), num_players=np.int64),
+        *groups,
+        fields((), reward=np.int64, observation_size=np.int64, observation=pieces, state=pieces),
     )

@@ -18,7 +18,7 @@ The hooks a game module defines (`g` one game's record, `rules` the record of th
 | `take_stock(g, rules, stock)` | note in `stock` (float64, 2 × `MAX_PLAYERS`) what `pay` needs |
 | `pay(g, rules, stock, rewards)` | every seat's reward for what was played since `take_stock` |
 | `random_action(g, rules, seat)` | the random player's action: a uniformly random legal one |
-| `opponent_action(g, rules, seat, kind)` | in-kernel player `kind`'s action (`OPPONENTS`) |
+| `heuristic_choice(rules, observation, mask)` | the heuristic's choice on a seat's view and mask |
 | `write_observation(g, rules, seat, out)` | what `seat` sees, written whole |
 | `write_mask(g, rules, seat, mask)` | the legal actions of `seat` |
 | `write_state(g, rules, out)` | the full state |
@@ -27,8 +27,9 @@ The hooks a game module defines (`g` one game's record, `rules` the record of th
 
 A game whose rewards come from each seat's points, its seats never going out, may define
 `points(g)` (every seat's points; with `LOWEST_WINS = True` the fewest points win) in place of
-`take_stock` and `pay` (`pay_points`). A game whose heuristic player is `heuristic_action(g,
-rules, seat)` may leave out `opponent_action`.
+`take_stock` and `pay` (`pay_points`); its kernels then roll a game out (`Kernels.rollout`).
+`heuristic_choice` is a thin wrapper of the heuristic's strategy, compiled inline (numba's
+`inline="always"`): an extra call there costs up to a tenth of the heuristic player's speed.
 
 A game whose seats act together in ticks (one acting slot per seat, `SPEC.info.simultaneous`)
 defines `is_acting(g, rules, seat)`; in a turn-based game the one acting slot is the seat
@@ -76,6 +77,8 @@ from snail_envs.batched.core import (
 from snail_envs.core.options import MAX_DEALS
 
 NONE = -1
+NO_ROUND_LIMIT = 2**62
+"""A round no game reaches: a rollout with it plays the whole game."""
 HOOKS = (
     "MAX_PLAYERS",
     "start_game",
@@ -86,6 +89,7 @@ HOOKS = (
     "write_mask",
     "write_state",
     "random_action",
+    "heuristic_choice",
 )
 """The hooks every game module defines (see the module docstring)."""
 
@@ -137,10 +141,20 @@ def pay_changes(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     pay_points(game.points(g), stock[0], game.LOWEST_WINS, game.is_over(g), rules, rewards)
 
 
+def heuristic_action(g, rules, seat: int) -> int:
+    """The heuristic player's action: its strategy's choice on what `seat` sees and may do, as
+    the heuristic agent chooses on the seat's observation and action mask."""
+    observation = np.empty(rules.observation_size, np.float32)
+    mask = np.empty(game.NUM_ACTIONS, np.int8)
+    game.write_observation(g, rules, seat, observation)
+    game.write_mask(g, rules, seat, mask)
+    return game.heuristic_choice(rules, observation, mask)
+
+
 def opponent_action(g, rules, seat: int, kind: int) -> int:
     """The heuristic player's action for `seat`, or the random player's."""
     if kind == HEURISTIC:
-        return game.heuristic_action(g, rules, seat)
+        return heuristic_action(g, rules, seat)
     return game.random_action(g, rules, seat)
 
 
@@ -257,7 +271,7 @@ def choose_all(games, rules_array, seats, kind, out) -> None:
     for i in range(games.shape[0]):
         for slot in range(seats.shape[1]):
             if seats[i, slot] != NONE:
-                out[i, slot] = game.opponent_action(games[i], rules, np.int64(seats[i, slot]), kind)
+                out[i, slot] = opponent_action(games[i], rules, np.int64(seats[i, slot]), kind)
 
 
 def random_all(games, rules_array, seats, out) -> None:
@@ -298,7 +312,7 @@ def play_tick(g, rules, s, action: int, asked_actions: np.ndarray, tick: np.ndar
                 tick[seat] = asked_actions[seat]
                 s.asks[seat] = 0
             else:
-                tick[seat] = game.opponent_action(g, rules, seat, s.kinds[seat])
+                tick[seat] = opponent_action(g, rules, seat, s.kinds[seat])
     game.apply(g, rules, tick)
 
 
@@ -439,7 +453,7 @@ def search_tick(g, rules, seat, action, kinds, stock, tick, rewards, played) -> 
             if other == seat and action != NONE:
                 tick[other] = action
             else:
-                tick[other] = game.opponent_action(g, rules, other, kinds[other])
+                tick[other] = opponent_action(g, rules, other, kinds[other])
     game.apply(g, rules, tick)
     game.pay(g, rules, stock, rewards)
     return rewards[seat]
@@ -505,6 +519,38 @@ def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values
                 values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards, played)
 
 
+def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, gained) -> None:
+    """`gained[i, a, s]`: the points seat s adds (`points`) when a copy of game i is played on
+    after `seat`'s `first_actions[a]`, every seat playing as the heuristic (`seat` after its
+    first action; another seat acting in the same tick as the heuristic), until the round being
+    played ends (with `whole_game`, the game), or the game is stopped. Every action's copy
+    starts from the same record, generators included, so all of game i's actions meet the same
+    chance events as far as their plays keep them alike (common random numbers). `scratch`
+    holds one record (`Kernels.rollout`)."""
+    rules = rules_array[0]
+    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    for i in range(games.shape[0]):
+        before = game.points(games[i])
+        for a in range(first_actions.shape[0]):
+            scratch[0] = games[i]
+            g = scratch[0]
+            last_round = NO_ROUND_LIMIT if whole_game else game.round_of(g)
+            action = first_actions[a]
+            while True:
+                for other in range(rules.num_players):
+                    if game.is_acting(g, rules, other):
+                        tick[other] = heuristic_action(g, rules, other)
+                if action != NONE:
+                    tick[seat] = action
+                    action = NONE
+                game.apply(g, rules, tick)
+                if search_over(g, rules, seat, last_round):
+                    break
+            after = game.points(g)
+            for other in range(rules.num_players):
+                gained[i, a, other] = after[other] - before[other]
+
+
 # --------------------------------------------------------------------------- compiling
 
 
@@ -537,16 +583,24 @@ KERNEL_TEMPLATES = (
     redraw_all,
     search_walk_all,
     search_rollout_all,
+    rollout_all,
 )
 """The templates that are the loops of `Kernels`, each its field without `_all`: `start_all` is
 `Kernels.start`, `learner_reset` is `Kernels.learner_reset`."""
-TEMPLATES = (opponent_action, deal, learner_done, begin_episode, *KERNEL_TEMPLATES, *INLINED)
+TEMPLATES = (
+    heuristic_action,
+    opponent_action,
+    deal,
+    learner_done,
+    begin_episode,
+    *KERNEL_TEMPLATES,
+    *INLINED,
+)
 
 
 STAND_INS = {
     "take_stock": ("take_points", ("points",)),
     "pay": ("pay_changes", ("points",)),
-    "opponent_action": ("opponent_action", ("heuristic_action",)),
     "is_out": ("never_out", ()),
     "pays_each_tick": ("pays_once_a_decision", ()),
     "round_of": ("no_rounds", ()),
@@ -583,6 +637,7 @@ def compile_drivers(module: ModuleType) -> Kernels:
     if hasattr(module, "redraw_hidden"):
         hooks.redraw_hidden = module.redraw_hidden
     hooks.LOWEST_WINS = getattr(module, "LOWEST_WINS", False)
+    hooks.NUM_ACTIONS = module.SPEC.info.num_actions
     if turn_based:
         hooks.is_acting = seat_to_play_acts
     hooks.write_acting = namespace["write_turn" if turn_based else "write_window"]

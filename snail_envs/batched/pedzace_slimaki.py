@@ -40,6 +40,7 @@ from snail_envs.batched.core import (
     write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
+from snail_envs.batched.records import fields
 from snail_envs.pedzace_slimaki.env import SPEC
 from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
 from snail_envs.pedzace_slimaki.rules import (
@@ -84,22 +85,13 @@ every seat's)."""
 
 
 GAME = game_record(
-    [
-        ("leaf", np.int8, NUM_SNAILS),
-        ("held", np.uint8, NUM_SNAILS),
-        ("set_aside", np.uint8, NUM_SNAILS),
-        ("faces", np.int8, NUM_SNAILS),
-        ("legal", np.uint8, NUM_SNAILS),
-        ("card", np.uint8, MAX_PLAYERS),
-        ("scores", np.int64, MAX_PLAYERS),
-        ("race", np.int8),
-        ("first_seat", np.int8),
-        ("turn", np.int8),
-        ("finished", np.uint8),
-        ("turns_played", np.int64),
-        ("shown_leaf", np.int8, NUM_SNAILS),
-        ("view_noted", np.uint8),
-    ]
+    fields(NUM_SNAILS, leaf=np.int8, held=np.uint8, set_aside=np.uint8, faces=np.int8),
+    fields(NUM_SNAILS, legal=np.uint8),
+    fields(MAX_PLAYERS, card=np.uint8, scores=np.int64),
+    fields((), race=np.int8, first_seat=np.int8, turn=np.int8, finished=np.uint8),
+    fields((), turns_played=np.int64),
+    fields(NUM_SNAILS, shown_leaf=np.int8),
+    fields((), view_noted=np.uint8),
 )
 """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
 turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
@@ -109,19 +101,18 @@ if `view_noted`, each snail's leaf as the acting view last written shows it, so 
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
-    """The rule options as the kernels read them."""
+    """The rule options as the kernels read them: the cards to deal from as snail bits, the
+    points of the 1st, 2nd and last places, `max_turns` (−1 for no limit) and the heuristic's
+    parameters (`strategy.rule_parameters`)."""
     return core.rules_dtype(
         PIECES,
-        [
-            ("last_leaf", np.int64),
-            ("is_mushroom", np.uint8, MAX_LEAVES),
-            ("cards", np.uint8, num_cards),  # the cards to deal from, as snail bits
-            ("rounds", np.int64),
-            ("backwards", np.uint8),
-            ("place_points", np.int64, 3),  # 1st, 2nd, last
-            ("max_turns", np.int64),  # −1: no limit
-            ("heuristic", np.int64, strategy.CARDS + num_cards),  # `strategy.rule_parameters`
-        ],
+        fields((), last_leaf=np.int64),
+        fields(MAX_LEAVES, is_mushroom=np.uint8),
+        fields(num_cards, cards=np.uint8),
+        fields((), rounds=np.int64, backwards=np.uint8),
+        fields(3, place_points=np.int64),
+        fields((), max_turns=np.int64),
+        fields(strategy.CARDS + num_cards, heuristic=np.int64),
     )
 
 
@@ -316,14 +307,9 @@ def random_action(g, rules, seat: int) -> int:
     return agent_pick_among(g, g.legal)
 
 
-@njit(cache=True)
-def heuristic_action(g, rules, seat: int) -> int:
-    """`snail_envs.agents.heuristics.pedzace_slimaki.choose` on what `seat`, the seat to play,
-    sees."""
-    observation = np.empty(rules.observation_size, np.float32)
-    mask = np.empty(NUM_SNAILS, np.bool_)
-    write_observation(g, rules, seat, observation)
-    write_mask(g, rules, seat, mask)
+@njit(cache=True, inline="always")
+def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
+    """`snail_envs.agents.heuristics.pedzace_slimaki.choose`, with the rules' parameters."""
     return choose(observation, mask, rules.heuristic)
 
 

@@ -46,10 +46,11 @@ from snail_envs.batched.core import (
     write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
+from snail_envs.batched.records import fields
 from snail_envs.core.chance import SeededChance
 from snail_envs.snail_sprint.boards import TIN_SPACES
 from snail_envs.snail_sprint.env import SPEC
-from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL, OBSERVATION
+from snail_envs.snail_sprint.observer import MAX_PLAYERS, MAX_TOWER_LEVEL
 from snail_envs.snail_sprint.rules import (
     LAST_SPACE,
     NUM_SNAILS,
@@ -71,7 +72,6 @@ NONE = -1
 register_jitable(strategy.snail_space)
 choose = cast(Callable[[np.ndarray, np.ndarray], int], register_jitable(strategy.choose))
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
-OBSERVATION_SIZE = OBSERVATION.size
 
 PIECES = observer_pieces(SPEC, first="cards")
 """Where each piece of an observation or of the state starts (`cards`: the seat's own race card, or
@@ -79,24 +79,15 @@ every seat's)."""
 
 
 GAME = game_record(
-    [
-        ("space", np.int8, NUM_SNAILS),
-        ("level", np.int8, NUM_SNAILS),
-        ("below", np.int8, NUM_SNAILS),
-        ("top", np.int8, SPACES),
-        ("printed", np.uint8, SPACES),
-        ("podium", np.int8, NUM_PLACES),
-        ("finished", np.int8),
-        ("turn", np.int8),
-        ("turns_played", np.int32),
-        ("dice", np.int8, 2),
-        ("target", np.int8, NUM_SNAILS),
-        ("card", np.uint8, MAX_PLAYERS),
-        ("shown_space", np.int8, NUM_SNAILS),
-        ("shown_finished", np.int8),
-        ("shown_turn", np.int8),
-        ("view_noted", np.uint8),
-    ]
+    fields(NUM_SNAILS, space=np.int8, level=np.int8, below=np.int8),
+    fields(SPACES, top=np.int8, printed=np.uint8),
+    fields(NUM_PLACES, podium=np.int8),
+    fields((), finished=np.int8, turn=np.int8, turns_played=np.int32),
+    fields(2, dice=np.int8),
+    fields(NUM_SNAILS, target=np.int8),
+    fields(MAX_PLAYERS, card=np.uint8),
+    fields(NUM_SNAILS, shown_space=np.int8),
+    fields((), shown_finished=np.int8, shown_turn=np.int8, view_noted=np.uint8),
 )
 """One game: each snail's space (37 = podium), height in its tower and the snail under it;
 each space's top snail and printed symbols (bit s for snail s); the podium; the seat to
@@ -107,18 +98,17 @@ that `update_observation` rewrites only what has changed since."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
-    """The rule options as the kernels read them."""
+    """The rule options as the kernels read them: the track printed (the tin laid "fixed" or
+    "reversed"), the tin's spaces (for `tin_order="shuffled"`), the spaces that hold one snail,
+    the race cards to deal from as snail bits; `max_turns` is −1 for no limit."""
     return core.rules_dtype(
         PIECES,
-        [
-            ("printed", np.uint8, SPACES),  # the track, the tin laid "fixed" or "reversed"
-            ("tin", np.uint8, len(TIN)),  # the tin's spaces, for tin_order="shuffled"
-            ("shuffle_tin", np.uint8),
-            ("holds_one", np.uint8, SPACES),
-            ("cards", np.uint8, num_cards),  # the race cards to deal from, as snail bits
-            ("expose_forced_moves", np.uint8),
-            ("max_turns", np.int64),  # −1: no limit
-        ],
+        fields(SPACES, printed=np.uint8),
+        fields(len(TIN), tin=np.uint8),
+        fields((), shuffle_tin=np.uint8),
+        fields(SPACES, holds_one=np.uint8),
+        fields(num_cards, cards=np.uint8),
+        fields((), expose_forced_moves=np.uint8, max_turns=np.int64),
     )
 
 
@@ -307,13 +297,9 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
 # --------------------------------------------------------------------------- players
 
 
-@njit(cache=True)
-def heuristic_action(g, rules, seat: int) -> int:
-    """`snail_envs.agents.heuristics.snail_sprint.choose` on what `seat`, the seat to play, sees."""
-    observation = np.empty(OBSERVATION_SIZE, np.float32)
-    mask = np.empty(NUM_SNAILS, np.bool_)
-    write_observation(g, rules, seat, observation)
-    write_mask(g, rules, seat, mask)
+@njit(cache=True, inline="always")
+def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
+    """`snail_envs.agents.heuristics.snail_sprint.choose`."""
     return choose(observation, mask)
 
 

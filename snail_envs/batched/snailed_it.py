@@ -18,7 +18,7 @@ default weights), compiled and given the seat's own observation and mask.
 
 For search, a game of the reference engine in progress loads into a record (`load_game`,
 `SnailedItBatch.load`), everything hidden from a seat is redrawn in the kernel as the reference
-redraws it (`redraw_hidden`, `SnailedItBatch.redraw`), and `rollout_all`
+redraws it (`redraw_hidden`, `SnailedItBatch.redraw`), and the kernels' rollout
 (`SnailedItBatch.rollout`) plays copies of records on, each seat as the heuristic, after each of
 a seat's possible actions.
 """
@@ -36,14 +36,20 @@ from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snailed_it as strategy
 from snail_envs.batched import core
-from snail_envs.batched.chance import agent_pick, arrange, begin_game, game_record, seed_games
+from snail_envs.batched.chance import (
+    agent_pick,
+    arrange,
+    begin_game,
+    game_record,
+    seed_games,
+)
 from snail_envs.batched.core import BatchedGame, observer_pieces, seating_record
 from snail_envs.batched.drivers import compile_drivers
+from snail_envs.batched.records import fields
 from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
-from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS, OBSERVATION
+from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
 from snail_envs.snailed_it.rules import (
-    NUM_ACTIONS,
     NUM_CARDS,
     NUM_COLOURS,
     NUM_VALUES,
@@ -63,13 +69,11 @@ FIRST_STARTER = STARTERS[0]
 VALUES = np.array(VALUE, np.int64)
 """The value printed on each card, starters (72–79) included."""
 HORIZONS = ("round", "game")
-"""How far `rollout_all` plays on: to the end of the current round, or of the game."""
-ROUND_END = HORIZONS.index("round")
+"""How far `SnailedItBatch.rollout` plays on: to the end of the current round, or of the game."""
 LOWEST_WINS = True
 """The seat with the lowest total wins."""
 LOOKAHEAD_NUMERATOR = strategy.DEFAULT_LOOKAHEAD.numerator
 LOOKAHEAD_DENOMINATOR = strategy.DEFAULT_LOOKAHEAD.denominator
-OBSERVATION_SIZE = OBSERVATION.size
 lowest_bit = cast(Callable[[int], int], trailing_zeros)
 """The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 WORD_CARDS = 2 * NUM_VALUES
@@ -80,42 +84,29 @@ for helper in strategy.HELPERS:
     register_jitable(helper)
 
 GAME = game_record(
-    [
-        ("hand", np.int64, (MAX_PLAYERS, CARD_WORDS)),
-        ("hand_size", np.int64, MAX_PLAYERS),
-        ("penalty", np.int8, NUM_CARDS),
-        ("penalty_size", np.int64),
-        ("tossed", np.int8, NUM_CARDS),
-        ("tossed_size", np.int64),
-        ("tossed_cards", np.int64, CARD_WORDS),
-        ("card_lot", np.int16, NUM_CARDS),  # a lot a draw at most: < 72 turns × 17 a round
-        ("lots", np.int64),
-        ("played", np.int64, CARD_WORDS),
-        ("top", np.int8, (NUM_COLOURS, 2)),
-        ("totals", np.int64, MAX_PLAYERS),
-        ("rounds_played", np.int64),
-        ("turns_played", np.int64),
-        ("turn", np.int8),
-        ("starter", np.int8),
-        ("phase", np.int8),
-        ("previous_colour", np.int8),
-        ("fit_low", np.int64),
-        ("fit_high", np.int64),
-        ("finished", np.uint8),
-        ("shown_hand", np.int64, (MAX_PLAYERS, CARD_WORDS)),
-        ("shown_played", np.int64, (MAX_PLAYERS, CARD_WORDS)),
-        ("shown_tossed", np.int64, (MAX_PLAYERS, CARD_WORDS)),
-        ("shown_top", np.int8, (MAX_PLAYERS, NUM_COLOURS, 2)),
-        ("view_noted", np.uint8, MAX_PLAYERS),
-    ]
+    fields((MAX_PLAYERS, CARD_WORDS), hand=np.int64),
+    fields(MAX_PLAYERS, hand_size=np.int64, totals=np.int64),
+    fields(NUM_CARDS, penalty=np.int8, tossed=np.int8),
+    fields((), penalty_size=np.int64, tossed_size=np.int64),
+    fields(CARD_WORDS, tossed_cards=np.int64, played=np.int64),
+    fields(NUM_CARDS, card_lot=np.int16),  # a lot a draw at most: < 72 turns × 17 a round
+    fields((), lots=np.int64, rounds_played=np.int64, turns_played=np.int64),
+    fields((NUM_COLOURS, 2), top=np.int8),
+    fields((), turn=np.int8, starter=np.int8, phase=np.int8, previous_colour=np.int8),
+    fields((), fit_low=np.int64, fit_high=np.int64, finished=np.uint8),
+    fields((MAX_PLAYERS, CARD_WORDS), shown_hand=np.int64, shown_played=np.int64),
+    fields((MAX_PLAYERS, CARD_WORDS), shown_tossed=np.int64),
+    fields((MAX_PLAYERS, NUM_COLOURS, 2), shown_top=np.int8),
+    fields(MAX_PLAYERS, view_noted=np.uint8),
 )
-"""One game: which cards each seat holds (a set of cards), and how many; the penalty pile (its
-top is `penalty[penalty_size − 1]`) and the tossed pile (in order, and as a set); each card's
-lot, where it may be (lot 0 was dealt at the start of the round, lot k is the tossed pile
-shuffled into the round's k-th new penalty pile), and how many lots the round has made; the
-cards played this round (a set); the card on top of each row's left and right pile; the totals;
-the seat to play and the round's starter; the phase, the previous colour (−1 on a round's first
-turn) and, in a toss window, the fitting cards `fit_low`–`fit_high`. Then, for each seat whose
+"""One game: which cards each seat holds (a set of cards), how many, and each seat's total; the
+penalty pile (its top is `penalty[penalty_size − 1]`) and the tossed pile, in order, with their
+sizes; the tossed pile as a set, and the cards played this round (a set); each card's lot,
+where it may be (lot 0 was dealt at the start of the round, lot k is the tossed pile shuffled
+into the round's k-th new penalty pile); how many lots the round has made, the rounds and turns
+played; the card on top of each row's left and right pile; the seat to play and the round's
+starter; the phase, the previous colour (−1 on a round's first turn) and, in a toss window, the
+fitting cards `fit_low`–`fit_high`; whether the game is over. Then, for each seat whose
 `view_noted` is set, what its view in its acting slot shows: the hand, the cards played and
 tossed, and the rows' tops."""
 
@@ -125,16 +116,13 @@ every seat's)."""
 
 
 def rules_dtype() -> np.dtype:
-    """The rule options as the kernels read them."""
+    """The rule options as the kernels read them (`card_points`: the points of each number card
+    in hand; `max_turns`: −1 for no limit)."""
     return core.rules_dtype(
         PIECES,
-        [
-            ("hand_size", np.int64),
-            ("target", np.int64),
-            ("max_rounds", np.int64),
-            ("card_points", np.int64, NUM_CARDS),  # the points of each number card in hand
-            ("max_turns", np.int64),  # −1: no limit
-        ],
+        fields((), hand_size=np.int64, target=np.int64, max_rounds=np.int64),
+        fields(NUM_CARDS, card_points=np.int64),
+        fields((), max_turns=np.int64),
     )
 
 
@@ -421,19 +409,14 @@ def random_action(g, rules, seat: int) -> int:
     return TOSS + card
 
 
-heuristic_choice = njit(cache=True)(strategy.choose)
+choose = njit(cache=True)(strategy.choose)
 """The heuristic's strategy (`snail_envs.agents.heuristics.snailed_it.choose`), compiled."""
 
 
-@njit(cache=True)
-def heuristic_action(g, rules, seat: int) -> int:
-    """`snail_envs.agents.heuristics.snailed_it.SnailedItHeuristic` with its default weights,
-    choosing on the seat's own observation and mask."""
-    observation = np.empty(OBSERVATION_SIZE, np.float32)
-    mask = np.empty(NUM_ACTIONS, np.int8)
-    write_observation(g, rules, seat, observation)
-    write_mask(g, rules, seat, mask)
-    return heuristic_choice(
+@njit(cache=True, inline="always")
+def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
+    """`snail_envs.agents.heuristics.snailed_it.SnailedItHeuristic` with its default weights."""
+    return choose(
         observation,
         mask,
         rules.card_points,
@@ -647,46 +630,6 @@ def redraw_hidden(g, rules, seat: int) -> None:
     g.tossed[: g.tossed_size] = arranged(g, np.sort(g.tossed[: g.tossed_size]))
 
 
-# --------------------------------------------------------------------------- rollouts
-
-
-@njit(cache=True)
-def play_on(g, rules, seat: int, first_action: int, horizon: int, actions: np.ndarray) -> None:
-    """`seat` plays `first_action` (any other seat acting in the same tick choosing as the
-    heuristic does), then every seat plays as the heuristic, until the horizon: the end of the
-    round being played, or of the game (or a truncation)."""
-    rounds_played = g.rounds_played
-    for other in range(rules.num_players):
-        if is_acting(g, rules, other):
-            actions[other] = heuristic_action(g, rules, other)
-    actions[seat] = first_action
-    apply(g, rules, actions)
-    while not is_over(g) and not is_truncated(g, rules):
-        if horizon == ROUND_END and g.rounds_played > rounds_played:
-            return
-        for other in range(rules.num_players):
-            if is_acting(g, rules, other):
-                actions[other] = heuristic_action(g, rules, other)
-        apply(g, rules, actions)
-
-
-@njit(cache=True)
-def rollout_all(games, rules_array, seat, first_actions, horizon, scratch, gained) -> None:
-    """`gained[i, a, s]`: the points seat s adds to its total when a copy of game i is played on
-    (`play_on`) after `seat`'s `first_actions[a]`. Every action's copy starts from the same
-    record, generators included, so all of game i's actions meet the same chance events as far
-    as their plays keep them alike (common random numbers). `scratch` holds one record."""
-    rules = rules_array[0]
-    actions = np.zeros(MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        for a in range(first_actions.shape[0]):
-            scratch[0] = games[i]
-            g = scratch[0]
-            play_on(g, rules, seat, first_actions[a], horizon, actions)
-            for other in range(rules.num_players):
-                gained[i, a, other] = g.totals[other] - games[i].totals[other]
-
-
 # --------------------------------------------------------------------------- loading a game
 
 
@@ -774,15 +717,15 @@ class SnailedItBatch(BatchedGame):
         """The points every seat adds to its total, in each game, after `seat` plays each of
         `first_actions` and then every seat plays as the heuristic until `horizon` ("round":
         the end of the current round; "game": the game's end): int64 (N, actions, P). The games
-        themselves are left as they are (see `rollout_all`)."""
+        themselves are left as they are (see `Kernels.rollout`)."""
         check_choice("horizon", horizon, HORIZONS)
         gained = np.zeros((self.num_envs, len(first_actions), self.num_players), np.int64)
-        rollout_all(
+        self.kernels.rollout(
             self.games,
             self.rules,
             seat,
             np.asarray(first_actions, np.int64),
-            HORIZONS.index(horizon),
+            horizon == "game",
             np.zeros(1, self.game_dtype),
             gained,
         )

@@ -76,6 +76,7 @@ from snail_envs.batched.core import (
     seating_record,
 )
 from snail_envs.batched.drivers import compile_drivers
+from snail_envs.batched.records import fields
 from snail_envs.snap.env import SPEC
 from snail_envs.snap.rules import (
     CALLS,
@@ -83,7 +84,6 @@ from snail_envs.snap.rules import (
     MAX_PLAYERS,
     MAX_REACTION_TICKS,
     NEVER_SEEN,
-    NUM_ACTIONS,
     SEEN,
     SLAP,
     SNAP,
@@ -121,45 +121,23 @@ or the next episode's first (the deck's shuffle, then the first glimpses). A dea
 its game, so no step deals twice."""
 
 GAME = game_record(
-    [
-        ("next", np.int16, MAX_CARDS),
-        ("first", np.int16, NUM_PACKETS),
-        ("last", np.int16, NUM_PACKETS),
-        ("size", np.int16, NUM_PACKETS),
-        ("below", np.int16, MAX_PILES),
-        ("num_pools", np.int64),
-        ("in_game", np.uint8, MAX_PLAYERS),
-        ("acts", np.uint8, MAX_PLAYERS),
-        ("flipped", np.int16, MAX_PLAYERS),
-        ("flippers", np.int64),
-        ("turn", np.int64),
-        ("flips", np.int64),
-        ("ticks", np.int64),
-        ("window_tick", np.int64),
-        ("window_length", np.int64),
-        ("reopened", np.uint8),
-        ("pool_call", np.uint8),
-        ("last_calls", np.int8, MAX_PLAYERS),
-        ("last_correct", np.uint8, MAX_PLAYERS),
-        ("last_gain", np.int64, MAX_PLAYERS),
-        ("moved", np.uint8),
-        ("gone_out", np.int64),
-        ("winners", np.int64),
-        ("finished", np.uint8),
-        ("truncated", np.uint8),
-        ("glimpsed", np.int64),
-        ("glimpses", np.int8, (MAX_PLAYERS, MAX_REACTION_TICKS)),
-        ("hidden_group", np.int32, MAX_CARDS),
-        ("groups", np.int64),
-        ("glimpsed_group", np.int64),
-        ("dealer", np.int64),
-        ("session_wins", np.int64, MAX_PLAYERS),
-        ("games_played", np.int64),
-        ("sudden_deaths", np.int64),
-        ("tied", np.int64),
-        ("point_offsets", np.float64, MAX_PLAYERS),
-    ],
-    SNAP_TAPE,
+    fields(MAX_CARDS, next=np.int16),
+    fields(NUM_PACKETS, first=np.int16, last=np.int16, size=np.int16),
+    fields(MAX_PILES, below=np.int16),
+    fields((), num_pools=np.int64),
+    fields(MAX_PLAYERS, in_game=np.uint8, acts=np.uint8, flipped=np.int16),
+    fields((), flippers=np.int64, turn=np.int64, flips=np.int64, ticks=np.int64),
+    fields((), window_tick=np.int64, window_length=np.int64, reopened=np.uint8, pool_call=np.uint8),
+    fields(MAX_PLAYERS, last_calls=np.int8, last_correct=np.uint8, last_gain=np.int64),
+    fields((), moved=np.uint8, gone_out=np.int64, winners=np.int64, finished=np.uint8),
+    fields((), truncated=np.uint8, glimpsed=np.int64),
+    fields((MAX_PLAYERS, MAX_REACTION_TICKS), glimpses=np.int8),
+    fields(MAX_CARDS, hidden_group=np.int32),
+    fields((), groups=np.int64, glimpsed_group=np.int64, dealer=np.int64),
+    fields(MAX_PLAYERS, session_wins=np.int64),
+    fields((), games_played=np.int64, sudden_deaths=np.int64, tied=np.int64),
+    fields(MAX_PLAYERS, point_offsets=np.float64),
+    tape_length=SNAP_TAPE,
 )
 """One game: the packets (`next`, and each packet's first and last card and size; −1 where
 none); the card under each pile's top; how many pools there are (pool 0 made first); which seats
@@ -214,35 +192,24 @@ PIECES = pieces_dtype(
 
 
 def rules_dtype() -> np.dtype:
-    """The rule options as the kernels read them."""
+    """The rule options as the kernels read them: `key_share` counts one card of a key in a
+    stack (in `stack_keys`); `max_flips` and `max_ticks` are −1 for no limit; `noisy` says that
+    `glimpse_error` is given (windows are full, seats glimpse), a tick's error, 0 past its end;
+    `heuristic_setup` is what the heuristic reads; `session` is 1 unless `session="single"`, and
+    `wins_needed` the wins that decide the session at once."""
     return core.rules_dtype(
         PIECES,
-        [
-            ("num_piles", np.int64),
-            ("num_keys", np.int64),
-            ("deck_size", np.int64),
-            ("card_keys", np.int64, MAX_CARDS),
-            ("key_share", np.float32),  # one card of a key in a stack, in `stack_keys`
-            ("classic", np.uint8),
-            ("reaction_ticks", np.int64),
-            ("delays", np.int64, MAX_PLAYERS),
-            ("flipper_may_call", np.uint8),
-            ("speed", np.uint8),
-            ("double", np.uint8),
-            ("single_pile", np.uint8),
-            ("slapjack", np.uint8),
-            ("max_flips", np.int64),  # −1: no limit
-            ("max_ticks", np.int64),  # −1: no limit
-            ("same_tick_random", np.uint8),
-            ("refresh_shuffle", np.uint8),
-            ("noisy", np.uint8),  # glimpse_error given (windows are full, seats glimpse)
-            ("glimpse_error", np.float64, MAX_REACTION_TICKS),  # a tick; 0 past its end
-            ("heuristic_setup", np.int64, strategy.SETUP_SIZE),  # what the heuristic reads
-            ("session", np.int64),  # session != "single"
-            ("wins_needed", np.int64),  # the wins that decide the session at once
-            ("session_games", np.int64),
-            ("max_sudden_deaths", np.int64),
-        ],
+        fields((), num_piles=np.int64, num_keys=np.int64, deck_size=np.int64),
+        fields(MAX_CARDS, card_keys=np.int64),
+        fields((), key_share=np.float32, classic=np.uint8, reaction_ticks=np.int64),
+        fields(MAX_PLAYERS, delays=np.int64),
+        fields((), flipper_may_call=np.uint8, speed=np.uint8, double=np.uint8),
+        fields((), single_pile=np.uint8, slapjack=np.uint8, max_flips=np.int64, max_ticks=np.int64),
+        fields((), same_tick_random=np.uint8, refresh_shuffle=np.uint8, noisy=np.uint8),
+        fields(MAX_REACTION_TICKS, glimpse_error=np.float64),
+        fields(strategy.SETUP_SIZE, heuristic_setup=np.int64),
+        fields((), session=np.int64, wins_needed=np.int64, session_games=np.int64),
+        fields((), max_sudden_deaths=np.int64),
     )
 
 
@@ -1027,19 +994,15 @@ def random_action(g, rules, seat: int) -> int:
     return chosen
 
 
-heuristic_choice = njit(cache=True)(strategy.choose)
+choose = njit(cache=True)(strategy.choose)
 """The heuristic's strategy (`snail_envs.agents.heuristics.snap.choose`), compiled."""
 
 
-@njit(cache=True)
-def heuristic_action(g, rules, seat: int) -> int:
+@njit(cache=True, inline="always")
+def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
     """`snail_envs.agents.heuristics.snap.SnapHeuristic` with its defaults (no delay of its own, no
-    errors), choosing on the seat's own observation and mask."""
-    observation = np.empty(rules.heuristic_setup[strategy.OBSERVATION_SIZE], np.float32)
-    mask = np.empty(NUM_ACTIONS, np.int8)
-    write_observation(g, rules, seat, observation)
-    write_mask(g, rules, seat, mask)
-    return heuristic_choice(
+    errors)."""
+    return choose(
         observation,
         mask,
         rules.heuristic_setup,

@@ -49,7 +49,7 @@ def compiled_choice(env_name: str, heuristic: Any) -> Callable[[np.ndarray, np.n
     """The strategy as the batched engine compiles it, with the agent's parameters."""
     pytest.importorskip("numba")
     if env_name == "snap_v1":
-        from snail_envs.batched.snap import heuristic_choice as snap_choice
+        from snail_envs.batched.snap import choose as snap_choice
 
         return lambda observation, mask: snap_choice(
             observation,
@@ -61,10 +61,10 @@ def compiled_choice(env_name: str, heuristic: Any) -> Callable[[np.ndarray, np.n
             heuristic.error_rate,
             1.0,
         )
-    from snail_envs.batched.snailed_it import heuristic_choice
+    from snail_envs.batched.snailed_it import choose as snailed_it_choice
 
     lookahead = heuristic.lookahead
-    return lambda observation, mask: heuristic_choice(
+    return lambda observation, mask: snailed_it_choice(
         observation,
         mask,
         heuristic.card_points,

@@ -85,6 +85,19 @@ def test_the_turn_based_views_drop_the_slot_axis() -> None:
     assert (batch.action_mask == out.action_masks[:, 0]).all()
 
 
+def test_a_game_record_holds_its_generators_then_its_groups_of_fields_in_order_then_its_tape() -> (
+    None
+):
+    from snail_envs.batched.chance import CHANCE_FIELDS, game_record
+    from snail_envs.batched.records import fields
+
+    record = game_record(fields(3, a=np.int8, b=np.int64), fields((), c=np.uint8), tape_length=5)
+    assert record.names == (*(name for name, *_ in CHANCE_FIELDS), "a", "b", "c", "tape")
+    assert record["a"] == np.dtype((np.int8, 3)) and record["b"] == np.dtype((np.int64, 3))
+    assert record["c"] == np.uint8 and record["tape"] == np.dtype((np.int16, 5))
+    assert record.isalignedstruct and record.fields["b"][1] % 8 == 0
+
+
 @pytest.mark.parametrize("env_name", ENGINES)
 def test_same_seed_same_games_whatever_the_batch_size(env_name: str) -> None:
     small = snail_envs.batched.make(env_name, 4)
