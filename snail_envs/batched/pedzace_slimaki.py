@@ -276,6 +276,12 @@ def end_race(g, rules) -> None:
 
 
 @njit(cache=True)
+def points(g) -> np.ndarray:
+    """Each seat's points."""
+    return g.scores
+
+
+@njit(cache=True)
 def start_game(g, rules) -> None:
     begin_game(g)
     g.scores[:] = 0
@@ -290,12 +296,6 @@ def apply(g, rules, actions: np.ndarray) -> None:
     """The seat to play uses its die `actions[turn]`; the next seats roll on to a decision."""
     use_die(g, rules, actions[g.turn])
     roll_until_decision(g, rules)
-
-
-@njit(cache=True)
-def points(g) -> np.ndarray:
-    """Each seat's points."""
-    return g.scores
 
 
 # --------------------------------------------------------------------------- players

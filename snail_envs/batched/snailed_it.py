@@ -356,6 +356,12 @@ def end_round(g, rules) -> None:
 
 
 @njit(cache=True)
+def points(g) -> np.ndarray:
+    """Each seat's total: the lowest total wins (`LOWEST_WINS`)."""
+    return g.totals
+
+
+@njit(cache=True)
 def apply(g, rules, actions: np.ndarray) -> None:
     """One tick: the play of the seat to play, or every other seat's toss or pass."""
     if g.phase == PLAY:
@@ -374,12 +380,6 @@ def start_game(g, rules) -> None:
     g.finished = 0
     g.starter = 0
     start_round(g, rules)
-
-
-@njit(cache=True)
-def points(g) -> np.ndarray:
-    """Each seat's total: the lowest total wins (`LOWEST_WINS`)."""
-    return g.totals
 
 
 # --------------------------------------------------------------------------- players
