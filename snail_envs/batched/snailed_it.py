@@ -637,13 +637,13 @@ def card_set(cards: Iterable[int]) -> np.ndarray:
     """`cards` as a set of cards (`CARD_WORDS` words)."""
     words = np.zeros(CARD_WORDS, np.int64)
     for card in cards:
-        words[card // WORD_CARDS] |= 1 << card % WORD_CARDS
+        add_card(words, card)
     return words
 
 
 def cards_in(words: np.ndarray) -> list[int]:
     """The cards of a set of cards, lowest first."""
-    return [card for card in range(NUM_CARDS) if words[card // WORD_CARDS] >> card % WORD_CARDS & 1]
+    return [card for card in range(NUM_CARDS) if holds(words, card)]
 
 
 def load_game(games: np.ndarray, index: int, game: SnailedIt, seed: int) -> None:
