@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -221,9 +222,9 @@ def batched_name(name: str, size: int) -> str:
     return f"snail_envs {name} (batched, {size} games)"
 
 
-def compile_times(name: str) -> tuple[float, float]:
+def compile_times(name: str, checkout: Path | None = None) -> tuple[float, float]:
     """Seconds from a fresh interpreter to a first batched step: with an empty numba cache, then
-    with the cache that first start wrote."""
+    with the cache that first start wrote (`checkout`: the snail_envs of that checkout)."""
     code = (
         "import time; started = time.perf_counter(); import snail_envs.batched; "
         f"batch = snail_envs.batched.make({name!r}, 4); batch.reset(seed=0); "
@@ -231,11 +232,14 @@ def compile_times(name: str) -> tuple[float, float]:
     )
     with tempfile.TemporaryDirectory() as cache:
         environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        if checkout is not None:
+            environment["PYTHONPATH"] = str(checkout)
         cold, cached = (
             float(
                 subprocess.run(
                     [sys.executable, "-c", code],
                     env=environment,
+                    cwd=cache if checkout is not None else None,  # not a checkout's own root
                     capture_output=True,
                     text=True,
                     check=True,
