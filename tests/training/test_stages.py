@@ -21,7 +21,7 @@ import snail_envs.batched
 from snail_envs.agents import RandomAgent, make_agent
 from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training import train
-from snail_envs.training.config import load_config
+from snail_envs.training.config import STAGES, load_config
 from snail_envs.training.evaluate import score_against
 from snail_envs.training.finetune import Anchor, AnchoredPolicy
 from snail_envs.training.imitation import (
@@ -35,6 +35,7 @@ from snail_envs.training.imitation import (
     collect,
     imitate,
 )
+from snail_envs.training.stages import STAGES as REGISTRY
 from tests.training.budgets import TINY_PPO
 
 torch.set_num_threads(1)
@@ -302,6 +303,13 @@ def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path:
         train.resume(run)
 
 
+def test_every_stage_a_config_may_name_is_registered_once() -> None:
+    assert sorted(REGISTRY) == sorted(STAGES)
+    assert all(name == stage.name for name, stage in REGISTRY.items())
+    counts = [stage.count for stage in REGISTRY.values()]
+    assert len(set(counts)) == len(counts) and "timesteps" in counts
+
+
 def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(ValueError, match=r"stages must name one or more of imitation, ppo.*'rl'"):
         load_config("snail_sprint_v0", overrides=["stages=[imitation, rl]"])
@@ -446,6 +454,6 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     def refuse(*_: object) -> None:
         raise AssertionError("a resumed run loaded init_from again")
 
-    monkeypatch.setattr(train, "start_from", refuse)
+    monkeypatch.setattr("snail_envs.training.run.start_from", refuse)
     resumed = train.main(["--resume", str(run), "total_timesteps=256", "--no-progress"])
     assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)

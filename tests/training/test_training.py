@@ -14,7 +14,7 @@ import snail_envs
 from snail_envs.agents import HEURISTICS, make_agent
 from snail_envs.agents.ppo import PPOAgent
 from snail_envs.agents.replay import check, read_replay
-from snail_envs.training import evaluate, train
+from snail_envs.training import evaluate, opponents, train
 from snail_envs.training.config import (
     CONFIGS,
     TrainConfig,
@@ -22,6 +22,7 @@ from snail_envs.training.config import (
     default_config_path,
     load_config,
 )
+from snail_envs.training.curve import curve_steps
 from snail_envs.training.evaluate import (
     GameRecord,
     PairingResult,
@@ -107,7 +108,7 @@ def test_a_short_run_has_five_curve_points_at_their_true_timesteps_in_the_png_an
     for opponent in ("random", "heuristic"):
         scalars = events.Scalars(f"eval/score_vs_{opponent}")
         steps = [event.step for event in scalars]
-        assert steps == train.curve_steps(curve) == [0, 64, 128, 192, 256]
+        assert steps == curve_steps(curve) == [0, 64, 128, 192, 256]
         assert [event.value for event in scalars] == pytest.approx([p[opponent][0] for p in curve])
     bars = capsys.readouterr().err
     assert "evaluation at 0" in bars and "evaluation at 192" in bars
@@ -159,8 +160,8 @@ class ConstantPolicy:
 
 
 def test_batched_self_play_plays_one_snapshot_per_game_and_episode() -> None:
-    pool = train.SelfPlayPool(size=2)
-    policy = train.SelfPlayPolicy(pool, num_envs=6, seed=0)
+    pool = opponents.SelfPlayPool(size=2)
+    policy = opponents.SelfPlayPolicy(pool, num_envs=6, seed=0)
     masks = np.ones((6, 4), bool)
     observations = np.zeros((6, 3), np.float32)
     games = np.arange(6)
