@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +33,8 @@ from snail_envs.training.evaluate import (
     seat_order,
 )
 from tests.training.budgets import PPO_ONLY, TINY_PPO
+
+ROOT = Path(__file__).resolve().parents[2]
 
 torch.set_num_threads(1)
 TINY = [
@@ -132,6 +136,26 @@ def test_the_train_help_lists_every_config_field(capsys: pytest.CaptureFixture[s
     assert "  total_timesteps (int, default 200000)\n      Learner decisions" in shown
     assert "  net_arch (list[int], default [128, 128])" in shown
     assert "  init_from (str | None, default null)" in shown
+
+
+def test_the_train_help_loads_no_training_library() -> None:
+    """`snail-train --help` answers at once: torch, Stable-Baselines3, matplotlib and tqdm load
+    only when a run starts."""
+    probe = (
+        "import sys\n"
+        "from snail_envs.training import train\n"
+        "try:\n"
+        "    train.main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'tqdm')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "config fields, set by name=value" in shown.stdout
+    assert shown.stdout.splitlines()[-1] == "[]"
 
 
 def test_a_run_and_its_checkpoints_load_as_agents_that_act_alike(tiny_run: dict) -> None:
