@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from snail_envs.training.run import INIT_FROM
 from snail_envs.training.stages import STAGES
 
 
@@ -32,13 +33,26 @@ def print_summary(summary: Mapping[str, Any]) -> None:
             f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games): {verdict}"
         )
     if summary["policy"]:
-        print(f"policy: {summary['policy']} (as an agent: ppo:{summary['run_dir']})")
+        print(
+            f"policy: {summary['policy']} (as an agent: ppo:{summary['run_dir']}), made by "
+            f"{maker(summary)}"
+        )
     if summary["checkpoint"]:
         print(f"checkpoint: {summary['checkpoint']}")
     print(
         f"learning curve: {summary['learning_curve_png']}\n"
         f"tensorboard: tensorboard --logdir {summary['tensorboard']}"
     )
+
+
+def maker(summary: Mapping[str, Any]) -> str:
+    """Who made the run's policy (`policy_made_by`), in words."""
+    made_by = summary["policy_made_by"]
+    if made_by == INIT_FROM:
+        return f"the run it started from (init_from {summary['config']['init_from']})"
+    if made_by is None:
+        return "no stage: the untrained network it started with"
+    return f"the {made_by} stage"
 
 
 def stopped_where(summary: Mapping[str, Any]) -> str:

@@ -109,27 +109,29 @@ def run(
             config, run_dir, model, pool, self_play, progress, curve, Display(progress_bar), stop
         )
         policy: Any = None  # the run's policy once a stage has finished it
+        made_by = INIT_FROM if config.init_from else None
         stopped_in: str | None = None
         for number, name in enumerate(config.stages, start=1):
             stage = stages[name]
             state = resumed.state if resumed is not None and resumed.stage == name else None
             if number <= skipped:  # finished before the run was resumed
-                stage.skip(context, state)
-                policy = model.policy
-                continue
-            print(
-                f"=== stage {number}/{len(config.stages)}: {stage.describe(config)} ===", flush=True
-            )
-            outcome = stage.run(context, state)
+                outcome = stage.skip(context, state)
+            else:
+                print(
+                    f"=== stage {number}/{len(config.stages)}: {stage.describe(config)} ===",
+                    flush=True,
+                )
+                outcome = stage.run(context, state)
             if outcome.policy is not None:
                 policy = outcome.policy
+                made_by = made_by if outcome.kept_start else name
             if not outcome.finished:
                 stopped_in = name
                 break
             if number < len(config.stages) and policy is not model.policy:
                 model.policy.load_state_dict(policy.state_dict())  # the next stage's start
                 policy = model.policy
-        summary = finish(context, list(stages.values()), policy, stopped_in)
+        summary = finish(context, list(stages.values()), policy, made_by, stopped_in)
     return summary
 
 
@@ -182,6 +184,10 @@ def start_from(config: TrainConfig, model: Any) -> None:
     model.policy.load_state_dict(saved.state_dict())
 
 
+INIT_FROM = "init_from"
+"""What `policy_made_by` of a run's summary says of a policy no stage improved on, that the run
+started from (`TrainConfig.init_from`)."""
+
 FINAL_SEED = 2 * 10**7
 """The seed of the final evaluation's games (the curve's points play from 10**7)."""
 
@@ -206,10 +212,15 @@ def final_evaluation(context: RunContext, policy: Any) -> dict[str, tuple[float,
 
 
 def finish(
-    context: RunContext, stages: list[Stage], policy: Any, stopped_in: str | None
+    context: RunContext,
+    stages: list[Stage],
+    policy: Any,
+    made_by: str | None,
+    stopped_in: str | None,
 ) -> dict[str, Any]:
     """Save the run's policy (if any), evaluate it (unless stopped), draw the learning curve,
-    and write and return the summary."""
+    and write and return the summary. `made_by` names the stage whose training made the policy,
+    or `INIT_FROM` (None: no stage changed the network it started with)."""
     config, run_dir, progress = context.config, context.run_dir, context.progress
     policy_path = None
     if policy is not None:
@@ -245,6 +256,7 @@ def finish(
         "learning_curve": progress.learning_curve,
         "checkpoint": None if context.checkpoint is None else str(context.checkpoint),
         "policy": None if policy_path is None else str(policy_path),
+        "policy_made_by": None if policy_path is None else made_by,
         "learning_curve_png": str(curve_path),
         "tensorboard": str(run_dir / "tensorboard"),
         "replays": str(run_dir / "replays") if final else None,

@@ -191,6 +191,7 @@ def test_a_tiny_run_distils_round_after_round(runs: dict[str, Any]) -> None:
     summary = runs["whole"]
     run = Path(summary["run_dir"])
     assert summary["interrupted"] is None and list(summary["stage_seconds"]) == ["expert_iteration"]
+    assert summary["policy_made_by"] == "expert_iteration"
     reports = summary["expert_iteration"]
     assert [report["round"] for report in reports] == [1, 2]
     assert all(report["states"] >= 200 and report["kl"] is not None for report in reports)

@@ -251,6 +251,7 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     assert all(torch.equal(clone[name], start[name]) for name in clone)
     assert summary["best"]["opponent"] == "heuristic"
     assert summary["policy"] == str(run / "policy.pt") and not list(run.glob("*.zip"))
+    assert summary["best"]["timesteps"] > 0 and summary["policy_made_by"] == "ppo"
     best, final = two_stages["best"], two_stages["final"]
     assert all(torch.equal(best[name], final[name]) for name in best)
 
@@ -430,7 +431,10 @@ def test_init_from_must_name_a_policy_of_the_game(
 
 
 def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
-    saved_clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    saved_clone: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The run keeps the policy it started from as its clone (the anchor of the resumed ppo
     stage); `--resume` continues from the checkpoint and does not load `init_from` again."""
@@ -446,6 +450,12 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
         ]
     )
     run = Path(first["run_dir"])
+    # no point of so small a step size scores above the start: the run keeps the policy it
+    # started from, and says so
+    assert first["best"]["timesteps"] == 0 and first["policy_made_by"] == "init_from"
+    shown = capsys.readouterr().out
+    assert "the ppo stage did not improve on it" in shown
+    assert f"made by the run it started from (init_from {saved_clone})" in shown
     kept, started = (
         PPOAgent.load(path).model.state_dict() for path in (run / "clone.pt", saved_clone)
     )

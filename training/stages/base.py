@@ -51,6 +51,9 @@ class Outcome:
     """False: a stop request cut it short, and the run ends there."""
     policy: Any = None
     """The stage's policy, the run's policy from now on (None: the run keeps the one it had)."""
+    kept_start: bool = False
+    """Whether that policy is the one the stage started from: the stage did not improve on it,
+    and the run's policy is still the one an earlier stage (or `init_from`) made."""
 
 
 @dataclass
@@ -98,9 +101,9 @@ class Stage(Protocol):
         `resumed_in` would not use."""
         ...
 
-    def skip(self, context: RunContext, state: Any) -> None:
+    def skip(self, context: RunContext, state: Any) -> Outcome:
         """Take up its finished work in a resumed run (`state`: what it saved, where the run
-        resumes after it; else None)."""
+        resumes after it; else None), as it ended."""
         ...
 
     def run(self, context: RunContext, state: Any) -> Outcome:

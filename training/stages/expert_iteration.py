@@ -83,7 +83,7 @@ class ExpertIteration:
                 "(or ended with) its expert_iteration stage can do more rounds"
             )
 
-    def skip(self, context: RunContext, state: Any) -> None:
+    def skip(self, context: RunContext, state: Any) -> Outcome:
         """Its reports, for the run's summary."""
         from snail_envs.training.expert_iteration import RoundStore
 
@@ -91,6 +91,7 @@ class ExpertIteration:
         store = RoundStore(context.run_dir, config.env, config.env_options)
         if store.exists():
             self.reports = store.load_state(config.expert_iteration).reports
+        return Outcome(finished=True, policy=context.model.policy)
 
     def run(self, context: RunContext, state: Any) -> Outcome:
         """From the start or, resumed, after the rounds of `state` (a `StageState`, whose last

@@ -42,8 +42,8 @@ class Imitation:
     def check_overrides(self, given: Overrides, resumed_in: str | None) -> None:
         return None
 
-    def skip(self, context: RunContext, state: Any) -> None:
-        return None
+    def skip(self, context: RunContext, state: Any) -> Outcome:
+        return Outcome(finished=True, policy=context.model.policy)
 
     def run(self, context: RunContext, state: Any) -> Outcome:
         """A stop request abandons the cloning at once (the policy is then half-cloned: the run

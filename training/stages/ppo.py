@@ -43,6 +43,12 @@ def evaluation_interval(config: TrainConfig) -> int:
     return max(1, min(config.eval_every, config.total_timesteps // (MIN_CURVE_POINTS - 1)))
 
 
+def kept_start(best: dict[str, Any] | None) -> bool:
+    """Whether the best policy on record (`KeepBest`) is the one the stage started from, at
+    timestep 0: no later point of the stage scored above it."""
+    return best is not None and best["timesteps"] == 0
+
+
 class PPO:
     """MaskablePPO to `total_timesteps` or a stop request. Its policy is the last one, or with
     `keep_best` the best of the curve's points (whose record is `Progress.best`, its entry in
@@ -87,7 +93,7 @@ class PPO:
     def check_overrides(self, given: Overrides, resumed_in: str | None) -> None:
         return None
 
-    def skip(self, context: RunContext, state: Checkpoint | None) -> None:
+    def skip(self, context: RunContext, state: Checkpoint | None) -> Outcome:
         """Its checkpoint (restored, where the run resumes after it) and its policy."""
         from snail_envs.training.finetune import BEST_POLICY_FILE
 
@@ -98,6 +104,7 @@ class PPO:
         best = context.run_dir / BEST_POLICY_FILE
         if config.keep_best and best.is_file():
             model.policy.load_state_dict(load_policy(best, config.env).state_dict())
+        return Outcome(True, model.policy, kept_start(context.progress.best))
 
     def restore(self, context: RunContext, checkpoint: Checkpoint) -> None:
         """Put the checkpoint into the learner, its self-play pool and the random generators,
@@ -119,7 +126,7 @@ class PPO:
             self.keep_clone(context)
         policy = self.learn(context, state)
         stopped = context.stop.requested and context.progress.timesteps < config.total_timesteps
-        return Outcome(not stopped, policy)
+        return Outcome(not stopped, policy, kept_start(context.progress.best))
 
     def keep_clone(self, context: RunContext) -> None:
         """Keep the network the stage starts from, the stage before's or `init_from`'s, as the
@@ -212,6 +219,11 @@ class PPO:
         if not summary["best"]:
             return []
         best = summary["best"]
+        if kept_start(best):
+            return [
+                f"kept the policy the ppo stage started from ({best['score_rate']:.1%} vs "
+                f"{best['opponent']} at its start): the ppo stage did not improve on it"
+            ]
         return [
             f"kept the policy of timestep {best['timesteps']:,} "
             f"({best['score_rate']:.1%} vs {best['opponent']} at that point of the curve)"
