@@ -19,10 +19,20 @@ class Display:
     @contextlib.contextmanager
     def training(self, stage: str, total: int, done: int) -> Iterator[Callable[[int], None]]:
         """A bar of the stage `stage`'s timesteps from `done` to `total`; yields the function
-        that moves it to a number of timesteps."""
+        that moves it to a number of timesteps. Its rate and time left are the average since
+        the bar began, evaluations between the rollouts included: they recur every so many
+        timesteps, and a moving average of the last updates would leave them out of the
+        estimate until the next one."""
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, initial=done, desc=stage, unit="step", disable=not self.enabled)
+        bar = tqdm(
+            total=total,
+            initial=done,
+            desc=stage,
+            unit="step",
+            smoothing=0,
+            disable=not self.enabled,
+        )
         self._training = bar
 
         def advance(timesteps: int) -> None:

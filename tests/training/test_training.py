@@ -25,6 +25,7 @@ from snail_envs.training.config import (
     load_config,
 )
 from snail_envs.training.curve import curve_steps
+from snail_envs.training.display import Display
 from snail_envs.training.evaluate import (
     GameRecord,
     PairingResult,
@@ -492,3 +493,27 @@ def test_adding_an_agent_leaves_the_other_pairings_games_alone() -> None:
     assert alone == games(["ismcts:2", "random", "heuristic"])
     assert alone == games(["random", "heuristic", "ismcts:2"])
     assert alone != games(["random", "heuristic"], seed=1)
+
+
+def test_the_training_bar_counts_the_evaluations_between_rollouts_in_its_estimate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """100 timesteps a second, and an 8-second evaluation every 200 timesteps: at 500 of 1,000
+    timesteps, 5 seconds of training and two evaluations (at 600 and 800) remain, 21 seconds."""
+    import re
+
+    import tqdm.std
+
+    clock = [0.0]
+    monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])
+    display = Display(enabled=True)
+    with display.training("ppo", 1000, 0) as advance:
+        for timesteps in range(10, 510, 10):
+            clock[0] += 0.1
+            advance(timesteps)
+            if timesteps % 200 == 0:
+                clock[0] += 8.0
+    shown = capsys.readouterr().err.split("\r")
+    training = next(meter for meter in shown if "500/1000" in meter)  # as it trains, not closed
+    minutes, seconds = re.search(r"<(\d+):(\d+)", training).groups()  # type: ignore[union-attr]
+    assert 18 <= 60 * int(minutes) + int(seconds) <= 24, training
