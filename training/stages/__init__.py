@@ -10,13 +10,18 @@ Each stage is a class that meets the `Stage` protocol (`stages.base`): its name,
 points of the learning curve count, how it describes itself, runs, saves and resumes, what it
 adds to the run's summary and what a stop in it leaves.
 
-Adding a stage is one module and one line: write `stages/<name>.py` with a class that meets
-`Stage` (the existing stages are the examples: `run` trains `RunContext.model.policy` and adds
-points to `RunContext.curve`, `resume` finds what it saved in the run folder), and add it to
-`STAGES` below. Its settings, if any, are a nested dataclass of `TrainConfig` in
-`snail_envs.training.config`, which also lists the stage names a config may give
-(`config.STAGES`) and checks their order. The registry's order is the order of the stages'
-entries in the run's summary.
+To add a stage (a `league`, say):
+
+1. write `stages/league.py`, a class that meets `Stage` (the existing stages are the examples:
+   `run` trains `RunContext.model.policy`, adds points to `RunContext.curve` and times itself
+   with `timing`; `resume` finds what it saved in the run folder; `stopped` says how to go on);
+2. add the class to `STAGES` below (and import it): the run, the resume, the learning curve, the
+   summary and `--help` find it there;
+3. name it in `snail_envs.training.config.STAGES`, the names a config may give in their order
+   (a test checks that it and `STAGES` agree), and give its settings a nested dataclass of
+   `TrainConfig` (`league.<name>=value`), checked when the config loads.
+
+The registry's order is the order of the stages' entries in the run's summary.
 """
 
 from __future__ import annotations
