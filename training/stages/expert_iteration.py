@@ -21,6 +21,24 @@ from snail_envs.training.curve import evaluate_point, evaluation_opponents
 from snail_envs.training.stages.base import Outcome, Overrides, Resumption, RunContext, timing
 
 
+def round_line(report: Any, point: dict[str, Any], opponents: list[str]) -> str:
+    """A round's report (an `ExpertIterationRound`) and its point of the curve, in a line."""
+    agreement = ", ".join(
+        f"{kind} {share:.1%} ({n:,})" for kind, (share, n) in report.agreement.items()
+    )
+    kl = "" if report.kl is None else f", KL(search ‖ network) {report.kl:.3f}"
+    scores = "".join(
+        f"; vs {opponent} {point[opponent][0]:.1%}" for opponent in opponents if opponent in point
+    )
+    rate = report.states / max(report.search_seconds, 1e-9)
+    return (
+        f"round {report.round}: {report.states:,} states searched ({rate:,.1f}/s), "
+        f"loss {report.loss:.3f}; the network played the search's choice "
+        f"{report.prior_agreement:.1%} before distilling; held-out agreement: "
+        f"{agreement or 'none held out'}{kl}{scores}"
+    )
+
+
 class ExpertIteration:
     """Rounds of search and distillation into the learner's policy; the stage's reports, one a
     round (`ExpertIterationRound`, as mappings), are its entry in the run's summary."""
@@ -160,23 +178,7 @@ class ExpertIteration:
                 save(report.round, fresh, model.policy)
                 point = add_point(reports[-1])
                 save(report.round)  # with the round's point of the curve
-                agreement = ", ".join(
-                    f"{kind} {share:.1%} ({n:,})" for kind, (share, n) in report.agreement.items()
-                )
-                kl = "" if report.kl is None else f", KL(search ‖ network) {report.kl:.3f}"
-                scores = "".join(
-                    f"; vs {opponent} {point[opponent][0]:.1%}"
-                    for opponent in evaluation_opponents(config)
-                    if opponent in point
-                )
-                rate = report.states / max(report.search_seconds, 1e-9)
-                print(
-                    f"round {report.round}: {report.states:,} states searched ({rate:,.1f}/s), "
-                    f"loss {report.loss:.3f}; the network played the search's choice "
-                    f"{report.prior_agreement:.1%} before distilling; held-out agreement: "
-                    f"{agreement or 'none held out'}{kl}{scores}",
-                    flush=True,
-                )
+                print(round_line(report, point, evaluation_opponents(config)), flush=True)
 
             try:
                 with stop.abandonable():
