@@ -407,7 +407,7 @@ def evaluation_point(
     """Score the policy of now (exported to `run_dir/policy.pt`) against each baseline agent;
     add the point to `curve` and draw the curve again (`learning_curve.png`, as
     `snail-train` draws its own)."""
-    from snail_envs.training.train import plot_curve
+    from snail_envs.training.curve import plot_curve
 
     policy = export_policy(algorithm, args, run_dir, overwrite=True)
     results = evaluate(args, RLlibAgent.load(policy, args.env))

@@ -21,7 +21,7 @@ import snail_envs.batched
 from snail_envs.agents import RandomAgent, make_agent
 from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training import train
-from snail_envs.training.config import load_config
+from snail_envs.training.config import STAGES, load_config
 from snail_envs.training.evaluate import score_against
 from snail_envs.training.finetune import Anchor, AnchoredPolicy
 from snail_envs.training.imitation import (
@@ -35,6 +35,7 @@ from snail_envs.training.imitation import (
     collect,
     imitate,
 )
+from snail_envs.training.stages import STAGES as REGISTRY
 from tests.names import SNAP
 from tests.training.budgets import TINY_PPO
 
@@ -251,6 +252,7 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     assert all(torch.equal(clone[name], start[name]) for name in clone)
     assert summary["best"]["opponent"] == "heuristic"
     assert summary["policy"] == str(run / "policy.pt") and not list(run.glob("*.zip"))
+    assert summary["best"]["timesteps"] > 0 and summary["policy_made_by"] == "ppo"
     best, final = two_stages["best"], two_stages["final"]
     assert all(torch.equal(best[name], final[name]) for name in best)
 
@@ -301,6 +303,13 @@ def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path:
     assert not (run / "checkpoints").exists() and not list(run.glob("*.pt"))
     with pytest.raises(FileNotFoundError, match="stopped in its imitation stage is not resumed"):
         train.resume(run)
+
+
+def test_every_stage_a_config_may_name_is_registered_once() -> None:
+    assert sorted(REGISTRY) == sorted(STAGES)
+    assert all(name == stage.name for name, stage in REGISTRY.items())
+    counts = [stage.count for stage in REGISTRY.values()]
+    assert len(set(counts)) == len(counts) and "timesteps" in counts
 
 
 def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -423,7 +432,10 @@ def test_init_from_must_name_a_policy_of_the_game(
 
 
 def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
-    saved_clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    saved_clone: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The run keeps the policy it started from as its clone (the anchor of the resumed ppo
     stage); `--resume` continues from the checkpoint and does not load `init_from` again."""
@@ -439,6 +451,12 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
         ]
     )
     run = Path(first["run_dir"])
+    # no point of so small a step size scores above the start: the run keeps the policy it
+    # started from, and says so
+    assert first["best"]["timesteps"] == 0 and first["policy_made_by"] == "init_from"
+    shown = capsys.readouterr().out
+    assert "the ppo stage did not improve on it" in shown
+    assert f"made by the run it started from (init_from {saved_clone})" in shown
     kept, started = (
         PPOAgent.load(path).model.state_dict() for path in (run / "clone.pt", saved_clone)
     )
@@ -447,6 +465,6 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     def refuse(*_: object) -> None:
         raise AssertionError("a resumed run loaded init_from again")
 
-    monkeypatch.setattr(train, "start_from", refuse)
+    monkeypatch.setattr("snail_envs.training.run.start_from", refuse)
     resumed = train.main(["--resume", str(run), "total_timesteps=256", "--no-progress"])
     assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)
