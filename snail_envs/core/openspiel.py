@@ -327,6 +327,8 @@ class Setup:
         self.not_acting = registration.spec.info.num_actions
         """The one action of a seat outside a window, at a simultaneous node."""
         self.max_chance_outcomes = registration.max_chance_outcomes(probe.options)
+        self.initial_fields: dict[str, Any] | None = None
+        """The fields of a new state, once one has been made."""
 
     def make_env(self) -> SnailParallelEnv:
         return self.registration.env_class(**self.env_options, illegal_action="raise")
@@ -347,22 +349,46 @@ def _utility_range(spec: GameSpec, reward: str) -> tuple[float, float]:
 # ----------------------------------------------------------------------------- the state
 
 
+class SharedTable:
+    """A table (a parallel env) that states share instead of copying: nothing changes it in
+    place, since every transition is played on a copy that then becomes a new `SharedTable`."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table: SnailParallelEnv) -> None:
+        self.table = table
+
+    def __deepcopy__(self, memo: dict) -> SharedTable:
+        return self
+
+
 class SnailState(pyspiel.State):
     """A game in progress: a table (the parallel env) at the last decision point, and, at a
     chance node, the tick being played and the chance outcomes chosen for it so far."""
 
     def __init__(self, game: SnailGame) -> None:
         super().__init__(game)
-        self._setup = game.setup
-        self._table = game.make_env()
+        setup = game.setup
+        if setup.initial_fields is not None:
+            # pyspiel clones a state by making a new one and copying the clone's fields into it:
+            # the start of the game is played once per loaded game, not once per state
+            self.__dict__.update(copy.deepcopy(setup.initial_fields))
+            return
+        self._setup = setup
+        self._shared = SharedTable(setup.make_env())
         self._started = False
         self._tick: dict[str, int] | None = None
         self._choices: tuple[int, ...] = ()
         self._request: ChanceRequest | None = None
-        self._returns = [0.0] * game.setup.num_seats
-        self._history_digest = [b""] * game.setup.num_seats
+        self._returns = [0.0] * setup.num_seats
+        self._history_digest = [b""] * setup.num_seats
         self._decisions = 0
         self._play_transition()
+        setup.initial_fields = copy.deepcopy(self.__dict__)
+
+    @property
+    def _table(self) -> SnailParallelEnv:
+        return self._shared.table
 
     # ------------------------------------------------------------------- transitions
 
@@ -387,7 +413,7 @@ class SnailState(pyspiel.State):
                 ) from None
             self._request = needed.request
             return
-        self._table = table
+        self._shared = SharedTable(table)
         self._started = True
         self._tick, self._choices, self._request = None, (), None
         for agent, reward in rewards.items():
@@ -481,18 +507,9 @@ class SnailState(pyspiel.State):
         return self._table.observe(self._table.possible_agents[seat])["observation"]
 
     def observation_text(self, seat: int) -> str:
-        """The nonzero entries of each piece of `seat`'s observation, piece by piece."""
-        vector = self.observation_vector(seat)
-        parts = [f"player {seat}"]
-        for name, values in self._setup.observation_layout.as_dict(vector).items():
-            entries = [
-                str(index) if value == 1 else f"{index}={value:g}"
-                for index, value in enumerate(values.tolist())
-                if value
-            ]
-            if entries:
-                parts.append(f"{name}: {' '.join(entries)}")
-        return " | ".join(parts)
+        """`seat`'s observation as text: the seat, then the nonzero entries of each piece."""
+        layout = self._setup.observation_layout
+        return f"player {seat} | {layout.text(self.observation_vector(seat))}"
 
     def information_text(self, seat: int) -> str:
         """`seat`'s information state: its view now, after a digest of all it saw and did."""
