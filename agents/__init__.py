@@ -198,7 +198,7 @@ def load(
     trusted: bool = False,
     rules: Mapping[str, Any] | None = None,
 ) -> Any:
-    """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap (with the
+    """A trained agent: `load("ppo", "snap_v2")` is the baseline shipped for Snap (with the
     game's `rules`, the one shipped for those rules where there is one, such as noisy-sight
     Snap's); `path` loads another policy trained on `env_name` (`trusted`: see
     `snail_envs.agents.ppo.PPOAgent.load`)."""

@@ -77,6 +77,7 @@ from snail_envs.agents import HEURISTICS, RandomAgent, make_agent
 from snail_envs.agents.cli import command_errors, console_script
 from snail_envs.agents.files import atomic_path, write_text
 from snail_envs.agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
+from snail_envs.cli import env_name
 from snail_envs.training.checkpoints import (
     CHECKPOINTS,
     CLONE_FILE,
@@ -1206,6 +1207,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument(
         "--env",
+        type=env_name,
         choices=snail_envs.available_env_names(),
         help="the game (required unless --resume)",
     )

@@ -5,7 +5,8 @@ spaces, observation dicts with action masks, rewards) and enforces the rules eve
 this library follows:
 
 - Rewards: `reward="winlose"` (default) pays every winner +1 and every other seat -1 when the game
-  ends (tied winners all +1); a seat eliminated before the end gets its -1 when it goes out.
+  ends (tied winners all +1, or what the game's `GameInfo.shared_win` says: Snap pays a shared
+  result as a draw, 0); a seat eliminated before the end gets its -1 when it goes out.
   `reward="points"` pays the change in the game's own points after every transition.
   `reward="margin"` pays, after every transition, the change in each seat's lead: its points
   minus the mean of the other seats' points. The seats paid, P, are those in the game before the
@@ -331,8 +332,9 @@ class GameHost:
         outcome = game.outcome
         if outcome is not None:
             if self.reward_mode == "winlose":
+                won = self.spec.info.shared_win if outcome.shared else WIN
                 for seat in live_seats:
-                    rewards[seat] = WIN if seat in outcome.winners else LOSS
+                    rewards[seat] = won if seat in outcome.winners else LOSS
             return rewards, live_seats
         ended = [seat for seat in live_seats if not game.is_in_game(seat)]
         if self.reward_mode == "winlose":

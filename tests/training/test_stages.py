@@ -35,6 +35,7 @@ from snail_envs.training.imitation import (
     collect,
     imitate,
 )
+from tests.names import SNAP
 from tests.training.budgets import TINY_PPO
 
 torch.set_num_threads(1)
@@ -96,8 +97,8 @@ def test_random_seats_show_the_clone_the_tables_careless_players_make() -> None:
     their tables; seats playing at random now and then make a wrong call, whose pile goes to
     the pool, and the recorded (heuristic) seats see it. Their labels stay the teacher's."""
     options = {"num_players": 2, "same_tick": "random", "refresh": "shuffle"}
-    engine = snail_envs.batched.make("snap_v1", 16, **options)
-    kinds = DecisionKinds("snap_v1", options)
+    engine = snail_envs.batched.make(SNAP, 16, **options)
+    kinds = DecisionKinds(SNAP, options)
     layout = engine.observation_layout
     pool = slice(layout.offset("pool_sizes"), layout.offset("pool_sizes") + 13)
     careful = collect(engine, KernelHeuristic(), kinds, 3000)
@@ -105,7 +106,7 @@ def test_random_seats_show_the_clone_the_tables_careless_players_make() -> None:
     assert not careful.observations[:, pool].any()
     assert careless.observations[:, pool].any(axis=1).mean() > 0.05
     with pytest.raises(ValueError, match=r"imitation.random_seats must be in \[0, 1\); got 1.0"):
-        load_config("snap_v1", overrides=["imitation.random_seats=1"])
+        load_config(SNAP, overrides=["imitation.random_seats=1"])
 
 
 def test_early_stopping_keeps_the_best_held_out_epoch() -> None:
@@ -318,7 +319,7 @@ def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) ->
         load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=ismcts:50"])
     with pytest.raises(ValueError, match="teacher 'chess' cannot play snail_sprint_v0"):
         load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=chess"])
-    snap_policy = "agents/checkpoints/snap_v1.pt"
+    snap_policy = f"agents/checkpoints/{SNAP}.pt"
     with pytest.raises(ValueError, match=f"teacher 'ppo:{snap_policy}' cannot play snail_sprint"):
         load_config(
             "snail_sprint_v0", overrides=[*imitating, f"imitation.teacher=ppo:{snap_policy}"]

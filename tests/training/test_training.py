@@ -29,6 +29,7 @@ from snail_envs.training.evaluate import (
     one_against_all,
     seat_order,
 )
+from tests.names import SNAP
 from tests.training.budgets import PPO_ONLY, TINY_PPO
 
 torch.set_num_threads(1)
@@ -372,7 +373,7 @@ def test_the_chart_draws_rates_of_zero_and_one(tmp_path: Path) -> None:
     pairing = PairingResult(("a", "b"))
     pairing.records = [record(["a", "b"], [-1, 1])] * 1000
     tournament = evaluate.Tournament(
-        "snap_v1", ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
+        SNAP, ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
     )
     tournament.plot(tmp_path / "chart.png")
     assert (tmp_path / "chart.png").stat().st_size > 1000
