@@ -116,14 +116,14 @@ class ChanceNodes(Chance):
         return values[index]
 
     def pick(self, options: Sequence[T]) -> T:
-        values, counts = _distinct(options)
+        values, counts = distinct(options)
         return self._choose("pick", values, counts)
 
     def arrange(self, items: Sequence[T]) -> list[T]:
         remaining = list(items)
         arranged: list[T] = []
         while remaining:
-            values, counts = _distinct(remaining)
+            values, counts = distinct(remaining)
             card = self._choose("deal", values, counts)
             remaining.remove(card)
             arranged.append(card)
@@ -139,7 +139,7 @@ class ChanceNodes(Chance):
         return int(self._choose("weighted", indices, [weights[index] for index in indices]))
 
 
-def _distinct(items: Sequence[T]) -> tuple[list[T], list[float]]:
+def distinct(items: Sequence[T]) -> tuple[list[T], list[float]]:
     """The distinct items in order of first appearance, and how often each appears."""
     counts: dict[Any, int] = {}
     for item in items:
