@@ -204,12 +204,16 @@ def analyse(
     from snail_envs.agents import make_agent
 
     game = load_game(env_name, preset, options)
+    env = game.registration.spec.info.env_name
+    players = {
+        spec: make_agent(spec, env, seed=seed, options=game.setup.env_options) for spec in agents
+    }
     start = time.process_time()
     tree = build_tree(game, max_nodes)
     if tree.num_players != 2:
         raise ValueError(f"the exact tools take two-player games; this one has {tree.num_players}")
     report = ExactReport(
-        game=game.registration.spec.info.env_name,
+        game=env,
         options=dict(game.setup.env_options),
         nodes=tree.num_nodes,
         infosets=len(tree.infosets),
@@ -221,9 +225,8 @@ def analyse(
         report.cfr = cfr_plus(tree, solve_to, max_iterations, max_seconds)
         report.cfr_exploitability = exploitability(tree, report.cfr.average, sweeper)
         report.cfr_seconds = time.process_time() - start
-    for spec in agents:
+    for spec, agent in players.items():
         start = time.process_time()
-        agent = make_agent(spec, report.game, seed=seed, options=game.setup.env_options)
         policy = tabulate(tree, game, agent)
         result = exploitability(tree, policy, sweeper)
         against = None if report.cfr is None else head_to_head(tree, policy, report.cfr.average)
