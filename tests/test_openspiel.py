@@ -233,3 +233,15 @@ def test_unknown_parameters_are_refused_naming_the_parameters() -> None:
         load(GAME_NAMES[0], {"no_such_option": 1})
     with pytest.raises(ValueError, match=r"presets: .*mini"):
         load(_tiny_snap().registration.short_name, {"preset": "no_such_preset"})
+
+
+@pytest.mark.slow
+def test_the_documented_example_runs_openspiels_cfr_to_a_low_exploitability(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    import re
+
+    page = (CONFIGS.parent / "docs" / "openspiel.md").read_text()
+    example = re.findall(r"```python\n(.+?)\n```", page, flags=re.DOTALL)[0]
+    exec(compile(example, "docs/openspiel.md", "exec"), {})
+    assert float(capsys.readouterr().out.strip()) < 0.01

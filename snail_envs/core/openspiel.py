@@ -22,11 +22,13 @@ Chance: how the rules' chance requests become chance nodes
       `pick_weighted` a node over the indices of positive weight.
     Outcome `k` of a node is the k-th distinct value offered, in the order the rules offered them.
 
-    The cost: a transition that draws k chance events is played k + 1 times, and the table is
-    copied each time (a transition of the mini presets draws a few; the measurements are in
-    docs/results.md). The alternative, a second engine that yields its chance requests, would
-    double every game's rules; a generator-based rewrite of every `rules.py` would slow the
-    PettingZoo envs, which never need it.
+    The cost: a transition that draws k chance events is played k + 1 times, each on a copy of
+    the table: random games of the full variants cost 20–70× the PettingZoo env's, where one
+    transition shuffles a deck or rolls several dice, but building the Snap mini's tree, whose
+    chance is all in the deal, costs about one copy and one step of the env a node
+    (docs/results.md, benchmarks/openspiel_cost.py). The alternatives were worse: a second
+    engine that yields its chance requests would double every game's rules, and rewriting every
+    `rules.py` as a generator would slow the PettingZoo envs, which never need it.
 
 Observations and information states
     The observation of a seat is the PettingZoo observation vector (the game's observer, the same

@@ -124,3 +124,10 @@ def test_the_command_solves_and_saves_a_policy(
     assert json.loads(path.read_text())["solver"]["exploitability"] <= 0.01
     assert main(arguments) == 2
     assert "exists" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cfr_plus_solves_the_snap_mini_within_its_documented_budget() -> None:
+    tree = build_tree(load_game(SNAP, "mini"))
+    run = cfr_plus(tree, target=0.01, max_seconds=600)
+    assert exploitability(tree, run.average).exploitability <= 0.01
