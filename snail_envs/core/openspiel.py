@@ -252,7 +252,7 @@ class Registration:
             else pyspiel.GameType.Dynamics.SEQUENTIAL,
             chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
             information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-            utility=utility or pyspiel.GameType.Utility.GENERAL_SUM,
+            utility=pyspiel.GameType.Utility.GENERAL_SUM if utility is None else utility,
             reward_model=pyspiel.GameType.RewardModel.TERMINAL,
             max_num_players=info.max_players,
             min_num_players=info.min_players,

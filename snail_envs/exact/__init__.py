@@ -80,13 +80,9 @@ def _json(value: Any) -> str:
 def tabulate(tree: GameTree, game: SnailGame, agent: Any) -> np.ndarray:
     """`agent`'s policy over every information state of `tree`, asked at each on the seat's
     observation and legal actions; an information state of one legal action needs no call."""
-    from snail_envs.agents import PlanningAgent, RandomAgent
+    from snail_envs.agents import RandomAgent
 
-    if isinstance(agent, PlanningAgent) and not hasattr(agent, "act"):
-        raise ValueError(
-            f"{type(agent).__name__} plans on a live table; only agents that act on an "
-            "observation can be tabulated"
-        )
+    check_tabulable(agent)
     num_actions = game.registration.spec.info.num_actions
     policy = np.zeros(tree.num_slots)
     for info in tree.infosets:
@@ -109,6 +105,18 @@ def tabulate(tree: GameTree, game: SnailGame, agent: Any) -> np.ndarray:
                 )
             policy[info.first + info.actions.index(action)] = chance
     return policy
+
+
+def check_tabulable(agent: Any) -> None:
+    """Refuse an agent that cannot be asked at an information state: a planning agent, which
+    needs a live table rather than an observation."""
+    from snail_envs.agents import PlanningAgent
+
+    if isinstance(agent, PlanningAgent) and not hasattr(agent, "act"):
+        raise ValueError(
+            f"{type(agent).__name__} plans on a live table; only agents that act on an "
+            "observation can be tabulated"
+        )
 
 
 def observation_policy(
