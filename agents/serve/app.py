@@ -9,7 +9,9 @@ or load agents through a browser that visits it.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -58,12 +60,19 @@ def create_app(settings: Settings) -> Starlette:
         finally:
             del sessions[session.id]
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        for session in list(sessions.values()):  # pages still open when the server stops
+            session.stop_work()
+
     app = Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", page),
             WebSocketRoute("/ws", socket),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
-        ]
+        ],
     )
     app.state.sessions = sessions
     return app

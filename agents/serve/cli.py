@@ -11,14 +11,24 @@ mistake (a folder that is not there, a port in use, a value out of range) ends i
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
 import socket
 import sys
 from pathlib import Path
 
 from snail_envs.agents.cli import command_errors, fail
-from snail_envs.agents.serve.settings import Settings
+from snail_envs.agents.serve.settings import BotLimits, Settings
 
+LIMIT_HELP = {
+    "bots": "bot seats a table may have",
+    "ismcts_iterations": "iterations a move of an ismcts bot",
+    "search_iterations": "iterations a move (and worlds at once) of a search bot",
+    "search_seconds": "seconds a move of a search bot",
+    "rollout_worlds": "worlds a move of a rollout bot",
+    "network_parameters": "weights of a policy loaded by path (ppo:PATH)",
+}
+"""The help of each flag of `BotLimits` (`--max-bots`, ...)."""
 WEB_HINT = 'snail-serve needs the web extra: pip install "snail_envs[web]"'
 
 
@@ -73,6 +83,15 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds after which a page that sent nothing is dropped "
         f"(default: {Settings.idle_timeout:g})",
     )
+    for spec in dataclasses.fields(BotLimits):
+        parser.add_argument(
+            "--max-" + spec.name.replace("_", "-"),
+            dest=f"max_{spec.name}",
+            type=type(spec.default),
+            default=spec.default,
+            metavar="N",
+            help=f"{LIMIT_HELP[spec.name]} (default: {spec.default:g})",
+        )
     args = parser.parse_args(argv)
     with command_errors(parser.prog):
         try:
@@ -83,7 +102,13 @@ def main(argv: list[str] | None = None) -> None:
             if missing.name not in ("starlette", "uvicorn", "yaml", "PIL"):
                 raise
             raise fail(parser.prog, WEB_HINT) from None
-        settings = Settings(args.tick_ms, args.idle_timeout, args.replays, args.save_dir)
+        limits = BotLimits(
+            **{
+                spec.name: getattr(args, f"max_{spec.name}")
+                for spec in dataclasses.fields(BotLimits)
+            }
+        )
+        settings = Settings(args.tick_ms, args.idle_timeout, args.replays, args.save_dir, limits)
         if not 0 <= args.port <= 65535:
             raise ValueError(f"--port must be from 0 to 65535; got {args.port}")
         if not loopback(args.host):

@@ -27,15 +27,14 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from snail_envs.agents import choose_action, make_agent
+from snail_envs.agents import choose_action
 from snail_envs.agents.human import IDLE_ACTIONS
 from snail_envs.agents.narration import NARRATED, Narrator
 from snail_envs.agents.replay import game_result, start_replay
+from snail_envs.agents.serve.bots import PERSON, make_bot
 from snail_envs.agents.serve.catalog import REALTIME_GAME
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL
 
-PERSON = "human"
-"""The seat spec of the person at the page (as `make_agent` names people)."""
 SNAP_KEYS = (("Space", " ", SNAP), ("P", "p", SNAP_POOL), ("S", "s", SLAP))
 """The keys of Snap's calls in real time: the key's name, its `KeyboardEvent.key`, the action."""
 
@@ -130,9 +129,7 @@ class Table:
             for agent, spec in zip(agents, seating.seats, strict=True)
         ]
         self.bots = {
-            agent: make_agent(
-                spec, seating.env_name, seed=seating.seed + index, options=seating.options
-            )
+            agent: make_bot(spec, seating.env_name, seating.seed + index, seating.options)
             for index, (agent, spec) in enumerate(zip(agents, seating.seats, strict=True))
             if spec != PERSON
         }
