@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from snail_envs.agents.cli import command_errors, fail
-from snail_envs.agents.serve.settings import BotLimits, Settings
+from snail_envs.agents.serve.settings import LOOPBACK_HOSTS, BotLimits, Settings
 
 LIMIT_HELP = {
     "bots": "bot seats a table may have",
@@ -40,6 +40,13 @@ def loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
+    """The host names a server listening on `host` answers to: this machine's names on the
+    loopback address, else `host` itself; then `extra` (`--allowed-host`)."""
+    names = list(LOOPBACK_HOSTS) if loopback(host) else [f"[{host}]" if ":" in host else host]
+    return tuple(dict.fromkeys(name.lower() for name in [*names, *extra]))
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -64,6 +71,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1", help="the address (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="the port (default: 8000)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the pages may use beside --host's (repeatable; with --host elsewhere "
+        "than 127.0.0.1, the machine's names or addresses that pages open)",
+    )
     parser.add_argument(
         "--replays", type=Path, metavar="DIR", help="the folder of replays the page may open"
     )
@@ -108,7 +123,10 @@ def main(argv: list[str] | None = None) -> None:
                 for spec in dataclasses.fields(BotLimits)
             }
         )
-        settings = Settings(args.tick_ms, args.idle_timeout, args.replays, args.save_dir, limits)
+        hosts = allowed_hosts(args.host, args.allowed_host)
+        settings = Settings(
+            args.tick_ms, args.idle_timeout, args.replays, args.save_dir, limits, hosts
+        )
         if not 0 <= args.port <= 65535:
             raise ValueError(f"--port must be from 0 to 65535; got {args.port}")
         if not loopback(args.host):

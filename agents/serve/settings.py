@@ -7,6 +7,9 @@ from pathlib import Path
 
 from snail_envs.registry import GAMES
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""The names of this machine alone: the hosts a server on the loopback address answers to."""
+
 
 @dataclass(frozen=True)
 class BotLimits:
@@ -50,6 +53,10 @@ class Settings:
     """Where finished games are saved as replays (None: saving is off)."""
     limits: BotLimits = field(default_factory=BotLimits)
     """What a page may ask of the bots."""
+    hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    """The host names the server answers to (the `Host` of a request, the `Origin` of a page
+    that opens a WebSocket); any other is refused, so that no site whose name leads to this
+    machine (DNS rebinding) reaches it. An IPv6 address is written in brackets."""
 
     def __post_init__(self) -> None:
         if not 20 <= self.tick_ms <= 2000:
@@ -58,5 +65,7 @@ class Settings:
             raise ValueError(f"--idle-timeout must be above 0 seconds; got {self.idle_timeout}")
         if self.replays is not None and not self.replays.is_dir():
             raise ValueError(f"--replays: no folder at {self.replays}")
+        if not self.hosts or "*" in "".join(self.hosts):
+            raise ValueError(f"--allowed-host names hosts, without wildcards; got {self.hosts}")
         if self.save_dir is not None and self.save_dir.exists() and not self.save_dir.is_dir():
             raise ValueError(f"--save-dir: {self.save_dir} is a file, not a folder")

@@ -21,7 +21,7 @@ from snail_envs.agents.serve.catalog import REALTIME_GAME
 from snail_envs.agents.serve.settings import BotLimits, Settings
 from snail_envs.agents.serve.table import Table
 from snail_envs.agents.stopping import Stopped, check_stop
-from tests.web.pages import QUICK_GAMES, Page
+from tests.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
 from tests.web.servers import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,10 @@ def _huge_policy(folder: Path) -> Path:
 def test_bots_over_the_servers_limits_are_refused_with_one_line(tmp_path: Path) -> None:
     settings = Settings(limits=BotLimits(bots=2))
     huge = _huge_policy(tmp_path)
-    with TestClient(create_app(settings)) as client, client.websocket_connect("/ws") as socket_:
+    with (
+        TestClient(create_app(settings), base_url=LOCAL) as client,
+        client.websocket_connect(SOCKET) as socket_,
+    ):
         page = Page(socket_)
         for seats, expected in (
             (["ismcts:100000000"], "at most 2000 iterations a move; asked 1e+08"),
@@ -148,7 +151,10 @@ def test_a_fresh_page_gets_its_game_while_every_other_page_thinks(
 
 def test_stopping_a_game_stops_its_bots_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Table, "bot_action", _slow_bot)
-    with TestClient(create_app(Settings())) as client, client.websocket_connect("/ws") as socket_:
+    with (
+        TestClient(create_app(Settings()), base_url=LOCAL) as client,
+        client.websocket_connect(SOCKET) as socket_,
+    ):
         page = Page(socket_)
         THINKING.clear()
         STOPPED.clear()
