@@ -7,7 +7,8 @@ The types and their fields:
 
 - `start`: a new game. `game`; `seats`, a list of `{"agent": SPEC, "reaction_delay": INT or
   null}` (the seat whose agent is `human` is the person's); `options`, option names and texts;
-  `seed`, an integer or null; `pace_ms`, the bots' pace.
+  `seed`, an integer or null (the server draws one, which the page is sent when the game is
+  over: `Table.opening` says why); `pace_ms`, the bots' pace.
 - `act`: the person's move, `action`, for the position `turn` of the frame that offered it; in
   real-time Snap a call for the tick in progress (no `turn`).
 - `pace`: `ms`, the pause before each bot move (watching: the speed of the game).
@@ -111,10 +112,6 @@ def read_seating(message: Mapping[str, Any], games: Mapping[str, Mapping[str, An
     options: dict[str, Any] = {"num_players": len(seats), **parse_options(texts)}
     if delays:
         options["reaction_delay"] = delays
-    seed = message.get("seed")
-    return Seating(
-        name,
-        options,
-        tuple(specs),
-        secrets.randbelow(MAX_SEED) if seed is None else integer(message, "seed", 0, MAX_SEED),
-    )
+    if message.get("seed") is None:
+        return Seating(name, options, tuple(specs), secrets.randbelow(MAX_SEED), chosen=False)
+    return Seating(name, options, tuple(specs), integer(message, "seed", 0, MAX_SEED))

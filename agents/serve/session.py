@@ -187,28 +187,7 @@ class Session:
             return
         self._table, self._pace_s, self._call = table, pace_ms / 1000, None
         self._moves = asyncio.Queue()
-        host = table.env.unwrapped
-        delays = getattr(host.options, "reaction_delay", None)
-        await self.send(
-            {
-                "type": "table",
-                "game": seating.env_name,
-                "title": host.spec.info.title,
-                "seed": seating.seed,
-                "you": table.person,
-                "realtime": table.realtime,
-                "tick_ms": self.settings.tick_ms,
-                "seats": [
-                    {
-                        "agent": agent,
-                        "who": table.who[seat],
-                        "reaction_delay": None if delays is None else delays[seat],
-                    }
-                    for seat, agent in enumerate(table.env.possible_agents)
-                ],
-                "keys": table.keys(),
-            }
-        )
+        await self.send(table.opening(self.settings.tick_ms))
         drive = self._drive_realtime if table.realtime else self._drive_turns
         self._game = asyncio.create_task(self._play(drive, table))
 

@@ -20,6 +20,7 @@ from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
 from snail_envs.agents.serve.app import create_app
+from snail_envs.agents.serve.catalog import REALTIME_GAME
 from snail_envs.agents.serve.cli import allowed_hosts, listen, main
 from snail_envs.agents.serve.replays import ReplayFolder
 from snail_envs.agents.serve.settings import Settings
@@ -300,6 +301,31 @@ def test_a_page_of_another_site_gets_no_session(client: TestClient) -> None:
     assert refused.value.code == 1008
     with client.websocket_connect(SOCKET, headers={"origin": LOCAL}) as socket_:
         assert Page(socket_).welcome["type"] == "welcome"
+
+
+def _numbers(message: Any) -> set[int]:
+    """Every integer in a message, in its values or written in its texts."""
+    text = json.dumps(message)
+    return {int(digits) for digits in re.findall(r"\d+", text)}
+
+
+@pytest.mark.parametrize("game", sorted(QUICK_GAMES))
+def test_a_drawn_seed_reaches_the_page_only_when_the_game_is_over(
+    client: TestClient, game: str
+) -> None:
+    """Every game hides something and is deterministic: its seed rebuilds every hand, and the
+    bots' seeds are seed + seat. No message before the end holds one of them."""
+    with client.websocket_connect(SOCKET) as socket_:
+        page = Page(socket_)
+        delays = [0, 0] if game == REALTIME_GAME else None
+        table = page.start(game, ["human", "heuristic"], delays=delays, seed=None)
+        (session,) = client.app.state.sessions.values()  # type: ignore[attr-defined]
+        seed = session._table.seating.seed
+        secrets = {seed, seed + 1}
+        assert table["seed"] is None and not secrets & _numbers(table)
+        frames = page.play_to_the_end()
+    assert all(not secrets & _numbers(frame) for frame in frames[:-1])
+    assert frames[-1]["seed"] == seed
 
 
 def test_a_rebinding_site_with_its_own_host_and_origin_is_refused(client: TestClient) -> None:
