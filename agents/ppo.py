@@ -207,7 +207,7 @@ def load_policy(path: str | Path, env_name: str | None = None) -> Any:
     description, weights = load_network(path, FORMAT)
     if env_name is not None and description.get("env") != env_name:
         raise ValueError(
-            f"{path} was trained on {reprlib.repr(description.get('env'))}, not {env_name}"
+            f"{path} was trained on {str(description.get('env'))[:80]}, not {env_name}"
         )
     try:
         sizes = architecture(description)
