@@ -29,6 +29,8 @@ LIMIT_HELP = {
     "network_parameters": "weights of a policy loaded by path (ppo:PATH)",
 }
 """The help of each flag of `BotLimits` (`--max-bots`, ...)."""
+MAX_FRAME = 2**20
+"""The largest WebSocket message the server reads, in bytes (a page's are under 100 kB)."""
 WEB_HINT = 'snail-serve needs the web extra: pip install "snail_envs[web]"'
 
 
@@ -139,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
         host, port = listener.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         print(f"{parser.prog}: playing at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
-        config = uvicorn.Config(create_app(settings), log_level="warning")
+        config = uvicorn.Config(create_app(settings), log_level="warning", ws_max_size=MAX_FRAME)
         uvicorn.Server(config).run(sockets=[listener])
 
 

@@ -45,6 +45,7 @@ from snail_envs.agents.serve.messages import (
     integer,
     parse_message,
     read_seating,
+    short,
     string,
 )
 from snail_envs.agents.serve.replays import ReplayFolder, ReplayView
@@ -159,7 +160,7 @@ class Session:
                 await self.error(str(problem))
             except Exception as problem:
                 LOG.exception("a message the server failed on")
-                await self.error(f"the server failed on this message: {problem!r}")
+                await self.error(f"the server failed on this message ({type(problem).__name__})")
 
     async def _watch_idle(self) -> None:
         timeout = self.settings.idle_timeout
@@ -183,7 +184,7 @@ class Session:
             await self._work(check_bots, seating.seats, self.settings.limits)
             table = await self._work(Table, seating)
         except (ValueError, OSError, ImportError) as problem:
-            await self.error(f"the table cannot be set: {problem}")
+            await self.error(f"the table cannot be set: {short(str(problem))}")
             return
         self._table, self._pace_s, self._call = table, pace_ms / 1000, None
         self._moves = asyncio.Queue()
@@ -222,7 +223,8 @@ class Session:
         try:
             path = await self._work(table.save, folder)
         except (ValueError, OSError) as problem:
-            await self.error(f"the replay was not saved: {problem}")
+            reason = problem.strerror if isinstance(problem, OSError) else str(problem)
+            await self.error(f"the replay was not saved: {short(reason or 'cannot write')}")
             return
         await self.send({"type": "saved", "name": path.name, "replays": self._replay_names()})
 
@@ -235,7 +237,7 @@ class Session:
             view = await self._work(lambda: ReplayView(name, folder.read(name)))
             shown = await self._work(view.position, 0)
         except (ValueError, OSError) as problem:
-            await self.error(f"the replay cannot be shown: {problem}")
+            await self.error(f"the replay cannot be shown: {short(str(problem))}")
             return
         self._replay = view
         await self.send(view.opened())
@@ -272,7 +274,7 @@ class Session:
             return  # stopped while its work ran: the page asked for it
         except Exception as problem:
             LOG.exception("a game failed")
-            await self.error(f"the game stopped: {problem!r}")
+            await self.error(f"the game stopped ({type(problem).__name__})")
 
     async def _frame(self, table: Table) -> None:
         frame = await self._work(table.frame)

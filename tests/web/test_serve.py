@@ -28,6 +28,8 @@ from tests.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
 from tests.web.servers import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
+TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
+"""A game played by turns."""
 
 
 @pytest.fixture
@@ -326,6 +328,38 @@ def test_a_drawn_seed_reaches_the_page_only_when_the_game_is_over(
         frames = page.play_to_the_end()
     assert all(not secrets & _numbers(frame) for frame in frames[:-1])
     assert frames[-1]["seed"] == seed
+
+
+def test_errors_quote_little_of_a_message_and_nothing_of_the_servers_files(
+    client: TestClient, tmp_path: Path
+) -> None:
+    (tmp_path / "list.pt").write_bytes(b"not weights")
+    (tmp_path / "list.json").write_text('["secret content of a server file"]')
+    with client.websocket_connect(SOCKET) as socket_:
+        page = Page(socket_)
+        socket_.send_text('{"type": ' * 100_000 + "1" + "}" * 100_000)
+        assert page.error().startswith("a message of over 100,000 characters")
+        socket_.send_text("[" * 30_000 + "]" * 30_000)
+        assert page.error() == "a message nested too deeply; messages are flat"
+        page.send("pace", ms="x" * 60_000)
+        error = page.error()
+        assert error.startswith("ms must be an integer from 0 to 5000") and len(error) < 200
+        for spec, expected in (
+            (f"ppo:{tmp_path / 'nowhere.pt'}", "no such agent file"),
+            (f"ppo:{tmp_path / 'list.pt'}", "not a weights-only policy"),
+            (f"search:prior={tmp_path / 'nowhere.pt'}", "no such agent file"),
+        ):
+            page.send(
+                "start",
+                game=TURN_GAME,
+                seats=[{"agent": "human"}, {"agent": spec}],
+                options={},
+                seed=0,
+                pace_ms=0,
+            )
+            error = page.error()
+            assert error.endswith(expected), error
+            assert str(tmp_path) not in error and "secret" not in error
 
 
 def test_a_rebinding_site_with_its_own_host_and_origin_is_refused(client: TestClient) -> None:
