@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import math
 import numbers
+import os
 import re
 import reprlib
 import types
@@ -356,10 +358,45 @@ class TrainConfig:
             )
         _check_opponents(self.opponents)
         try:
-            snail_envs.make(self.env, **self.env_options)
+            env = snail_envs.make(self.env, **self.env_options)
         except (ValueError, TypeError) as problem:
-            raise ConfigError("env_options", f"env_options: {problem}") from None
+            raise ConfigError("env_options", f"env_options: {cut(str(problem), 300)}") from None
+        agent = env.possible_agents[0]
+        row = env.observation_space(agent)["observation"].shape[0] + env.action_space(agent).n
+        self._check_sizes(4 * (row + 8))
         self._check_stages()
+
+    def _check_sizes(self, row_bytes: int) -> None:
+        """A `ConfigError` for a size whose arrays could not be allocated, before any is: games
+        played side by side beyond `MAX_GAMES`, or a rollout, a network (with its optimizer's
+        state) or a stage's states larger than this machine's memory (`row_bytes`: one stored
+        state of the game)."""
+        for name in ("n_envs", "imitation.n_envs", "expert_iteration.n_envs"):
+            group, _, field_name = name.rpartition(".")
+            value = getattr(getattr(self, group) if group else self, field_name)
+            if value > MAX_GAMES:
+                raise ConfigError(name, f"{name} must be at most {MAX_GAMES:,}; got {value:,}")
+        widths = [row_bytes // 4, *self.net_arch, 1]
+        parameters = sum(a * b + b for a, b in itertools.pairwise(widths)) * 2
+        needs = {
+            ("n_envs", "n_steps"): self.n_envs * self.n_steps * row_bytes,
+            ("net_arch",): parameters * 4 * 4,
+        }
+        if "imitation" in self.stages:
+            states = self.imitation.states
+            states += self.imitation.dagger_rounds * self.imitation.dagger_states
+            needs[("imitation.states", "imitation.dagger_states")] = states * row_bytes
+        if "expert_iteration" in self.stages:
+            rounds = self.expert_iteration.keep_rounds or self.expert_iteration.rounds
+            needs[("expert_iteration.states",)] = rounds * self.expert_iteration.states * row_bytes
+        memory = machine_memory()
+        for blamed, size in needs.items():
+            if memory is not None and size > memory:
+                raise ConfigError(
+                    blamed,
+                    f"{' and '.join(blamed)} ask for {size / 2**30:,.1f} GiB of arrays, more "
+                    f"than this machine's {memory / 2**30:,.1f} GiB of memory",
+                )
 
     def _check_stages(self) -> None:
         """The stages, the anchor that needs a stage (or `init_from`) before ppo, the teacher,
@@ -417,6 +454,18 @@ class TrainConfig:
                 check_search(self.env, self.env_options, self.expert_iteration)
             except ValueError as problem:
                 raise ConfigError("stages", str(problem)) from None
+
+
+MAX_GAMES = 2**20
+"""The most games a stage may play side by side."""
+
+
+def machine_memory() -> int | None:
+    """This machine's memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str, str]]:

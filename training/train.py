@@ -86,6 +86,8 @@ from snail_envs.training.checkpoints import (
     latest_checkpoint,
     load_checkpoint,
     new_run_dir,
+    read_progress,
+    read_run_config,
     restore,
     save_checkpoint,
     set_random_states,
@@ -615,10 +617,8 @@ def resume(
                 f"command line, {text}: a resumed run keeps its config; only "
                 f"{', '.join(RESUMABLE)} may change"
             )
-    if not (run_dir / CONFIG_FILE).is_file():
-        latest_checkpoint(run_dir)  # which says what a run folder holds
-    saved = json.loads((run_dir / CONFIG_FILE).read_text())
-    config = load_config(saved.get("env", ""), run_dir / CONFIG_FILE, overrides)
+    saved = read_run_config(run_dir)
+    config = load_config(saved["env"], run_dir / CONFIG_FILE, overrides)
     stages = config.stages
     store = RoundStore(run_dir, config.env, config.env_options)
     expert = None
@@ -652,7 +652,7 @@ def resume(
         if overrides:
             write_text(run_dir / CONFIG_FILE, json.dumps(asdict(config), indent=2) + "\n", True)
         return run(config, run_dir, None, progress_bar, expert)
-    folder = latest_checkpoint(run_dir)
+    folder = latest_checkpoint(run_dir, stages)
     checkpoint = load_checkpoint(folder, config.env)
     done = checkpoint.progress.timesteps
     if done >= config.total_timesteps and stages[-1] == "ppo":
@@ -723,10 +723,7 @@ def run(
             self_play.rng.bit_generator.state = checkpoint.generators["self_play"]
         skipped = config.stages.index("ppo") + (progress.timesteps >= config.total_timesteps)
     elif expert is not None:
-        try:
-            progress = Progress(**expert.progress)
-        except TypeError as problem:
-            raise ValueError(f"{run_dir}'s expert_iteration state garbles {problem}") from None
+        progress = read_progress(expert.progress, f"{run_dir}'s expert_iteration state")
         skipped = config.stages.index("expert_iteration")
     elif config.init_from:
         start_from(config, model, run_dir)
@@ -746,7 +743,7 @@ def run(
         for number, stage in enumerate(config.stages, start=1):
             if number <= skipped:  # finished before the run was resumed
                 if stage == "ppo":
-                    last = latest_checkpoint(run_dir)
+                    last = latest_checkpoint(run_dir, config.stages)
                     best = run_dir / BEST_POLICY_FILE
                     if config.keep_best and best.is_file():
                         model.policy.load_state_dict(load_policy(best, config.env).state_dict())
