@@ -215,8 +215,9 @@ def load_policy(path: str | Path, env_name: str | None = None) -> Any:
             game = game_sizes(env_name, description.get("env_options", {}))
             if game != (sizes.observation_size, sizes.num_actions):
                 raise ValueError(
-                    f"it gives {sizes.observation_size} observations and {sizes.num_actions} "
-                    f"actions; {env_name} under its env_options has {game[0]} and {game[1]}"
+                    f"it does not play {env_name} under its env_options: it takes observations "
+                    f"of shape ({sizes.observation_size},) and {sizes.num_actions} actions, the "
+                    f"game ({game[0]},) and {game[1]}"
                 )
     except (ValueError, TypeError) as problem:
         raise ValueError(f"{description_path(path)}: {problem}") from None

@@ -531,8 +531,9 @@ def shown(value: Any) -> str:
     return SHORT.repr(value)
 
 
-def cut(text: str, longest: int = 80) -> str:
-    """`text` as a message quotes it: itself, or its first characters and `...`."""
+def cut(text: str, longest: int = 240) -> str:
+    """`text` (an override as written, a path in it) as a message quotes it: itself, or its
+    first characters and `...`."""
     return text if len(text) <= longest else text[: longest - 3] + "..."
 
 
