@@ -448,6 +448,9 @@ def test_mistakes_on_the_command_line_end_with_one_line(
         (["--tick-ms", "5"], "--tick-ms must be from 20 to 2000 milliseconds; got 5"),
         (["--idle-timeout", "0"], "--idle-timeout must be above 0 seconds"),
         (["--port", "70000"], "--port must be from 0 to 65535"),
+        (["--max-bots", "0"], "--max-bots must be above 0; got 0"),
+        (["--max-search-seconds", "-1"], "--max-search-seconds must be above 0; got -1.0"),
+        (["--allowed-host", "*.example"], "--allowed-host names hosts, without wildcards"),
     ):
         with pytest.raises(SystemExit) as ended:
             main(arguments)
