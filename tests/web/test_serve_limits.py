@@ -166,8 +166,9 @@ def test_stopping_a_game_stops_its_bots_work(monkeypatch: pytest.MonkeyPatch) ->
         assert table["you"] == "player_0"
 
 
-def test_sigterm_stops_the_server_whatever_its_bots_are_doing() -> None:
-    """A server whose page's bots would think for hours ends within seconds of SIGTERM."""
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_stop_signal_ends_the_server_whatever_its_bots_are_doing(stop: signal.Signals) -> None:
+    """A server whose page's bots would think for hours ends soon after SIGTERM or Ctrl-C."""
     import websockets
 
     command = [sys.executable, "-m", "snail_envs.agents.serve", "--port", "0"]
@@ -189,7 +190,7 @@ def test_sigterm_stops_the_server_whatever_its_bots_are_doing() -> None:
                 while json.loads(await asyncio.wait_for(connection.recv(), 60))["type"] != "frame":
                     pass
                 await asyncio.sleep(0.5)  # the first bot searches now
-                server.send_signal(signal.SIGTERM)
+                server.send_signal(stop)
                 with pytest.raises(websockets.ConnectionClosed):
                     while True:
                         await connection.recv()
