@@ -39,6 +39,7 @@ from snail_envs.agents.base import Agent, PlanningAgent, RandomAgent, choose_act
 from snail_envs.agents.heuristics import HEURISTICS
 from snail_envs.agents.human import HumanAgent
 from snail_envs.agents.ismcts import ISMCTSAgent
+from snail_envs.agents.rollout_search import WORLDS as ROLLOUT_WORLDS
 from snail_envs.agents.rollout_search import RolloutSearchAgent
 from snail_envs.agents.search import CompiledSearchAgent, policy_prior
 
@@ -116,9 +117,8 @@ def make_agent(
             settings["prior"] = policy_prior(getattr(trained.model, "policy", trained.model))
         return CompiledSearchAgent(env_name, seed=seed, **settings)
     if name == "ismcts":
-        iterations, *choices = argument.split(":") if argument else [""]
-        if iterations and not iterations.isdigit():
-            raise ValueError(f"ismcts takes a number of iterations (ismcts:500); got {kind!r}")
+        iterations = ismcts_iterations(kind, argument)
+        choices = argument.split(":")[1:]
         values = [choice for choice in choices if choice in ("points", "margin")]
         if not set(choices) <= set(ISMCTS_CHOICES) or len(set(choices)) < len(choices):
             raise ValueError(
@@ -130,7 +130,7 @@ def make_agent(
                 f"ismcts searches for points or for the margin, not both; got {kind!r}"
             )
         return ISMCTSAgent(
-            iterations=int(iterations) if iterations else 200,
+            iterations=iterations,
             seed=seed,
             rollout=make_agent("heuristic", env_name, options=rules)
             if "heuristic" in choices
@@ -141,11 +141,7 @@ def make_agent(
             else None,
         )
     if name == "rollout":
-        if argument and not argument.isdigit():
-            raise ValueError(f"rollout takes a number of worlds (rollout:32); got {kind!r}")
-        if argument:
-            return RolloutSearchAgent(env_name, worlds=int(argument), seed=seed)
-        return RolloutSearchAgent(env_name, seed=seed)
+        return RolloutSearchAgent(env_name, worlds=rollout_worlds(kind, argument), seed=seed)
     if name == "human":
         return HumanAgent()
     if name == "ppo":
@@ -163,6 +159,29 @@ def make_agent(
 
         return TabularPolicyAgent.load(argument, env_name, rules, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
+
+
+ISMCTS_ITERATIONS = 200
+"""The iterations of `ismcts` a move when its spec gives none."""
+
+
+def ismcts_iterations(kind: str, argument: str) -> int:
+    """The iterations a move an `ismcts` spec asks for (`ismcts:500:heuristic` → 500)."""
+    iterations = argument.split(":")[0]
+    if not iterations:
+        return ISMCTS_ITERATIONS
+    if not iterations.isdigit() or len(iterations) > 12:
+        raise ValueError(f"ismcts takes a number of iterations (ismcts:500); got {kind[:80]!r}")
+    return int(iterations)
+
+
+def rollout_worlds(kind: str, argument: str) -> int:
+    """The worlds a move a `rollout` spec asks for (`rollout:32` → 32)."""
+    if not argument:
+        return ROLLOUT_WORLDS
+    if not argument.isdigit() or len(argument) > 12:
+        raise ValueError(f"rollout takes a number of worlds (rollout:32); got {kind[:80]!r}")
+    return int(argument)
 
 
 SEARCH_SETTINGS = {

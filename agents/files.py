@@ -1,20 +1,31 @@
 """Writing outputs safely: each file appears whole or not at all, and none is replaced unasked.
 
 Every writer of the library (checkpoints, trained policies, summaries, tournament reports,
-recorded games) goes through `atomic_path`: the content is written to a temporary file beside
-the target and renamed onto it, so that a crash, Ctrl-C or a full disk never leaves a half-written
-file where a finished one was expected, nor destroys the previous version. A target that exists
-already is an error unless the caller asked to overwrite it.
+recorded games, the web server's saved games) goes through `atomic_path`: the content is written
+to a temporary file beside the target and published in one step, so that a crash, Ctrl-C or a
+full disk never leaves a half-written file where a finished one was expected, nor destroys the
+previous version. A target that exists already is an error unless the caller asked to overwrite
+it, and that check and the publication are one step too: the finished file is hard-linked to
+the target (`os.link`, which fails if the target exists), so of two writers racing for one name
+exactly one wins and the other gets a `FileExistsError`. Overwriting renames onto the target.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+
+def taken(path: str | Path) -> FileExistsError:
+    """The error for a target `path` that exists, unasked to be replaced."""
+    return FileExistsError(
+        f"{path} exists already; give --overwrite (overwrite=True) to replace it"
+    )
 
 
 def refuse_existing(paths: Iterable[str | Path], overwrite: bool = False) -> None:
@@ -24,9 +35,7 @@ def refuse_existing(paths: Iterable[str | Path], overwrite: bool = False) -> Non
         return
     for path in paths:
         if Path(path).exists():
-            raise FileExistsError(
-                f"{path} exists already; give --overwrite (overwrite=True) to replace it"
-            )
+            raise taken(path)
 
 
 @contextlib.contextmanager
@@ -42,10 +51,28 @@ def atomic_path(path: str | Path, overwrite: bool = False) -> Iterator[Path]:
     temporary = _beside(path, path.suffix)
     try:
         yield temporary
-        refuse_existing([path], overwrite)
-        os.replace(temporary, path)
+        if overwrite:
+            os.replace(temporary, path)
+        else:
+            publish(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def publish(temporary: Path, path: Path) -> None:
+    """Give the finished file `temporary` the name `path`, unless `path` exists: one atomic
+    step (a hard link), a `FileExistsError` if another writer took the name first. On a file
+    system without hard links, the name is claimed by creating it exclusively, then replaced."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise taken(path) from None
+    except OSError:
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            raise taken(path) from None
+        os.replace(temporary, path)
 
 
 def write_text(path: str | Path, text: str, overwrite: bool = False) -> Path:
@@ -68,17 +95,29 @@ def atomic_folder(path: str | Path, overwrite: bool = False) -> Iterator[Path]:
     temporary.mkdir()
     try:
         yield temporary
-        refuse_existing([path], overwrite)
-        if path.exists():
+        if overwrite and path.exists():
             retired = _beside(path)
             os.replace(path, retired)
             os.replace(temporary, path)
             shutil.rmtree(retired)
         else:
-            os.replace(temporary, path)
+            _rename_folder(temporary, path)
     finally:
         if temporary.exists():
             shutil.rmtree(temporary)
+
+
+def _rename_folder(temporary: Path, path: Path) -> None:
+    """Rename the folder `temporary` to `path`, which must not exist: a `FileExistsError` if
+    another writer made it first (a rename onto a folder that is not empty fails)."""
+    if path.exists():
+        raise taken(path)
+    try:
+        os.rename(temporary, path)
+    except OSError as problem:
+        if problem.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
+            raise
+        raise taken(path) from None
 
 
 def _beside(path: Path, suffix: str = "") -> Path:

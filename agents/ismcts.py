@@ -37,6 +37,7 @@ from collections import defaultdict
 from typing import Any
 
 from snail_envs.agents.base import SearchAgent
+from snail_envs.agents.stopping import check_stop
 
 VALUES = ("reward", "points", "margin")
 
@@ -98,6 +99,7 @@ class ISMCTSAgent(SearchAgent):
         deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
         reward = None if self.value == "reward" else "points"
         for _ in range(self.iterations):
+            check_stop()
             world = host.resample_from_infostate(agent, self._rng.getrandbits(31), reward=reward)
             self._iterate(world, root, agent)
             if deadline is not None and time.perf_counter() > deadline:

@@ -19,14 +19,18 @@ loading it runs any code it holds. `PPOAgent.load` opens one only with `trusted=
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from snail_envs.agents.weights import (
+    check_shapes,
     description_path,
     find_weights,
     is_described,
@@ -100,40 +104,126 @@ def save_policy(
     return save_network(path, weights, description, overwrite)
 
 
-def build_policy(description: dict[str, Any]) -> Any:
+MAX_LAYERS = 64
+"""The most hidden layers a description may give each part (`pi`, `vf`) of a network."""
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The sizes a policy's description gives: its input, its actions, its hidden layers."""
+
+    observation_size: int
+    num_actions: int
+    net_arch: dict[str, list[int]]
+    activation: str
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """The name and shape of every weight of the policy it builds (before building it)."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        last = {}
+        for part, prefix in (("pi", "policy_net"), ("vf", "value_net")):
+            width = self.observation_size
+            for layer, size in enumerate(self.net_arch[part]):
+                name = f"mlp_extractor.{prefix}.{2 * layer}"
+                shapes[f"{name}.weight"], shapes[f"{name}.bias"] = (size, width), (size,)
+                width = size
+            last[part] = width
+        shapes["action_net.weight"] = (self.num_actions, last["pi"])
+        shapes["action_net.bias"] = (self.num_actions,)
+        shapes["value_net.weight"], shapes["value_net.bias"] = (1, last["vf"]), (1,)
+        return shapes
+
+    def parameters(self) -> int:
+        """The number of weights of the policy it builds."""
+        return sum(math.prod(shape) for shape in self.shapes().values())
+
+
+def architecture(description: Mapping[str, Any]) -> Architecture:
+    """The sizes `description` gives, checked (positive integers, at most `MAX_LAYERS` layers a
+    part), without building anything; a `ValueError` names the field otherwise."""
+    activation = description.get("activation")
+    if activation not in ACTIVATIONS:
+        raise ValueError(
+            f"activation must be one of {', '.join(ACTIVATIONS)}; got {reprlib.repr(activation)}"
+        )
+    layers = description.get("net_arch")
+    if not isinstance(layers, dict) or not all(
+        isinstance(layers.get(part), list) and len(layers[part]) <= MAX_LAYERS
+        for part in ("pi", "vf")
+    ):
+        raise ValueError(
+            f"net_arch must map pi and vf to lists of at most {MAX_LAYERS} layer sizes; got "
+            f"{reprlib.repr(layers)}"
+        )
+    sizes = {
+        "observation_size": description.get("observation_size"),
+        "num_actions": description.get("num_actions"),
+        **{f"net_arch.{part}": width for part in ("pi", "vf") for width in layers[part]},
+    }
+    for name, size in sizes.items():
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ValueError(f"{name} must hold integers of at least 1; got {reprlib.repr(size)}")
+    return Architecture(
+        description["observation_size"],
+        description["num_actions"],
+        {part: list(layers[part]) for part in ("pi", "vf")},
+        activation,
+    )
+
+
+def build_policy(description: Mapping[str, Any]) -> Any:
     """A `MaskableActorCriticPolicy` of the architecture `description` gives (fresh weights)."""
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from torch import nn
 
-    activation = description.get("activation")
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {activation!r}")
-    try:
-        size, actions = int(description["observation_size"]), int(description["num_actions"])
-        layers = description["net_arch"]
-        net_arch = {part: [int(width) for width in layers[part]] for part in ("pi", "vf")}
-    except (KeyError, TypeError, ValueError) as problem:
-        raise ValueError(f"a PPO policy's description lacks or garbles {problem}") from None
-    if min(size, actions, *net_arch["pi"], *net_arch["vf"]) < 1:
-        raise ValueError(f"a PPO policy's sizes are at least 1; got {description}")
+    sizes = architecture(description)
     return MaskableActorCriticPolicy(
-        spaces.Box(-np.inf, np.inf, (size,), np.float32),
-        spaces.Discrete(actions),
+        spaces.Box(-np.inf, np.inf, (sizes.observation_size,), np.float32),
+        spaces.Discrete(sizes.num_actions),
         lr_schedule=lambda _: 0.0,
-        net_arch=net_arch,
-        activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[activation],
+        net_arch=sizes.net_arch,
+        activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[sizes.activation],
     )
+
+
+def game_sizes(env_name: str, env_options: Any) -> tuple[int, int]:
+    """The observation size and the number of actions of `env_name` made with `env_options`."""
+    import snail_envs
+
+    if not isinstance(env_options, dict):
+        raise ValueError(f"env_options must map option names to values; got {env_options!r}")
+    env = snail_envs.make(env_name, **env_options)
+    agent = env.possible_agents[0]
+    return int(env.observation_space(agent)["observation"].shape[0]), int(env.action_space(agent).n)
 
 
 def load_policy(path: str | Path, env_name: str | None = None) -> Any:
     """The policy saved at `path` by `save_policy` (weights only: nothing in the files runs);
-    with `env_name`, it must have been trained on that game."""
+    with `env_name`, it must have been trained on that game. Every size is checked before the
+    network is built: the description's against the game's observation size and number of
+    actions, and the weights' shapes against the description's (a tiny file naming a huge
+    network is refused, not built)."""
     description, weights = load_network(path, FORMAT)
     if env_name is not None and description.get("env") != env_name:
-        raise ValueError(f"{path} was trained on {description.get('env')}, not {env_name}")
-    policy = build_policy(description)
+        raise ValueError(
+            f"{path} was trained on {str(description.get('env'))[:80]}, not {env_name}"
+        )
+    try:
+        sizes = architecture(description)
+        if env_name is not None:
+            game = game_sizes(env_name, description.get("env_options", {}))
+            if game != (sizes.observation_size, sizes.num_actions):
+                raise ValueError(
+                    f"it does not play {env_name} under its env_options: it takes observations "
+                    f"of shape ({sizes.observation_size},) and {sizes.num_actions} actions, the "
+                    f"game ({game[0]},) and {game[1]}"
+                )
+    except (ValueError, TypeError) as problem:
+        raise ValueError(f"{description_path(path)}: {problem}") from None
     left_out = () if description.get("value_network", True) else VALUE_NETWORK
+    check_shapes(sizes.shapes(), weights, path, left_out)
+    policy = build_policy(description)
     load_state_dict(policy, weights, path, left_out)
     return policy.eval()
 

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,28 +162,59 @@ def game_result(env: Any, steps: list[Step]) -> dict[str, Any]:
 # --------------------------------------------------------------------- reading
 
 
+MAX_LINE = 1_000_000
+"""The longest line a replay may have, in characters (a step's line is under a hundred)."""
+
+
 def read_replay(path: str | Path) -> Replay:
-    """The replay in the file at `path`, its form checked (see the module docstring); a bad
-    file is a `ValueError` naming the line and the problem."""
+    """The replay in the file at `path`, its form checked and its game re-simulated as it is
+    read (see the module docstring): a bad line is a `ValueError` naming the line and the
+    problem, a step that differs from the game a `ReplayMismatch`, each raised as soon as that
+    line is read, the rest of the file unread. The file is read a line at a time; a line ends at
+    "\n" alone (a JSON text may hold U+2028 and the like inside its strings)."""
     path = Path(path)
+    lines = _lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise ValueError(f"{path}: not a replay (the file is empty)")
+    replay = _header(path, _json_object(path, *first))
+    env = _table(replay)
+    last = 1
+    for number, line in lines:
+        if replay.result is not None:
+            raise ValueError(f"{path}, line {number}: nothing may follow the result line")
+        record = _json_object(path, number, line)
+        last = number
+        if set(record) == {"result"}:
+            replay.result = _result(path, number, record["result"])
+            continue
+        step = _step(path, number, record)
+        replay.steps.append(step)
+        _check_turn(env, len(replay.steps), step)
+        _play(env, len(replay.steps), step)
+    if replay.result is None:
+        raise ValueError(
+            f"{path}: no result line after its last step, line {last} (the file is cut short?)"
+        )
+    _check_end(env, replay)
+    return replay
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The lines of the file at `path`, numbered from 1, each at most `MAX_LINE` characters."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="\n") as file:
+            number = 0
+            while line := file.readline(MAX_LINE + 1):
+                number += 1
+                if len(line) > MAX_LINE:
+                    raise ValueError(
+                        f"{path}, line {number}: over {MAX_LINE:,} characters, longer than any "
+                        "line of a replay"
+                    )
+                yield number, line.removesuffix("\n")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a replay (not UTF-8 text)") from None
-    lines = text.splitlines()
-    if not lines:
-        raise ValueError(f"{path}: not a replay (the file is empty)")
-    records = [_json_object(path, number, line) for number, line in enumerate(lines, start=1)]
-    replay = _header(path, records[0])
-    if len(records) < 2 or set(records[-1]) != {"result"}:
-        raise ValueError(
-            f"{path}: no result line after its last step, line {len(records)} (the file is cut "
-            "short?)"
-        )
-    for number, record in enumerate(records[1:-1], start=2):
-        replay.steps.append(_step(path, number, record))
-    replay.result = _result(path, len(records), records[-1]["result"])
-    return replay
 
 
 def _json_object(path: Path, number: int, line: str) -> dict[str, Any]:
@@ -189,6 +222,10 @@ def _json_object(path: Path, number: int, line: str) -> dict[str, Any]:
         record = json.loads(line)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}, line {number}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{path}, line {number}: nested too deeply for a replay") from None
+    except ValueError as error:  # an integer of more digits than Python reads
+        raise ValueError(f"{path}, line {number}: not a replay's JSON ({error})") from None
     if not isinstance(record, dict):
         raise ValueError(f"{path}, line {number}: a JSON object was expected, got {line[:40]!r}")
     return record
@@ -201,7 +238,8 @@ def _header(path: Path, header: dict[str, Any]) -> Replay:
     version = header.get("version")
     if version != VERSION:
         raise ValueError(
-            f"{where}: replay format version {version!r}; this snail_envs reads version {VERSION}"
+            f"{where}: replay format version {reprlib.repr(version)}; this snail_envs reads "
+            f"version {VERSION}"
         )
     _require(where, header, ("env", "options", "seed", "agents"))
     name = header["env"]
@@ -214,7 +252,9 @@ def _header(path: Path, header: dict[str, Any]) -> Replay:
     _require_type(where, "options", header["options"], dict, "an object of option names")
     _require_type(where, "agents", header["agents"], dict, "an object of seats")
     if not _is_int(header["seed"]):
-        raise ValueError(f"{where}: the seed must be an integer; got {header['seed']!r}")
+        raise ValueError(
+            f"{where}: the seed must be an integer; got {reprlib.repr(header['seed'])}"
+        )
     return Replay(
         name,
         header["options"],
@@ -230,7 +270,7 @@ def _step(path: Path, number: int, record: dict[str, Any]) -> Step:
     agent, action, rewards = (record[key] for key in STEP_KEYS)
     _require_type(where, "agent", agent, str, "a seat name")
     if action is not None and not _is_int(action):
-        raise ValueError(f"{where}: an action is an integer or null; got {action!r}")
+        raise ValueError(f"{where}: an action is an integer or null; got {reprlib.repr(action)}")
     return Step(agent, action, _rewards(where, "rewards", rewards))
 
 
@@ -246,9 +286,16 @@ def _rewards(where: str, key: str, rewards: Any) -> dict[str, float]:
         isinstance(value, (int, float)) and not isinstance(value, bool)
         for value in rewards.values()
     )
-    if not numbers:
-        raise ValueError(f"{where}: {key} must be an object of seats and numbers; got {rewards!r}")
-    return {agent: float(value) for agent, value in rewards.items()}
+    try:
+        paid = {agent: float(value) for agent, value in rewards.items()} if numbers else {}
+    except OverflowError:
+        numbers = False
+    if not numbers or not all(math.isfinite(value) for value in paid.values()):
+        raise ValueError(
+            f"{where}: {key} must be an object of seats and finite numbers; got "
+            f"{reprlib.repr(rewards)}"
+        )
+    return paid
 
 
 def _require(where: str, record: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -262,7 +309,7 @@ def _require(where: str, record: dict[str, Any], keys: tuple[str, ...]) -> None:
 
 def _require_type(where: str, key: str, value: Any, kind: type, description: str) -> None:
     if not isinstance(value, kind):
-        raise ValueError(f"{where}: {key} must be {description}; got {value!r}")
+        raise ValueError(f"{where}: {key} must be {description}; got {reprlib.repr(value)}")
 
 
 def _is_int(value: Any) -> bool:
@@ -277,6 +324,17 @@ def simulate(replay: Replay) -> Iterator[tuple[Step | None, Any]]:
     just before it (the recorded seat is the one to act), then `(None, env)` at the end, the
     result checked. The environment is the live one: look, do not step. The first difference
     from the recording is a `ReplayMismatch` naming the step."""
+    env = _table(replay)
+    for number, step in enumerate(replay.steps, start=1):
+        _check_turn(env, number, step)
+        yield step, env
+        _play(env, number, step)
+    _check_end(env, replay)
+    yield None, env
+
+
+def _table(replay: Replay) -> Any:
+    """The environment of `replay`'s header, reset, its seats checked."""
     try:
         env = snail_envs.make(replay.env, **replay.options)
         env.reset(seed=replay.seed)
@@ -287,26 +345,42 @@ def simulate(replay: Replay) -> Iterator[tuple[Step | None, Any]]:
             f"header (line 1): the replay seats {', '.join(replay.agents) or 'nobody'}, the game "
             f"has {', '.join(env.possible_agents)}"
         )
-    for number, step in enumerate(replay.steps, start=1):
-        where = f"step {number} (line {number + 1})"
-        if not env.agents:
-            raise ReplayMismatch(f"{where}: the replay says {step.agent} acts, the game is over")
-        if step.agent != env.agent_selection:
-            raise ReplayMismatch(
-                f"{where}: the replay says {step.agent} acts, the game says {env.agent_selection}"
-            )
-        try:
-            if step.action is not None:
-                env.unwrapped.check_action(step.agent, step.action)
-            yield step, env
-            env.step(step.action)
-        except ValueError as error:
-            raise ReplayMismatch(f"{where}: the game refuses the action: {error}") from None
-        if step.rewards != env.rewards:
-            raise ReplayMismatch(
-                f"{where}: the replay says rewards {_numbers(step.rewards)}, the game pays "
-                f"{_numbers(env.rewards)}"
-            )
+    return env
+
+
+def _check_turn(env: Any, number: int, step: Step) -> None:
+    """A `ReplayMismatch` unless step `number` is taken by the seat whose turn it is, with an
+    action the game allows."""
+    where = f"step {number} (line {number + 1})"
+    if not env.agents:
+        raise ReplayMismatch(f"{where}: the replay says {step.agent} acts, the game is over")
+    if step.agent != env.agent_selection:
+        raise ReplayMismatch(
+            f"{where}: the replay says {step.agent} acts, the game says {env.agent_selection}"
+        )
+    try:
+        if step.action is not None:
+            env.unwrapped.check_action(step.agent, step.action)
+    except ValueError as error:
+        raise ReplayMismatch(f"{where}: the game refuses the action: {error}") from None
+
+
+def _play(env: Any, number: int, step: Step) -> None:
+    """Take step `number` in `env`; a `ReplayMismatch` unless it pays the rewards recorded."""
+    where = f"step {number} (line {number + 1})"
+    try:
+        env.step(step.action)
+    except ValueError as error:
+        raise ReplayMismatch(f"{where}: the game refuses the action: {error}") from None
+    if step.rewards != env.rewards:
+        raise ReplayMismatch(
+            f"{where}: the replay says rewards {_numbers(step.rewards)}, the game pays "
+            f"{_numbers(env.rewards)}"
+        )
+
+
+def _check_end(env: Any, replay: Replay) -> None:
+    """A `ReplayMismatch` unless the game is over after the replay's steps, with its result."""
     if env.agents:
         raise ReplayMismatch(
             f"the replay ends after step {len(replay.steps)}, the game goes on: "
@@ -317,9 +391,8 @@ def simulate(replay: Replay) -> Iterator[tuple[Step | None, Any]]:
         if replay.result is not None and replay.result[key] != actual[key]:
             raise ReplayMismatch(
                 f"result (line {len(replay.steps) + 2}): the replay says {key} "
-                f"{replay.result[key]!r}, the game says {actual[key]!r}"
+                f"{reprlib.repr(replay.result[key])}, the game says {actual[key]!r}"
             )
-    yield None, env
 
 
 def check(replay: Replay) -> None:

@@ -16,13 +16,20 @@ builds the same one, so the trained weights load into it unchanged.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from snail_envs.agents.weights import find_weights, load_network, load_state_dict, save_network
+from snail_envs.agents.weights import (
+    check_shapes,
+    find_weights,
+    load_network,
+    load_state_dict,
+    save_network,
+)
 
 INSTALL_HINT = 'Ray RLlib training needs the rllib extra: pip install "snail_envs[rllib]"'
 POLICY_FILE = "policy.pt"
@@ -45,6 +52,15 @@ def mlp(inputs: int, hidden: Sequence[int], outputs: int) -> Any:
         inputs = width
     layers.append(nn.Linear(inputs, outputs))
     return nn.Sequential(*layers)
+
+
+def mlp_shapes(inputs: int, hidden: Sequence[int], outputs: int) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight of `mlp(inputs, hidden, outputs)`, without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for layer, width in enumerate([*hidden, outputs]):
+        shapes[f"{2 * layer}.weight"], shapes[f"{2 * layer}.bias"] = (width, inputs), (width,)
+        inputs = width
+    return shapes
 
 
 def masked_logits(logits: Any, action_mask: Any) -> Any:
@@ -116,7 +132,8 @@ class RLlibAgent:
         except (KeyError, TypeError, ValueError) as problem:
             raise ValueError(f"{file}'s description lacks or garbles {problem}") from None
         if min(size, actions, *hidden) < 1:
-            raise ValueError(f"{file}'s sizes are at least 1; got {description}")
+            raise ValueError(f"{file}'s sizes are at least 1; got {reprlib.repr(description)}")
+        check_shapes(mlp_shapes(size, hidden, actions), weights, file)
         network = mlp(size, hidden, actions)
         load_state_dict(network, weights, file)
         return cls(network, description["env"], deterministic, seed)

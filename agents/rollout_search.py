@@ -30,12 +30,16 @@ from typing import Any
 import numpy as np
 
 from snail_envs.agents.base import SearchAgent
+from snail_envs.agents.stopping import check_stop
 from snail_envs.batched import engine_class
 from snail_envs.core.options import check_choice, check_int, rule_keywords
 from snail_envs.registry import GAMES
 
 SEARCHABLE = tuple(game.env_name for game in GAMES if game.searchable)
 """The environments whose batched engine can load a game in progress and roll it out."""
+
+WORLDS = 128
+"""The worlds drawn at each decision by default."""
 
 
 class RolloutSearchAgent(SearchAgent):
@@ -52,7 +56,7 @@ class RolloutSearchAgent(SearchAgent):
     def __init__(
         self,
         env_name: str,
-        worlds: int = 128,
+        worlds: int = WORLDS,
         repeats: int = 1,
         z: float = 2.0,
         horizon: str = "round",
@@ -80,6 +84,7 @@ class RolloutSearchAgent(SearchAgent):
         seat = host.possible_agents.index(agent)
         batch = self._batch_for(host.options)
         for world in range(self.worlds):
+            check_stop()
             drawn = host.resample_from_infostate(agent, self._rng.getrandbits(31))
             for repeat in range(self.repeats):
                 batch.load(world * self.repeats + repeat, drawn.game, self._rng.getrandbits(63))

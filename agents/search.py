@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from snail_envs.agents.base import SearchAgent
+from snail_envs.agents.stopping import check_stop
 from snail_envs.batched import ENGINES, engine_class
 from snail_envs.core.options import check_choice, check_int, rule_keywords
 
@@ -56,6 +57,11 @@ VALUES = {"win": "winlose", "points": "points", "margin": "margin"}
 HORIZONS = ("game", "round")
 NO_LIMIT = 2**62
 """A round the search never reaches."""
+
+ITERATIONS = 2048
+"""The iterations a decision by default."""
+BATCH = 64
+"""The worlds searched at once by default."""
 
 
 class CompiledSearchAgent(SearchAgent):
@@ -66,9 +72,9 @@ class CompiledSearchAgent(SearchAgent):
     def __init__(
         self,
         env_name: str,
-        iterations: int = 2048,
+        iterations: int = ITERATIONS,
         seconds: float | None = None,
-        batch: int = 64,
+        batch: int = BATCH,
         exploration: float = 0.7,
         value: str = "margin",
         rollout: str = "heuristic",
@@ -192,6 +198,7 @@ class CompiledSearchAgent(SearchAgent):
             )
 
         while done < self.iterations:
+            check_stop()
             worlds.games[0] = record
             worlds.redraw(seat, self._rng.getrandbits(63), source=0, views=False)
             masks[:] = mask

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import reprlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from typing import Any
 from snail_envs.agents.files import atomic_path, write_text
 
 DESCRIPTION_SUFFIX = ".json"
+MAX_DESCRIPTION_BYTES = 1_000_000
+"""The largest description read: a network's is a few hundred bytes."""
 
 
 def description_path(weights: str | Path) -> Path:
@@ -110,13 +113,18 @@ def load_network(path: str | Path, format: str) -> tuple[dict[str, Any], dict[st
     described = description_path(path)
     if not described.is_file():
         raise ValueError(f"{path} has no description beside it ({described.name})")
+    if described.stat().st_size > MAX_DESCRIPTION_BYTES:
+        raise ValueError(f"{described} is over {MAX_DESCRIPTION_BYTES:,} bytes: no description")
     try:
-        description = json.loads(described.read_text())
-    except json.JSONDecodeError as problem:
-        raise ValueError(f"{described} is not valid JSON ({problem})") from None
+        description = json.loads(described.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as problem:
+        reason = "nested too deeply" if isinstance(problem, RecursionError) else problem
+        raise ValueError(f"{described} is not valid JSON ({reason})") from None
     if not isinstance(description, dict) or description.get("format") != format:
         found = description.get("format") if isinstance(description, dict) else description
-        raise ValueError(f"{described} describes a network of format {found!r}, not {format!r}")
+        raise ValueError(
+            f"{described} describes a network of format {reprlib.repr(found)}, not {format!r}"
+        )
     weights = load_tensors(path)
     if not isinstance(weights, dict) or not all(
         isinstance(name, str) and isinstance(value, torch.Tensor) for name, value in weights.items()
@@ -125,24 +133,36 @@ def load_network(path: str | Path, format: str) -> tuple[dict[str, Any], dict[st
     return description, weights
 
 
+def check_shapes(
+    expected: Mapping[str, tuple[int, ...]],
+    weights: Mapping[str, Any],
+    path: str | Path,
+    left_out: tuple[str, ...] = (),
+) -> None:
+    """A `ValueError` naming the differences unless `weights` have exactly the names and shapes
+    `expected` gives, but for the names starting with one of `left_out` (parts the file does not
+    hold). Checked before a network is built, so that no file makes one that does not fit."""
+    wanted = {
+        name: tuple(shape) for name, shape in expected.items() if not name.startswith(left_out)
+    }
+    given = {name: tuple(value.shape) for name, value in weights.items()}
+    if given != wanted:
+        missing = sorted(set(wanted) - set(given))
+        extra = sorted(set(given) - set(wanted))
+        reshaped = sorted(n for n in set(given) & set(wanted) if given[n] != wanted[n])
+        raise ValueError(
+            f"{path} does not fit the network its description builds: missing "
+            f"{reprlib.repr(missing)}, unexpected {reprlib.repr(extra)}, of another shape "
+            f"{reprlib.repr(reshaped)}"
+        )
+
+
 def load_state_dict(
     module: Any, weights: Mapping[str, Any], path: str | Path, left_out: tuple[str, ...] = ()
 ) -> None:
     """Copy `weights` into the torch `module`, which must have exactly these names and shapes,
     but for the names starting with one of `left_out` (parts the file does not hold, which keep
     the values the module was built with); a `ValueError` naming the differences otherwise."""
-    expected = {
-        name: tuple(value.shape)
-        for name, value in module.state_dict().items()
-        if not name.startswith(left_out)
-    }
-    given = {name: tuple(value.shape) for name, value in weights.items()}
-    if given != expected:
-        missing = sorted(set(expected) - set(given))
-        extra = sorted(set(given) - set(expected))
-        reshaped = sorted(n for n in set(given) & set(expected) if given[n] != expected[n])
-        raise ValueError(
-            f"{path} does not fit the network its description builds: missing {missing}, "
-            f"unexpected {extra}, of another shape {reshaped}"
-        )
+    expected = {name: tuple(value.shape) for name, value in module.state_dict().items()}
+    check_shapes(expected, weights, path, left_out)
     module.load_state_dict(dict(weights), strict=not left_out)

@@ -34,7 +34,9 @@ import copy
 import json
 import random
 import re
-from dataclasses import asdict, dataclass, field
+import reprlib
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -146,34 +148,129 @@ def save_checkpoint(
     return folder
 
 
-def latest_checkpoint(run_dir: Path) -> Path:
-    """The checkpoint of `run_dir` with the most timesteps."""
-    folders = sorted((run_dir / CHECKPOINTS).glob("step_*"))
-    if not (run_dir / CONFIG_FILE).is_file():
+CHECKPOINT_FILES = (POLICY_FILE, "policy.json", "state.pt", "state.json")
+"""What a complete checkpoint folder holds."""
+
+
+def read_run_config(run_dir: Path) -> dict[str, Any]:
+    """The saved config of the run in `run_dir` (`config.json`), as a mapping whose `env` is a
+    name; a `FileNotFoundError` or `ValueError` naming the file otherwise (its values are
+    checked by `snail_envs.training.config.load_config`)."""
+    path = run_dir / CONFIG_FILE
+    if not path.is_file():
         raise FileNotFoundError(
             f"{run_dir} is not a run folder of snail-train with a checkpoint "
             f"({CONFIG_FILE} and {CHECKPOINTS}/step_*/)"
         )
-    if not folders:
+    saved = read_json(path)
+    if not isinstance(saved, dict) or not isinstance(saved.get("env"), str):
+        raise ValueError(f"{path}: a run's config maps field names to values, env a game's name")
+    return saved
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in the file at `path`; a `ValueError` naming the file if it is not JSON
+    (cut short, nested too deeply, not UTF-8)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as problem:
+        raise ValueError(
+            f"{path}: not JSON ({problem.msg}, line {problem.lineno}); cut short?"
+        ) from None
+    except (RecursionError, UnicodeDecodeError, ValueError) as problem:
+        reason = "nested too deeply" if isinstance(problem, RecursionError) else problem
+        raise ValueError(f"{path}: not JSON ({reason})") from None
+
+
+def latest_checkpoint(run_dir: Path, stages: Sequence[str] = ()) -> Path:
+    """The complete checkpoint of `run_dir` with the most timesteps (a folder that lacks one of
+    `CHECKPOINT_FILES`, emptied or cut short outside the library, is passed over). `stages`, the
+    run's, say why a run has none."""
+    read_run_config(run_dir)
+    folders = sorted((run_dir / CHECKPOINTS).glob("step_*"), reverse=True)
+    for folder in folders:
+        if all((folder / name).is_file() for name in CHECKPOINT_FILES):
+            return folder
+    if folders:
         raise FileNotFoundError(
-            f"{run_dir} has no checkpoint: its ppo stage, which saves them, had not begun. A run "
-            "stopped in its imitation stage is not resumed: start a new run"
+            f"{run_dir} has no complete checkpoint: each of its {CHECKPOINTS}/step_*/ lacks one "
+            f"of {', '.join(CHECKPOINT_FILES)}; start a new run"
         )
-    return folders[-1]
+    if stages and stages[0] == "imitation":
+        raise FileNotFoundError(
+            f"{run_dir} has no checkpoint: it stopped in its imitation stage, which is not "
+            "resumed; start a new run"
+        )
+    raise FileNotFoundError(
+        f"{run_dir} has no checkpoint: it stopped before its ppo stage saved its first one; "
+        "start a new run"
+    )
+
+
+def read_progress(values: Any, where: str) -> Progress:
+    """The `Progress` of `values` (a checkpoint's `state.json` less its format, or the expert
+    iteration stage's progress), each field of its type; a `ValueError` naming `where` and the
+    field otherwise."""
+    if not isinstance(values, dict):
+        raise ValueError(f"{where}: the run's progress is an object of fields")
+    names = [spec.name for spec in fields(Progress)]
+    missing = [
+        spec.name
+        for spec in fields(Progress)
+        if spec.default is MISSING and spec.default_factory is MISSING and spec.name not in values
+    ]
+    unknown = sorted(set(values) - set(names))
+    if missing or unknown:
+        raise ValueError(f"{where}: missing fields {missing}, unknown fields {unknown[:5]}")
+    for name, value in values.items():
+        valid, wanted = PROGRESS_KINDS[name]
+        if not valid(value):
+            raise ValueError(f"{where}: {name} must be {wanted}; got {reprlib.repr(value)}")
+    return Progress(**values)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+PROGRESS_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "timesteps": (_count, "a non-negative integer"),
+    "updates": (_count, "a non-negative integer"),
+    "next_snapshot": (_count, "a non-negative integer"),
+    "next_evaluation": (_count, "a non-negative integer"),
+    "next_checkpoint": (_count, "a non-negative integer"),
+    "train_seconds": (_seconds, "a non-negative number"),
+    "learning_curve": (
+        lambda v: isinstance(v, list) and all(isinstance(p, dict) for p in v),
+        "a list of objects",
+    ),
+    "stage_seconds": (
+        lambda v: isinstance(v, dict) and all(_seconds(t) for t in v.values()),
+        "an object of stages and seconds",
+    ),
+    "imitation": (
+        lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v),
+        "a list of objects",
+    ),
+    "best": (lambda v: v is None or isinstance(v, dict), "an object or null"),
+}
+"""Each field of `Progress`: the check of its value, and what it must be, in words."""
 
 
 def load_checkpoint(folder: Path, env_name: str) -> Checkpoint:
-    """The checkpoint in `folder`, of a run on `env_name` (weights only: no code runs)."""
-    described = json.loads((folder / "state.json").read_text())
-    if described.pop("format", None) != STATE_FORMAT:
-        raise ValueError(f"{folder / 'state.json'} is not a checkpoint of snail-train")
-    try:
-        progress = Progress(**described)
-    except TypeError as problem:
-        raise ValueError(f"{folder / 'state.json'} lacks or garbles {problem}") from None
+    """The checkpoint in `folder`, of a run on `env_name` (weights only: no code runs); a file
+    of the wrong form is a `ValueError` naming the file and the field."""
+    path = folder / "state.json"
+    described = read_json(path)
+    if not isinstance(described, dict) or described.pop("format", None) != STATE_FORMAT:
+        raise ValueError(f"{path} is not a checkpoint of snail-train")
+    progress = read_progress(described, str(path))
     state = load_tensors(folder / "state.pt")
-    if not isinstance(state, dict) or set(state) != {"optimizer", "snapshots", "generators"}:
-        raise ValueError(f"{folder / 'state.pt'} is not a checkpoint's state")
+    check_state(state, folder / "state.pt")
     return Checkpoint(
         progress,
         load_policy(folder / POLICY_FILE, env_name),
@@ -181,6 +278,34 @@ def load_checkpoint(folder: Path, env_name: str) -> Checkpoint:
         state["snapshots"],
         state["generators"],
     )
+
+
+def check_state(state: Any, path: Path) -> None:
+    """A `ValueError` naming the field unless `state` (a checkpoint's `state.pt`) holds an
+    optimizer's state, snapshots of weights and the generators' states as `save_checkpoint`
+    writes them."""
+    import torch
+
+    if not isinstance(state, dict) or set(state) != {"optimizer", "snapshots", "generators"}:
+        raise ValueError(f"{path} is not a checkpoint's state (optimizer, snapshots, generators)")
+    optimizer, snapshots, generators = state["optimizer"], state["snapshots"], state["generators"]
+    if not isinstance(optimizer, dict) or not {"state", "param_groups"} <= set(optimizer):
+        raise ValueError(f"{path}: optimizer must be an optimizer's state dict")
+    if not isinstance(snapshots, list) or not all(
+        isinstance(weights, dict) and all(isinstance(t, torch.Tensor) for t in weights.values())
+        for weights in snapshots
+    ):
+        raise ValueError(f"{path}: snapshots must be a list of dicts of name → tensor")
+    python = generators.get("python") if isinstance(generators, dict) else None
+    numpy = generators.get("numpy") if isinstance(generators, dict) else None
+    if (
+        not isinstance(python, (list, tuple))
+        or len(python) != 3
+        or not isinstance(numpy, dict)
+        or not isinstance(numpy.get("state"), dict)
+        or not isinstance(generators.get("torch"), torch.Tensor)
+    ):
+        raise ValueError(f"{path}: generators must hold the python, numpy and torch states")
 
 
 def restore(checkpoint: Checkpoint, model: Any, pool: Any) -> None:

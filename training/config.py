@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import math
 import numbers
+import os
 import re
+import reprlib
 import types
 import typing
 from collections.abc import Sequence
@@ -229,7 +232,7 @@ class ExpertIterationConfig:
                 raise ConfigError(
                     f"{prefix}{name}",
                     f"{prefix}{name} must be one of {', '.join(allowed)}; got "
-                    f"{getattr(self, name)!r}{_did_you_mean(getattr(self, name), allowed)}",
+                    f"{shown(getattr(self, name))}{_did_you_mean(getattr(self, name), allowed)}",
                 )
 
 
@@ -335,7 +338,8 @@ class TrainConfig:
             raise ConfigError("env", str(snail_envs.deprecated_env(self.env)))
         if self.env not in snail_envs.ENV_NAMES:
             raise ConfigError(
-                "env", f"env must be one of {', '.join(snail_envs.ENV_NAMES)}; got {self.env!r}"
+                "env",
+                f"env must be one of {', '.join(snail_envs.ENV_NAMES)}; got {shown(self.env)}",
             )
         _at_least(self, 1, AT_LEAST_ONE)
         _at_least(self, 0, AT_LEAST_ZERO)
@@ -351,14 +355,50 @@ class TrainConfig:
             raise ConfigError("clip_range", f"clip_range must be positive; got {self.clip_range}")
         if any(width < 1 for width in self.net_arch):
             raise ConfigError(
-                "net_arch", f"net_arch lists layer sizes, each at least 1; got {self.net_arch}"
+                "net_arch",
+                f"net_arch lists layer sizes, each at least 1; got {shown(self.net_arch)}",
             )
         _check_opponents(self.opponents)
         try:
-            snail_envs.make(self.env, **self.env_options)
+            env = snail_envs.make(self.env, **self.env_options)
         except (ValueError, TypeError) as problem:
-            raise ConfigError("env_options", f"env_options: {problem}") from None
+            raise ConfigError("env_options", f"env_options: {cut(str(problem), 300)}") from None
+        agent = env.possible_agents[0]
+        row = env.observation_space(agent)["observation"].shape[0] + env.action_space(agent).n
+        self._check_sizes(4 * (row + 8))
         self._check_stages()
+
+    def _check_sizes(self, row_bytes: int) -> None:
+        """A `ConfigError` for a size whose arrays could not be allocated, before any is: games
+        played side by side beyond `MAX_GAMES`, or a rollout, a network (with its optimizer's
+        state) or a stage's states larger than this machine's memory (`row_bytes`: one stored
+        state of the game)."""
+        for name in ("n_envs", "imitation.n_envs", "expert_iteration.n_envs"):
+            group, _, field_name = name.rpartition(".")
+            value = getattr(getattr(self, group) if group else self, field_name)
+            if value > MAX_GAMES:
+                raise ConfigError(name, f"{name} must be at most {MAX_GAMES:,}; got {value:,}")
+        widths = [row_bytes // 4, *self.net_arch, 1]
+        parameters = sum(a * b + b for a, b in itertools.pairwise(widths)) * 2
+        needs = {
+            ("n_envs", "n_steps"): self.n_envs * self.n_steps * row_bytes,
+            ("net_arch",): parameters * 4 * 4,
+        }
+        if "imitation" in self.stages:
+            states = self.imitation.states
+            states += self.imitation.dagger_rounds * self.imitation.dagger_states
+            needs[("imitation.states", "imitation.dagger_states")] = states * row_bytes
+        if "expert_iteration" in self.stages:
+            rounds = self.expert_iteration.keep_rounds or self.expert_iteration.rounds
+            needs[("expert_iteration.states",)] = rounds * self.expert_iteration.states * row_bytes
+        memory = machine_memory()
+        for blamed, size in needs.items():
+            if memory is not None and size > memory:
+                raise ConfigError(
+                    blamed,
+                    f"{' and '.join(blamed)} ask for {size / 2**30:,.1f} GiB of arrays, more "
+                    f"than this machine's {memory / 2**30:,.1f} GiB of memory",
+                )
 
     def _check_stages(self) -> None:
         """The stages, the anchor that needs a stage (or `init_from`) before ppo, the teacher,
@@ -371,10 +411,10 @@ class TrainConfig:
 
         unknown = [stage for stage in self.stages if stage not in STAGES]
         if unknown or not self.stages:
-            named = ", ".join(f"{stage!r}{_did_you_mean(stage, STAGES)}" for stage in unknown)
+            named = ", ".join(f"{shown(stage)}{_did_you_mean(stage, STAGES)}" for stage in unknown)
             raise ConfigError(
                 "stages",
-                f"stages must name one or more of {', '.join(STAGES)}; got {self.stages} "
+                f"stages must name one or more of {', '.join(STAGES)}; got {shown(self.stages)} "
                 f"(unknown: {named or 'none'})",
             )
         if len(set(self.stages)) < len(self.stages) or (
@@ -383,7 +423,7 @@ class TrainConfig:
             raise ConfigError(
                 "stages",
                 f"stages go in the order {', '.join(STAGES)}, each once (expert_iteration may "
-                f"also come before ppo); got {self.stages}",
+                f"also come before ppo); got {shown(self.stages)}",
             )
         if (
             self.anchor_coef > 0
@@ -395,7 +435,7 @@ class TrainConfig:
                 ("anchor_coef", "stages"),
                 "anchor_coef anchors the ppo stage to the clone of the imitation stage or of "
                 "init_from (or to the network of the expert_iteration stage before it): it needs "
-                f"stages [imitation, ppo] or an init_from; got {self.stages}",
+                f"stages [imitation, ppo] or an init_from; got {shown(self.stages)}",
             )
         if self.init_from:
             from snail_envs.training.finetune import initial_policy
@@ -416,6 +456,18 @@ class TrainConfig:
                 check_search(self.env, self.env_options, self.expert_iteration)
             except ValueError as problem:
                 raise ConfigError("stages", str(problem)) from None
+
+
+MAX_GAMES = 2**20
+"""The most games a stage may play side by side."""
+
+
+def machine_memory() -> int | None:
+    """This machine's memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str, str]]:
@@ -469,6 +521,24 @@ AT_LEAST_ZERO = (
 )
 
 
+SHORT = reprlib.Repr()
+SHORT.maxstring = SHORT.maxother = SHORT.maxlong = 80
+SHORT.maxlist = SHORT.maxtuple = SHORT.maxdict = 8
+SHORT.maxlevel = 3
+
+
+def shown(value: Any) -> str:
+    """`value` as a message quotes it: its `repr`, cut to about 80 characters (a config may hold
+    anything, and its error must stay one short line)."""
+    return SHORT.repr(value)
+
+
+def cut(text: str, longest: int = 240) -> str:
+    """`text` (an override as written, a path in it) as a message quotes it: itself, or its
+    first characters and `...`."""
+    return text if len(text) <= longest else text[: longest - 3] + "..."
+
+
 def _type_fields(config: Any, prefix: str = "") -> None:
     """Check every field of the dataclass `config` against its type, in place (see `_typed`);
     `prefix` names the dataclass in messages (`imitation.`)."""
@@ -504,23 +574,25 @@ def _typed(name: str, value: Any, expected: Any, blame: str | None = None) -> An
         if isinstance(value, kind):
             return value
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
-            message = f"{name} must map the names of its fields to values; got {value!r}"
+            message = f"{name} must map the names of its fields to values; got {shown(value)}"
             raise ConfigError(blame, message)
         return _build(kind, value, f"{name}.")
     if kind is dict:
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
-            raise ConfigError(blame, f"{name} must map names to values; got {value!r}")
+            raise ConfigError(blame, f"{name} must map names to values; got {shown(value)}")
         item = typing.get_args(expected)[1]
         return {key: _typed(f"{name}.{key}", entry, item) for key, entry in value.items()}
     if kind is list:
         item = typing.get_args(expected)[0]
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(blame, f"{name} must be a list of {item.__name__}; got {value!r}")
+            raise ConfigError(
+                blame, f"{name} must be a list of {item.__name__}; got {shown(value)}"
+            )
         return [_typed(f"{name}[{index}]", entry, item, blame) for index, entry in enumerate(value)]
     if kind in (int, float):
         return _number(name, value, kind, blame)
     if not isinstance(value, kind):
-        raise ConfigError(blame, f"{name} must be of type {kind.__name__}; got {value!r}")
+        raise ConfigError(blame, f"{name} must be of type {kind.__name__}; got {shown(value)}")
     return value
 
 
@@ -529,7 +601,7 @@ def _number(name: str, value: Any, kind: type, blame: str) -> int | float:
     string is not)."""
     allowed = numbers.Integral if kind is int else numbers.Real
     if isinstance(value, bool) or not isinstance(value, allowed):
-        raise ConfigError(blame, f"{name} must be of type {kind.__name__}; got {value!r}")
+        raise ConfigError(blame, f"{name} must be of type {kind.__name__}; got {shown(value)}")
     if not math.isfinite(value):
         raise ConfigError(blame, f"{name} must be a finite number; got {value}")
     return kind(value)
@@ -540,14 +612,14 @@ def _check_opponents(opponents: dict[str, float]) -> None:
         if kind not in OPPONENT_KINDS:
             raise ConfigError(
                 f"opponents.{kind}",
-                f"unknown opponent kind {kind!r}{_did_you_mean(kind, OPPONENT_KINDS)}; "
+                f"unknown opponent kind {shown(kind)}{_did_you_mean(kind, OPPONENT_KINDS)}; "
                 f"opponents must weight the kinds {', '.join(OPPONENT_KINDS)}",
             )
     if any(weight < 0 for weight in opponents.values()) or sum(opponents.values()) <= 0:
         raise ConfigError(
             "opponents",
             f"opponents must weight the kinds {', '.join(OPPONENT_KINDS)} with non-negative "
-            f"numbers, not all zero; got {opponents}",
+            f"numbers, not all zero; got {shown(opponents)}",
         )
 
 
@@ -565,22 +637,75 @@ def _build(cls: type, values: dict[str, Any], prefix: str = "") -> Any:
         if name not in names:
             raise ConfigError(
                 f"{prefix}{name}",
-                f"unknown field {prefix + name!r}{_did_you_mean(name, names, prefix)}; "
+                f"unknown field {shown(prefix + name)}{_did_you_mean(name, names, prefix)}; "
                 f"fields: {', '.join(prefix + known for known in names)}",
             )
     return cls(**values)
 
 
+MAX_VALUES = 100_000
+"""The most values (numbers, texts, lists, mappings) a config may hold, its aliases expanded:
+a few hundred bytes of nested aliases would otherwise stand for billions."""
+MAX_DIGITS = 100
+"""The most digits of an integer in a config."""
+
+
 class _Loader(yaml.SafeLoader):
     """YAML's safe loader, reading `1e-5` as a float as YAML 1.2 and JSON do (YAML 1.1 wants
-    `1.0e-5`): a run's `config.json` writes small learning rates so."""
+    `1.0e-5`): a run's `config.json` writes small learning rates so. A key given twice in one
+    mapping, and an integer of more than `MAX_DIGITS` digits, are errors that name their line."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        keys: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if key_node.value in keys:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"the key {shown(key_node.value)} is given twice",
+                        key_node.start_mark,
+                    )
+                keys.add(key_node.value)
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_int(self, node: Any) -> int:
+        if len(node.value) > MAX_DIGITS:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of more than {MAX_DIGITS} digits", node.start_mark
+            )
+        return super().construct_yaml_int(node)
 
 
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
     list("-+0123456789"),
 )
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """The YAML value of `text` (see `_Loader`), of at most `MAX_VALUES` values once its aliases
+    are expanded; a `ValueError` that names `where` (and the line) otherwise."""
+    try:
+        value = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as problem:
+        raise ValueError(f"{where}: not valid YAML ({' '.join(str(problem).split())})") from None
+    count, waiting = 0, [value]
+    while waiting:
+        count += 1
+        if count > MAX_VALUES:
+            raise ValueError(
+                f"{where}: its aliases expand to more than {MAX_VALUES:,} values; a config is "
+                "far smaller"
+            )
+        item = waiting.pop()
+        if isinstance(item, dict):
+            waiting += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            waiting += item
+    return value
 
 
 def default_config_path(env: str) -> Path:
@@ -601,23 +726,22 @@ def load_config(
     source = Path(path) if path is not None else default_config_path(env)
     if not source.is_file():
         raise FileNotFoundError(f"no config file at {source}")
-    try:
-        values = yaml.load(source.read_text(), Loader=_Loader)
-    except yaml.YAMLError as problem:
-        raise ValueError(f"{source} is not valid YAML: {' '.join(str(problem).split())}") from None
+    values = read_yaml(source.read_text(), str(source))
     if values is None:
         values = {}
     if not isinstance(values, dict):
-        raise ValueError(f"{source} must map field names to values; got {values!r}")
+        raise ValueError(f"{source} must map field names to values; got {shown(values)}")
     values.setdefault("env", env)
     if values["env"] != env:
-        raise ValueError(f"{source} is a config for {values['env']}, not {env}")
+        raise ValueError(f"{source} is a config for {shown(values['env'])}, not {env}")
     config = build_config(values, str(source))
     if not overrides:
         return config
     given = parse_overrides(overrides)
     if "env" in given:
-        raise ValueError(f"command line, {given['env'][1]}: the game is chosen by --env, not env=")
+        raise ValueError(
+            f"command line, {cut(given['env'][1])}: the game is chosen by --env, not env="
+        )
     merged = {name: dict(value) if name in NESTED else value for name, value in values.items()}
     for name, (value, text) in given.items():
         group, dot, key = name.partition(".")
@@ -626,7 +750,9 @@ def load_config(
         elif isinstance(merged.setdefault(group, {}), dict):
             merged[group][key] = value
         else:
-            raise ValueError(f"command line, {text}: {group} is not a mapping of names to values")
+            raise ValueError(
+                f"command line, {cut(text)}: {group} is not a mapping of names to values"
+            )
     return build_config(merged, "command line", {n: text for n, (_, text) in given.items()})
 
 
@@ -636,11 +762,10 @@ def parse_overrides(overrides: Sequence[str]) -> dict[str, tuple[Any, str]]:
     for override in overrides:
         name, separator, text = override.partition("=")
         if not separator or not name:
-            raise ValueError(f"command line: overrides are written name=value; got {override!r}")
-        try:
-            value = yaml.load(text, Loader=_Loader)
-        except yaml.YAMLError:
-            raise ValueError(f"command line, {override}: {text!r} is not a YAML value") from None
+            raise ValueError(
+                f"command line: overrides are written name=value; got {shown(override)}"
+            )
+        value = read_yaml(text, f"command line, {shown(override)}")
         group, dot, _ = name.partition(".")
         if dot and group not in NESTED:
             raise ValueError(
@@ -670,6 +795,8 @@ def _where(origin: str, overrides: dict[str, str] | None, fields: Sequence[str])
         return key == name or name.startswith(f"{key}.") or key.startswith(f"{name}.")
 
     setting = [
-        text for key, text in (overrides or {}).items() if any(sets(key, name) for name in fields)
+        cut(text)
+        for key, text in (overrides or {}).items()
+        if any(sets(key, name) for name in fields)
     ]
     return ", ".join([origin, *setting])

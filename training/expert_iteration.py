@@ -463,8 +463,9 @@ class RoundStore:
         path = self.folder / STATE_FILE
         try:
             described = json.loads(path.read_text())
-        except (OSError, ValueError) as problem:
-            raise ValueError(f"{path} cannot be read as the stage's state: {problem}") from None
+        except (OSError, ValueError, RecursionError) as problem:
+            reason = "nested too deeply" if isinstance(problem, RecursionError) else problem
+            raise ValueError(f"{path} cannot be read as the stage's state: {reason}") from None
         if not isinstance(described, dict) or described.pop("format", None) != STATE_FORMAT:
             raise ValueError(f"{path} is not the state of an expert_iteration stage")
         theirs = (described.pop("env", None), described.pop("env_options", None))

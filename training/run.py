@@ -81,7 +81,7 @@ def resumption(run_dir: Path, config: TrainConfig, given: Overrides) -> Resumpti
     for stage in STAGES.values():
         stage().check_overrides(given, None if found is None else found.stage)
     if found is None:
-        latest_checkpoint(run_dir)  # which says what a run folder holds
+        latest_checkpoint(run_dir, config.stages)  # which says what a run folder holds
         raise FileNotFoundError(f"{run_dir} has no stage's state to resume from")
     if found.exhausted is not None and found.stage == config.stages[-1]:
         raise ValueError(found.exhausted)

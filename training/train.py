@@ -57,7 +57,6 @@ continues from the checkpoint without applying it again.
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import textwrap
@@ -68,7 +67,7 @@ from typing import Any
 import snail_envs
 from snail_envs.agents.cli import command_errors, console_script
 from snail_envs.cli import env_name
-from snail_envs.training.checkpoints import CONFIG_FILE, latest_checkpoint
+from snail_envs.training.checkpoints import CONFIG_FILE, read_run_config
 from snail_envs.training.config import TrainConfig, describe_fields, load_config, parse_overrides
 from snail_envs.training.report import print_summary, stopped_where
 from snail_envs.training.run import RESUMABLE, open_run, resumption, run, write_config
@@ -101,10 +100,8 @@ def resume(
                 f"command line, {text}: a resumed run keeps its config; only "
                 f"{', '.join(RESUMABLE)} may change"
             )
-    if not (run_dir / CONFIG_FILE).is_file():
-        latest_checkpoint(run_dir)  # which says what a run folder holds
-    saved = json.loads((run_dir / CONFIG_FILE).read_text())
-    config = load_config(saved.get("env", ""), run_dir / CONFIG_FILE, overrides)
+    saved = read_run_config(run_dir)
+    config = load_config(saved["env"], run_dir / CONFIG_FILE, overrides)
     resumed = resumption(run_dir, config, given)
     print(resumed.announcement, flush=True)
     if overrides:

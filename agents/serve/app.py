@@ -9,11 +9,15 @@ or load agents through a browser that visits it.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -36,6 +40,20 @@ POLICY_VIOLATION = 1008
 """The WebSocket close code for a connection the server refuses."""
 
 
+def trusted_origin(origin: str | None, headers: Mapping[str, str], settings: Settings) -> bool:
+    """Whether a WebSocket opened with `origin` comes from this server's page: no `Origin` (not
+    a browser), or one of `settings.hosts` at the host and port the request was sent to."""
+    if origin is None:
+        return True
+    try:
+        parts = urlsplit(origin)
+        name = parts.hostname or ""
+    except ValueError:
+        return False
+    name = f"[{name}]" if ":" in name else name
+    return name in settings.hosts and parts.netloc == headers.get("host")
+
+
 def create_app(settings: Settings) -> Starlette:
     """The application serving pages with `settings`; `app.state.sessions` holds the sessions
     of the pages connected now, by id."""
@@ -46,8 +64,7 @@ def create_app(settings: Settings) -> Starlette:
         return FileResponse(WEB / "index.html", headers={"Content-Security-Policy": PAGE_POLICY})
 
     async def socket(websocket: WebSocket) -> None:
-        origin = websocket.headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != websocket.headers.get("host"):
+        if not trusted_origin(websocket.headers.get("origin"), websocket.headers, settings):
             await websocket.close(code=POLICY_VIOLATION)
             return
         await websocket.accept()
@@ -58,12 +75,22 @@ def create_app(settings: Settings) -> Starlette:
         finally:
             del sessions[session.id]
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        for session in list(sessions.values()):  # pages still open when the server stops
+            session.stop_work()
+
     app = Starlette(
+        lifespan=lifespan,
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=settings.hosts, www_redirect=False)
+        ],
         routes=[
             Route("/", page),
             WebSocketRoute("/ws", socket),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
-        ]
+        ],
     )
     app.state.sessions = sessions
     return app

@@ -36,8 +36,12 @@ class ReplayFolder:
     def read(self, name: str) -> Replay:
         """The replay called `name`, one of `names()`."""
         if name not in self.names():
-            raise ValueError(f"no replay {name!r} in the replays folder")
-        return read_replay(self.folder / name)
+            raise ValueError(f"no replay {name[:60]!r} in the replays folder")
+        try:
+            return read_replay(self.folder / name)
+        except ValueError as problem:  # the page is told the replay's name, not its path
+            message = str(problem).replace(str(self.folder / name), name)
+            raise type(problem)(message) from None
 
 
 class ReplayView:

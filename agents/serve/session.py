@@ -15,21 +15,29 @@ game task drives its `Table`:
   whose work outlasts it (a searching bot thinks for longer) is late, and the page is told how
   many were.
 
-All of the table's work (bots' decisions, steps, pictures) runs in worker threads, one at a time
-per session, so that no session's work holds up another's ticks. A session whose page has sent
-nothing for `idle_timeout` seconds is told so and closed.
+All of the table's work (setting it, bots' decisions, steps, pictures) and the replays' runs in
+the page's own worker thread, one task at a time, so that no page's work holds up another's
+ticks, nor takes more than one thread: a page gets its game however busy the other pages'
+bots are. Each game has a stop flag (`snail_envs.agents.stopping`) that its work runs under:
+stopping the game, starting another or leaving the page sets it, and the searches stop at their
+next iteration (the bots' budgets are bounded by the server's limits, `bots`). A session whose
+page has sent nothing for `idle_timeout` seconds is told so and closed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from snail_envs.agents.serve.bots import PERSON, check_bots
 from snail_envs.agents.serve.catalog import AGENT_SUGGESTIONS
 from snail_envs.agents.serve.messages import (
     MAX_PACE_MS,
@@ -37,14 +45,22 @@ from snail_envs.agents.serve.messages import (
     integer,
     parse_message,
     read_seating,
+    short,
     string,
 )
 from snail_envs.agents.serve.replays import ReplayFolder, ReplayView
 from snail_envs.agents.serve.settings import Settings
-from snail_envs.agents.serve.table import PERSON, Table
+from snail_envs.agents.serve.table import Table
+from snail_envs.agents.stopping import Stopped, stop_on
 
 LOG = logging.getLogger(__name__)
 DEFAULT_PACE_MS = 400
+Result = TypeVar("Result")
+
+
+def _flagged(flag: threading.Event, work: Callable[[], Result]) -> Result:
+    with stop_on(flag):
+        return work()
 
 
 class Session:
@@ -71,6 +87,9 @@ class Session:
         self._pace_s = DEFAULT_PACE_MS / 1000
         self._folder = None if settings.replays is None else ReplayFolder(settings.replays)
         self._replay: ReplayView | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snail-serve-page")
+        self._flag = threading.Event()
+        """The stop flag of the game now (see the module docstring)."""
 
     # ----------------------------------------------------------------- the connection
 
@@ -96,11 +115,23 @@ class Session:
         finally:
             for task in tasks:
                 task.cancel()
-            self._stop_game()
+            self.stop_work()
             if not self._closed:
                 self._closed = True
                 with contextlib.suppress(RuntimeError):  # the page has gone already
                     await self.websocket.close()
+
+    def stop_work(self) -> None:
+        """Stop the page's game and its work for good: what runs in its worker stops at the
+        next iteration of its search, and nothing queued there starts."""
+        self._stop_game()
+        self._flag.set()
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    async def _work(self, function: Callable[..., Result], *args: Any) -> Result:
+        """`function(*args)`, run in the page's worker under the stop flag of the game now."""
+        call = functools.partial(_flagged, self._flag, functools.partial(function, *args))
+        return await self._loop.run_in_executor(self._worker, call)
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Send `message` to the page, unless it has gone."""
@@ -129,7 +160,7 @@ class Session:
                 await self.error(str(problem))
             except Exception as problem:
                 LOG.exception("a message the server failed on")
-                await self.error(f"the server failed on this message: {problem!r}")
+                await self.error(f"the server failed on this message ({type(problem).__name__})")
 
     async def _watch_idle(self) -> None:
         timeout = self.settings.idle_timeout
@@ -150,34 +181,14 @@ class Session:
         pace_ms = integer(message, "pace_ms", 0, MAX_PACE_MS)
         self._stop_game()
         try:
-            table = await asyncio.to_thread(Table, seating)
+            await self._work(check_bots, seating.seats, self.settings.limits)
+            table = await self._work(Table, seating)
         except (ValueError, OSError, ImportError) as problem:
-            await self.error(f"the table cannot be set: {problem}")
+            await self.error(f"the table cannot be set: {short(str(problem))}")
             return
         self._table, self._pace_s, self._call = table, pace_ms / 1000, None
         self._moves = asyncio.Queue()
-        host = table.env.unwrapped
-        delays = getattr(host.options, "reaction_delay", None)
-        await self.send(
-            {
-                "type": "table",
-                "game": seating.env_name,
-                "title": host.spec.info.title,
-                "seed": seating.seed,
-                "you": table.person,
-                "realtime": table.realtime,
-                "tick_ms": self.settings.tick_ms,
-                "seats": [
-                    {
-                        "agent": agent,
-                        "who": table.who[seat],
-                        "reaction_delay": None if delays is None else delays[seat],
-                    }
-                    for seat, agent in enumerate(table.env.possible_agents)
-                ],
-                "keys": table.keys(),
-            }
-        )
+        await self.send(table.opening(self.settings.tick_ms))
         drive = self._drive_realtime if table.realtime else self._drive_turns
         self._game = asyncio.create_task(self._play(drive, table))
 
@@ -210,9 +221,10 @@ class Session:
         if table is None or not table.over:
             raise BadMessage("a game is saved once it is over")
         try:
-            path = await asyncio.to_thread(table.save, folder)
+            path = await self._work(table.save, folder)
         except (ValueError, OSError) as problem:
-            await self.error(f"the replay was not saved: {problem}")
+            reason = problem.strerror if isinstance(problem, OSError) else str(problem)
+            await self.error(f"the replay was not saved: {short(reason or 'cannot write')}")
             return
         await self.send({"type": "saved", "name": path.name, "replays": self._replay_names()})
 
@@ -222,10 +234,10 @@ class Session:
         if folder is None:
             raise BadMessage("no replays folder: start snail-serve with --replays FOLDER")
         try:
-            view = await asyncio.to_thread(lambda: ReplayView(name, folder.read(name)))
-            shown = await asyncio.to_thread(view.position, 0)
+            view = await self._work(lambda: ReplayView(name, folder.read(name)))
+            shown = await self._work(view.position, 0)
         except (ValueError, OSError) as problem:
-            await self.error(f"the replay cannot be shown: {problem}")
+            await self.error(f"the replay cannot be shown: {short(str(problem))}")
             return
         self._replay = view
         await self.send(view.opened())
@@ -236,7 +248,7 @@ class Session:
         if view is None:
             raise BadMessage("no replay is open")
         index = integer(message, "index", 0, len(view.texts) - 1)
-        await self.send(await asyncio.to_thread(view.position, index))
+        await self.send(await self._work(view.position, index))
 
     def _replay_names(self) -> list[str]:
         return [] if self._folder is None else self._folder.names()
@@ -244,9 +256,13 @@ class Session:
     # ----------------------------------------------------------------- the game
 
     def _stop_game(self) -> None:
+        """Stop the game: its task, and its work in the worker (its flag); the next game's
+        work runs under a new flag."""
         if self._game is not None:
             self._game.cancel()
             self._game = None
+        self._flag.set()
+        self._flag = threading.Event()
         self._offered = None
 
     async def _play(self, drive: Callable[[Table], Awaitable[None]], table: Table) -> None:
@@ -254,33 +270,35 @@ class Session:
             await drive(table)
         except asyncio.CancelledError:
             raise
+        except Stopped:
+            return  # stopped while its work ran: the page asked for it
         except Exception as problem:
             LOG.exception("a game failed")
-            await self.error(f"the game stopped: {problem!r}")
+            await self.error(f"the game stopped ({type(problem).__name__})")
 
     async def _frame(self, table: Table) -> None:
-        frame = await asyncio.to_thread(table.frame)
+        frame = await self._work(table.frame)
         self._offered = frame["turn"] if frame["moves"] and not table.realtime else None
         await self.send(frame)
 
     async def _drive_turns(self, table: Table) -> None:
         await self._frame(table)
-        while agents := await asyncio.to_thread(table.tick_agents):
+        while agents := await self._work(table.tick_agents):
             if table.person not in agents:
                 await asyncio.sleep(self._pace_s)
             for order, agent in enumerate(agents):
                 if agent != table.person:
-                    action = await asyncio.to_thread(table.bot_action, agent)
-                    await asyncio.to_thread(table.play, agent, action)
+                    action = await self._work(table.bot_action, agent)
+                    await self._work(table.play, agent, action)
                     continue
                 legal = table.legal_actions(agent)
                 if len(legal) == 1:
-                    await asyncio.to_thread(table.play, agent, legal[0], " (your only choice)")
+                    await self._work(table.play, agent, legal[0], " (your only choice)")
                     continue
                 if order > 0:
                     await self._frame(table)
-                await asyncio.to_thread(table.play, agent, await self._person_move(table, agent))
-            await asyncio.to_thread(table.settle)
+                await self._work(table.play, agent, await self._person_move(table, agent))
+            await self._work(table.settle)
             await self._frame(table)
 
     async def _person_move(self, table: Table, agent: str) -> int:
@@ -307,7 +325,7 @@ class Session:
             deadline += tick_s
             await asyncio.sleep(max(0.0, deadline - self._loop.time()))
             call, self._call = self._call, None
-            refused, frame = await asyncio.to_thread(self._realtime_tick, table, call)
+            refused, frame = await self._work(self._realtime_tick, table, call)
             if self._loop.time() > deadline + tick_s:
                 # the tick's work (a bot that searches, a busy machine) outlasted the tick: the
                 # clock starts again from now rather than hurrying the next ticks

@@ -27,15 +27,14 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from snail_envs.agents import choose_action, make_agent
+from snail_envs.agents import choose_action
 from snail_envs.agents.human import IDLE_ACTIONS
 from snail_envs.agents.narration import NARRATED, Narrator
 from snail_envs.agents.replay import game_result, start_replay
+from snail_envs.agents.serve.bots import PERSON, make_bot
 from snail_envs.agents.serve.catalog import REALTIME_GAME
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL
 
-PERSON = "human"
-"""The seat spec of the person at the page (as `make_agent` names people)."""
 SNAP_KEYS = (("Space", " ", SNAP), ("P", "p", SNAP_POOL), ("S", "s", SLAP))
 """The keys of Snap's calls in real time: the key's name, its `KeyboardEvent.key`, the action."""
 
@@ -49,6 +48,9 @@ class Seating:
     options: dict[str, Any]
     seats: tuple[str, ...]
     seed: int
+    chosen: bool = True
+    """Whether the page chose the seed (false: the server drew it, and keeps it from the page
+    until the game is over; see `Table.opening`)."""
 
 
 def png_data_url(picture: np.ndarray) -> str:
@@ -130,9 +132,7 @@ class Table:
             for agent, spec in zip(agents, seating.seats, strict=True)
         ]
         self.bots = {
-            agent: make_agent(
-                spec, seating.env_name, seed=seating.seed + index, options=seating.options
-            )
+            agent: make_bot(spec, seating.env_name, seating.seed + index, seating.options)
             for index, (agent, spec) in enumerate(zip(agents, seating.seats, strict=True))
             if spec != PERSON
         }
@@ -152,6 +152,37 @@ class Table:
     def turn(self) -> int:
         """The number of steps played: the position a move of the person answers."""
         return len(self.replay.steps)
+
+    def opening(self, tick_ms: int) -> dict[str, Any]:
+        """The `table` message that tells the page the game it starts: the game, who sits
+        where, the keys of real-time calls, and the seed only if the page chose it.
+
+        Every game of the library is deterministic and hides something, so the seed is the
+        whole deal: with it, `reset(seed=...)` rebuilds every hand, and the bots' seeds are
+        `seed + seat`. A seed the server drew is therefore sent only in the frame that ends the
+        game (and kept in the replay saved after it). A page may choose the seed (to deal a
+        game again); it then knows what that seed deals, as anyone who chooses a deal does, and
+        learns nothing more from the server."""
+        host = self.env.unwrapped
+        delays = getattr(host.options, "reaction_delay", None)
+        return {
+            "type": "table",
+            "game": self.seating.env_name,
+            "title": host.spec.info.title,
+            "seed": self.seating.seed if self.seating.chosen else None,
+            "you": self.person,
+            "realtime": self.realtime,
+            "tick_ms": tick_ms,
+            "seats": [
+                {
+                    "agent": self.seating.seats[seat],
+                    "who": self.who[seat],
+                    "reaction_delay": None if delays is None else delays[seat],
+                }
+                for seat in range(len(self.env.possible_agents))
+            ],
+            "keys": self.keys(),
+        }
 
     def keys(self) -> list[dict[str, Any]]:
         """The keys of the person's calls in real time (none in a game played by turns): Snap's
@@ -243,13 +274,14 @@ class Table:
     def frame(self) -> dict[str, Any]:
         """The message that shows the page the table now, with the log lines since the last
         frame, the number of steps so far (`turn`: a move names the position it answers) and,
-        once the game is over, the result."""
+        once the game is over, the result and the seed (see `opening`)."""
         frame = {"type": "frame", **seat_frame(self.env, self.person, self.who, self.realtime)}
         frame["log"], self._log = self._log, []
         frame["turn"] = self.turn
         frame["over"] = self.over
         if self.over:
             frame["result"] = self.result_lines()
+            frame["seed"] = self.seating.seed
         return frame
 
     def result_lines(self) -> list[str]:

@@ -229,8 +229,7 @@ function table(message) {
   $("start").textContent = "Start";
   $("setup").hidden = true;
   $("game-view").hidden = false;
-  $("game-title").textContent = `${message.title}, seed ${message.seed}` +
-    (message.you ? "" : ": watching");
+  showTitle(message, message.seed);
   $("seat-list").replaceChildren(...message.seats.map((seat) => {
     const delay = seat.reaction_delay;
     let text = seat.who === "you" ? `${seat.agent}: you` : seat.who;
@@ -258,6 +257,11 @@ function table(message) {
   $("moves").replaceChildren();
 }
 
+function showTitle(table, seed) {
+  const dealt = seed === null ? "seed drawn (shown at the end)" : `seed ${seed}`;
+  $("game-title").textContent = `${table.title}, ${dealt}` + (table.you ? "" : ": watching");
+}
+
 function frame(message) {
   const picture = $("picture");
   picture.src = message.picture;
@@ -282,7 +286,10 @@ function frame(message) {
   for (const line of message.log) log.append(element("li", line));
   while (log.children.length > MAX_LOG) log.firstChild.remove();
   if (message.log.length) log.lastChild.scrollIntoView({ block: "nearest" });
-  if (message.over) finish(message.result);
+  if (message.over) {
+    showTitle(state.table, message.seed);
+    finish(message.result);
+  }
 }
 
 function makeMove(move, turn) {

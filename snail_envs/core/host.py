@@ -19,8 +19,13 @@ this library follows:
   seats in the game in that stretch.
 - Illegal actions (masked out or out of range): `illegal_action="raise"` (default) raises a
   `ValueError` naming the legal actions; `illegal_action="penalize"` ends the game, the offender
-  gets -1 and every other seat 0. An action that is not an integer (an `int`, a NumPy integer
-  or an integer array of one element; never a bool or a float) always raises.
+  gets -1 and every other seat 0. An action is an integer scalar: a Python `int` or a NumPy
+  integer (`np.int64(2)`, an element of an action array). Anything else always raises, naming
+  the legal actions: a bool, a float, and any array, even of one element (`np.array([2])`,
+  `np.array(2)`: index the array of a vectorised policy).
+- Seeds: `reset(seed=...)` takes a non-negative integer (of any size) or None (a fresh seed
+  from the operating system); a negative seed raises. The same seed and actions give the same
+  game in every process.
 - Bad options raise `ValueError` at construction, naming the allowed values; an agent name that
   is not one of `possible_agents` raises `ValueError` naming them.
 """
@@ -28,6 +33,7 @@ this library follows:
 from __future__ import annotations
 
 import copy
+import reprlib
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -294,13 +300,12 @@ class GameHost:
         )
 
     def _action_int(self, seat: int, action: Any) -> int:
-        """`action` as an int: an int, a NumPy integer or an integer array of one element."""
+        """`action` as an int: a Python int or a NumPy integer scalar (see the module
+        docstring)."""
         if type(action) is int:
             return action
         if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
             return int(action)
-        if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-            return int(action.item())
         raise ValueError(
             f"{self.possible_agents[seat]}: an action must be an integer, got "
             f"{action!r} ({type(action).__name__}); legal actions: {self._legal_text(seat)}"
@@ -359,6 +364,7 @@ def margin_rewards(changes: Sequence[float]) -> list[float]:
 
 
 def _as_seed(seed: Any) -> int:
-    if is_int(seed):
+    if is_int(seed) and seed >= 0:
         return int(seed)
-    raise ValueError(f"seed must be an integer or None, got {seed!r}")
+    given = "a negative integer" if is_int(seed) else reprlib.repr(seed)
+    raise ValueError(f"seed must be a non-negative integer or None, got {given}")

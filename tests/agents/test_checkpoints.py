@@ -125,11 +125,36 @@ def test_weights_that_do_not_fit_their_description_are_named(tmp_path: Path) -> 
     torch.save({}, path)
     negative = {**json.loads(description.read_text()), "observation_size": -1}
     (tmp_path / "policy.json").write_text(json.dumps(negative))
-    with pytest.raises(ValueError, match="sizes are at least 1"):
+    with pytest.raises(ValueError, match="observation_size must hold integers of at least 1"):
         make_agent(f"ppo:{path}", "snail_sprint_v0")
     (tmp_path / "policy.json").write_text(json.dumps({"format": "something/1"}))
     with pytest.raises(ValueError, match=f"format 'something/1', not '{FORMAT}'"):
         make_agent(f"ppo:{path}", "snail_sprint_v0")
+
+
+def test_a_tiny_file_that_names_a_huge_network_is_refused_before_it_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(description: object) -> None:
+        raise AssertionError("the network was built")
+
+    monkeypatch.setattr(ppo_module, "build_policy", never)
+    shipped = shipped_checkpoint("snail_sprint_v0")
+    shutil.copy(shipped, tmp_path / "policy.pt")
+    described = json.loads(shipped.with_suffix(".json").read_text())
+    huge = {**described, "net_arch": {"pi": [12000, 12000], "vf": [12000, 12000]}}
+    (tmp_path / "policy.json").write_text(json.dumps(huge))
+    assert (tmp_path / "policy.json").stat().st_size < 400
+    with pytest.raises(ValueError, match="does not fit the network its description builds"):
+        make_agent(f"ppo:{tmp_path}", "snail_sprint_v0")
+    other_game = {**described, "observation_size": described["observation_size"] + 1}
+    (tmp_path / "policy.json").write_text(json.dumps(other_game))
+    with pytest.raises(ValueError, match="does not play snail_sprint_v0 under its env_options"):
+        make_agent(f"ppo:{tmp_path}", "snail_sprint_v0")
+    deep = {**described, "net_arch": {"pi": [8] * 10_000, "vf": [8]}}
+    (tmp_path / "policy.json").write_text(json.dumps(deep))
+    with pytest.raises(ValueError, match="lists of at most 64 layer sizes"):
+        make_agent(f"ppo:{tmp_path}", "snail_sprint_v0")
 
 
 def test_a_stable_baselines_archive_loads_only_when_trusted_and_warns(tmp_path: Path) -> None:

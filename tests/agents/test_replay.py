@@ -270,6 +270,55 @@ def test_bad_lines_after_the_header_are_named(tmp_path: Path, capsys) -> None:
     assert replay_error([str(tmp_path / "nowhere.jsonl")], capsys).startswith("[Errno 2]")
 
 
+def test_deep_lines_huge_numbers_and_long_lines_end_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = saved_game(tmp_path, "snail_sprint_v0")
+    lines = path.read_text().splitlines()
+
+    def with_line_3(text: str) -> str:
+        changed = tmp_path / "changed.jsonl"
+        changed.write_text("\n".join([*lines[:2], text, *lines[3:]]) + "\n")
+        return str(changed)
+
+    assert replay_error([with_line_3("[" * 200_000 + "]" * 200_000)], capsys).endswith(
+        "line 3: nested too deeply for a replay"
+    )
+    huge = json.loads(lines[2])
+    huge["rewards"] = dict.fromkeys(huge["rewards"], 0)
+    text = json.dumps(huge).replace(": 0", ": 1" + "0" * 400, 1)
+    assert "line 3: rewards must be an object of seats and finite numbers" in replay_error(
+        [with_line_3(text)], capsys
+    )
+    assert "line 3: not a replay's JSON" in replay_error([with_line_3("9" * 5000)], capsys)
+    monkeypatch.setattr(replays, "MAX_LINE", 60)  # the header is longer
+    assert replay_error([str(path)], capsys) == (
+        f"{path}, line 1: over 60 characters, longer than any line of a replay"
+    )
+
+
+def test_a_line_separator_inside_a_string_is_no_line_break(tmp_path: Path) -> None:
+    path = saved_game(tmp_path, "snail_sprint_v0")
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["snail_envs_version"] = "a\u2028b\u2029c\x85d"
+    path.write_text("\n".join([json.dumps(header, ensure_ascii=False), *lines[1:]]) + "\n")
+    assert "\u2028" in path.read_text(encoding="utf-8")
+    assert read_replay(path).snail_envs_version == "a\u2028b\u2029c\x85d"
+
+
+def test_reading_stops_at_the_first_step_that_differs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lines after a step that differs from the game are never read."""
+    path = edited(saved_game(tmp_path, "snail_sprint_v0"), 2, {"agent": "player_1"})
+    with path.open("a") as file:
+        file.write("not JSON, and never read\n" * 10)
+    assert replay_error([str(path)], capsys).startswith(
+        "step 1 (line 2): the replay says player_1 acts"
+    )
+
+
 def test_no_interactive_prints_every_decision_then_the_result(tmp_path, capsys) -> None:
     path = saved_game(tmp_path, "snail_sprint_v0", "heuristic,random", seed=3)
     replays.main([str(path), "--no-interactive"])

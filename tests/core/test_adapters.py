@@ -89,8 +89,12 @@ def test_illegal_action_raises_naming_the_legal_actions() -> None:
         env.step("add one")
     with pytest.raises(ValueError, match="must be an integer"):
         env.step(1.0)
+    for array in (np.array([ADD_ONE]), np.array([[ADD_ONE]]), np.array(ADD_ONE)):
+        with pytest.raises(ValueError, match=r"an action must be an integer, got .*legal actions"):
+            env.step(array)
+    assert env.agent_selection == "player_0"  # nothing was played
     env.step(np.int64(ADD_ONE))
-    env.step(np.array(PASS))
+    env.step(np.int32(PASS))
     assert env.agent_selection == "player_2"
 
 
@@ -324,8 +328,11 @@ def test_reset_with_a_seed_repeats_and_without_one_continues() -> None:
         env.reset()
         draws.add(tuple(env.game.secrets))
     assert len(draws) > 1
-    with pytest.raises(ValueError, match="seed must be an integer"):
+    with pytest.raises(ValueError, match="seed must be a non-negative integer or None"):
         env.reset(seed="eleven")
+    with pytest.raises(ValueError, match="got a negative integer"):
+        env.reset(seed=-11)  # Python's generator would deal it as seed 11
+    env.reset(seed=2**200)  # any size
 
 
 def test_a_resampled_copy_may_pay_in_points() -> None:

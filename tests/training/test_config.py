@@ -107,3 +107,59 @@ def test_small_numbers_read_as_floats_as_a_runs_config_json_writes_them(tmp_path
 
 def test_a_checkout_reads_its_own_configs() -> None:
     assert CONFIGS.resolve() == ROOT / "configs"
+
+
+LAUGHS = """\
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+net_arch: [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+"""
+"""A few hundred bytes of nested aliases standing for 387 million strings."""
+
+
+def test_nested_aliases_are_refused_not_expanded(tmp_path: Path) -> None:
+    config = tmp_path / "laughs.yaml"
+    config.write_text(LAUGHS)
+    assert len(LAUGHS) < 600
+    with pytest.raises(ValueError, match="its aliases expand to more than 100,000 values"):
+        load_config("snail_sprint_v0", config)
+    flow = "{" + LAUGHS.strip().replace("\n", ", ") + "}"
+    with pytest.raises(ValueError, match=r"command line, 'env_options=.*aliases expand"):
+        load_config("snail_sprint_v0", overrides=["env_options=" + flow])
+
+
+def test_a_bad_value_is_quoted_in_short(tmp_path: Path) -> None:
+    aliased = "a: &a [" + ", ".join(["x" * 50] * 50) + "]\nnet_arch: [*a, *a, *a, *a]\n"
+    (tmp_path / "long.yaml").write_text(aliased)
+    with pytest.raises(ValueError) as refused:
+        load_config("snail_sprint_v0", tmp_path / "long.yaml")
+    assert "unknown field 'a'" in str(refused.value)
+    with pytest.raises(ValueError) as refused:
+        load_config("snail_sprint_v0", overrides=["net_arch=[" + "7.5, " * 10_000 + "1]"])
+    assert len(str(refused.value)) < 300
+
+
+def test_a_key_given_twice_is_an_error_naming_it(tmp_path: Path) -> None:
+    config = tmp_path / "twice.yaml"
+    config.write_text("gamma: 0.9\nn_envs: 8\ngamma: 0.5\n")
+    with pytest.raises(
+        ValueError, match=r"twice.yaml: not valid YAML \(the key 'gamma' is given twice.*line 3"
+    ):
+        load_config("snail_sprint_v0", config)
+    with pytest.raises(ValueError, match="the key 'states' is given twice"):
+        load_config("snail_sprint_v0", overrides=["imitation={states: 5, states: 6}"])
+
+
+def test_a_seed_of_thousands_of_digits_names_the_file_and_line(tmp_path: Path) -> None:
+    config = tmp_path / "seed.yaml"
+    config.write_text("n_envs: 8\nseed: " + "9" * 4301 + "\n")
+    with pytest.raises(
+        ValueError, match=r"seed.yaml: not valid YAML \(an integer of more than 100 digits.*line 2"
+    ):
+        load_config("snail_sprint_v0", config)

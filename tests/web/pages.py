@@ -6,6 +6,10 @@ from typing import Any
 
 from tests.names import SNAP
 
+LOCAL = "http://127.0.0.1:8000"
+"""The address the test client's requests go to (the server answers its own host names only)."""
+SOCKET = "ws://127.0.0.1:8000/ws"
+"""The test client's page socket, at that address."""
 QUICK_GAMES: dict[str, dict[str, str]] = {
     "snailed_it_v0": {"hand_size": "3", "target": "1"},
     "snail_sprint_v0": {},

@@ -6,6 +6,7 @@ played here through the same `Table` the server drives, the person's seat decidi
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -52,20 +53,40 @@ def played(env_name: str, options: dict[str, Any], seed: int, ticks: int) -> Ite
         table.settle()
 
 
+def sent_to_the_page(table: Table) -> list[Any]:
+    """Every message the page of `table` may receive about the game now (but the log, which
+    tells what happened): the opening `table` message, the frame's table, and the error an
+    illegal move of the person's gets."""
+    messages: list[Any] = [table.opening(150)]
+    messages.append(seat_frame(table.env, table.person, table.who, table.realtime))
+    if table.person is not None and table.person in table.env.agents:
+        try:
+            table.check(table.person, 10**6)
+        except ValueError as refused:
+            messages.append(str(refused))
+    return messages
+
+
+def redrawn(table: Table, seed: int) -> Table:
+    """`table` with everything hidden from its person redrawn."""
+    twin = copy.copy(table)
+    twin.env = table.env.unwrapped.resample_from_infostate(table.person, seed)
+    return twin
+
+
 @pytest.mark.parametrize(("env_name", "options"), TABLES, ids=lambda value: str(value)[:24])
-def test_redrawing_what_the_seat_cannot_see_leaves_its_frames_unchanged(
+def test_redrawing_what_the_seat_cannot_see_leaves_every_message_unchanged(
     env_name: str, options: dict[str, Any]
 ) -> None:
     redrawn_somewhere = False
     for table in played(env_name, options, seed=3, ticks=30):
         if table.over:  # the end shows every card (the scoring): nothing is hidden then
             break
-        host = table.env.unwrapped
-        shown = seat_frame(table.env, table.person, table.who, table.realtime)
+        shown = sent_to_the_page(table)
         for seed in range(2):
-            twin = host.resample_from_infostate(table.person, seed)
-            assert seat_frame(twin, table.person, table.who, table.realtime) == shown
-            redrawn_somewhere |= not (twin.state() == host.state()).all()
+            twin = redrawn(table, seed)
+            assert sent_to_the_page(twin) == shown
+            redrawn_somewhere |= not (twin.env.state() == table.env.unwrapped.state()).all()
     assert redrawn_somewhere  # the hidden information was redrawn: the test could fail
 
 

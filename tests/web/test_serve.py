@@ -17,19 +17,22 @@ from typing import Any
 
 import pytest
 import yaml
-from starlette.testclient import TestClient
+from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
 from snail_envs.agents.serve.app import create_app
-from snail_envs.agents.serve.cli import listen, main
+from snail_envs.agents.serve.catalog import REALTIME_GAME
+from snail_envs.agents.serve.cli import allowed_hosts, listen, main
 from snail_envs.agents.serve.replays import ReplayFolder
 from snail_envs.agents.serve.settings import Settings
 from snail_envs.training.config import CONFIGS
 from tests.names import SNAP
-from tests.web.pages import QUICK_GAMES, Page
+from tests.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
 from tests.web.servers import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
+TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
+"""A game played by turns."""
 
 
 @pytest.fixture
@@ -41,12 +44,13 @@ def folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(folder: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(tick_ms=40, replays=folder, save_dir=folder))) as client:
+    app = create_app(Settings(tick_ms=40, replays=folder, save_dir=folder))
+    with TestClient(app, base_url=LOCAL) as client:
         yield client
 
 
 def test_the_welcome_lists_the_games_their_options_and_rule_presets(client: TestClient) -> None:
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         games = {game["name"]: game for game in Page(socket_).welcome["games"]}
     assert set(games) == set(QUICK_GAMES)
     snap = games[SNAP]
@@ -63,7 +67,7 @@ def test_the_welcome_lists_the_games_their_options_and_rule_presets(client: Test
 
 
 def test_every_rule_preset_sets_a_table_as_the_page_sends_it(client: TestClient) -> None:
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         for game in page.welcome["games"]:
             for preset in game["presets"]:
@@ -82,7 +86,7 @@ def test_every_rule_preset_sets_a_table_as_the_page_sends_it(client: TestClient)
 
 @pytest.mark.parametrize("game", sorted(QUICK_GAMES))
 def test_a_person_plays_each_game_to_its_end(client: TestClient, game: str) -> None:
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         table = page.start(game, ["human", "heuristic"], delays=[0, 1] if game == SNAP else None)
         assert table["you"] == "player_0" and table["realtime"] == (game == SNAP)
@@ -95,7 +99,7 @@ def test_a_person_plays_each_game_to_its_end(client: TestClient, game: str) -> N
 
 
 def test_watching_bots_at_an_adjustable_pace(client: TestClient) -> None:
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         table = page.start("snailed_it_v0", ["heuristic", "random", "heuristic"], pace_ms=300)
         assert table["you"] is None
@@ -115,7 +119,7 @@ def test_snap_ticks_on_the_wall_clock_and_a_quick_call_beats_a_slow_bot(
     client: TestClient,
 ) -> None:
     options = {**QUICK_GAMES[SNAP], "reaction_ticks": "6"}
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         table = page.start(SNAP, ["human", "heuristic"], options, delays=[0, 5], seed=4)
         assert [key["label"] for key in table["keys"]] == ["call snap", "call snap pool"]
@@ -141,7 +145,7 @@ def test_snap_ticks_on_the_wall_clock_and_a_quick_call_beats_a_slow_bot(
 
 
 def test_the_slap_key_comes_with_slapjack(client: TestClient) -> None:
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         table = page.start(SNAP, ["human", "random"], {"slapjack": "True"}, delays=[0, 2])
         page.send("stop")
@@ -151,7 +155,7 @@ def test_the_slap_key_comes_with_slapjack(client: TestClient) -> None:
 def test_bad_messages_are_answered_with_errors_and_the_session_goes_on(
     client: TestClient,
 ) -> None:
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         socket_.send_text("{not json")
         assert page.error().startswith("a message that is not JSON")
@@ -246,7 +250,7 @@ def test_twenty_four_games_at_once_each_in_its_own_session() -> None:
 
 def test_a_session_idle_for_its_timeout_is_dropped(folder: Path) -> None:
     app = create_app(Settings(idle_timeout=0.4))
-    with TestClient(app) as client, client.websocket_connect("/ws") as socket_:
+    with TestClient(app, base_url=LOCAL) as client, client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         for _ in range(6):  # every message keeps the session
             time.sleep(0.1)
@@ -295,12 +299,98 @@ def test_only_the_static_folder_is_served() -> None:
 def test_a_page_of_another_site_gets_no_session(client: TestClient) -> None:
     with (
         pytest.raises(WebSocketDisconnect) as refused,
-        client.websocket_connect("/ws", headers={"origin": "http://evil.example"}) as socket_,
+        client.websocket_connect(SOCKET, headers={"origin": "http://evil.example"}) as socket_,
     ):
         socket_.receive_json()
     assert refused.value.code == 1008
-    with client.websocket_connect("/ws", headers={"origin": "http://testserver"}) as socket_:
+    with client.websocket_connect(SOCKET, headers={"origin": LOCAL}) as socket_:
         assert Page(socket_).welcome["type"] == "welcome"
+
+
+def _numbers(message: Any) -> set[int]:
+    """Every integer in a message, in its values or written in its texts."""
+    text = json.dumps(message)
+    return {int(digits) for digits in re.findall(r"\d+", text)}
+
+
+@pytest.mark.parametrize("game", sorted(QUICK_GAMES))
+def test_a_drawn_seed_reaches_the_page_only_when_the_game_is_over(
+    client: TestClient, game: str
+) -> None:
+    """Every game hides something and is deterministic: its seed rebuilds every hand, and the
+    bots' seeds are seed + seat. No message before the end holds one of them."""
+    with client.websocket_connect(SOCKET) as socket_:
+        page = Page(socket_)
+        delays = [0, 0] if game == REALTIME_GAME else None
+        table = page.start(game, ["human", "heuristic"], delays=delays, seed=None)
+        (session,) = client.app.state.sessions.values()  # type: ignore[attr-defined]
+        seed = session._table.seating.seed
+        secrets = {seed, seed + 1}
+        assert table["seed"] is None and not secrets & _numbers(table)
+        frames = page.play_to_the_end()
+    assert all(not secrets & _numbers(frame) for frame in frames[:-1])
+    assert frames[-1]["seed"] == seed
+
+
+def test_errors_quote_little_of_a_message_and_nothing_of_the_servers_files(
+    client: TestClient, tmp_path: Path
+) -> None:
+    (tmp_path / "list.pt").write_bytes(b"not weights")
+    (tmp_path / "list.json").write_text('["secret content of a server file"]')
+    with client.websocket_connect(SOCKET) as socket_:
+        page = Page(socket_)
+        socket_.send_text('{"type": ' * 100_000 + "1" + "}" * 100_000)
+        assert page.error().startswith("a message of over 100,000 characters")
+        socket_.send_text("[" * 30_000 + "]" * 30_000)
+        assert page.error() == "a message nested too deeply; messages are flat"
+        page.send("pace", ms="x" * 60_000)
+        error = page.error()
+        assert error.startswith("ms must be an integer from 0 to 5000") and len(error) < 200
+        for spec, expected in (
+            (f"ppo:{tmp_path / 'nowhere.pt'}", "no such agent file"),
+            (f"ppo:{tmp_path / 'list.pt'}", "not a weights-only policy"),
+            (f"search:prior={tmp_path / 'nowhere.pt'}", "no such agent file"),
+        ):
+            page.send(
+                "start",
+                game=TURN_GAME,
+                seats=[{"agent": "human"}, {"agent": spec}],
+                options={},
+                seed=0,
+                pace_ms=0,
+            )
+            error = page.error()
+            assert error.endswith(expected), error
+            assert str(tmp_path) not in error and "secret" not in error
+
+
+def test_a_rebinding_site_with_its_own_host_and_origin_is_refused(client: TestClient) -> None:
+    """A site whose name leads to 127.0.0.1 sends its own name as Host, and its page as Origin:
+    the server answers neither its pages nor its WebSockets."""
+    rebound = "rebind.example:8000"
+    answer = client.get("/", headers={"host": rebound})
+    assert answer.status_code == 400 and "<title>" not in answer.text
+    with (
+        pytest.raises((WebSocketDisconnect, WebSocketDenialResponse)),
+        client.websocket_connect(
+            "/ws", headers={"host": rebound, "origin": f"http://{rebound}"}
+        ) as socket_,
+    ):
+        socket_.receive_json()
+    for origin in ("http://localhost:8000", "http://127.0.0.1:9999", "null"):
+        with (
+            pytest.raises(WebSocketDisconnect),
+            client.websocket_connect(SOCKET, headers={"origin": origin}) as socket_,
+        ):
+            socket_.receive_json()
+    assert client.get("/", headers={"host": "[::1]:8000"}).status_code == 200
+    assert client.get("/", headers={"host": "localhost:8000"}).status_code == 200
+
+
+def test_the_server_answers_the_names_of_its_address() -> None:
+    assert allowed_hosts("127.0.0.1", []) == ("127.0.0.1", "localhost", "[::1]")
+    assert allowed_hosts("0.0.0.0", ["Snails.lan"]) == ("0.0.0.0", "snails.lan")
+    assert allowed_hosts("fe80::1", []) == ("[fe80::1]",)
 
 
 def test_finished_games_are_saved_as_new_replays_and_stepped_through(
@@ -308,7 +398,7 @@ def test_finished_games_are_saved_as_new_replays_and_stepped_through(
 ) -> None:
     (folder / "notes.txt").write_text("not a replay")
     (folder / "broken.jsonl").write_text('{"format": "something else"}\n')
-    with client.websocket_connect("/ws") as socket_:
+    with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
         page.start("pedzace_slimaki_v0", ["human", "heuristic"], seed=7)
         page.send("save")
@@ -360,6 +450,9 @@ def test_mistakes_on_the_command_line_end_with_one_line(
         (["--tick-ms", "5"], "--tick-ms must be from 20 to 2000 milliseconds; got 5"),
         (["--idle-timeout", "0"], "--idle-timeout must be above 0 seconds"),
         (["--port", "70000"], "--port must be from 0 to 65535"),
+        (["--max-bots", "0"], "--max-bots must be above 0; got 0"),
+        (["--max-search-seconds", "-1"], "--max-search-seconds must be above 0; got -1.0"),
+        (["--allowed-host", "*.example"], "--allowed-host names hosts, without wildcards"),
     ):
         with pytest.raises(SystemExit) as ended:
             main(arguments)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from snail_envs.agents.ppo import PPOAgent
-from snail_envs.training.checkpoints import Progress
+from snail_envs.training.checkpoints import read_progress
 from snail_envs.training.config import TrainConfig
 from snail_envs.training.curve import evaluate_point, evaluation_opponents
 from snail_envs.training.stages.base import Outcome, Overrides, Resumption, RunContext, timing
@@ -76,10 +76,7 @@ class ExpertIteration:
         if not store.exists():
             return None
         expert = store.load_state(config.expert_iteration)
-        try:
-            progress = Progress(**expert.progress)
-        except TypeError as problem:
-            raise ValueError(f"{run_dir}'s expert_iteration state garbles {problem}") from None
+        progress = read_progress(expert.progress, f"{run_dir}'s expert_iteration state")
         rounds = config.expert_iteration.rounds
         exhausted = None
         if expert.rounds_done >= rounds:

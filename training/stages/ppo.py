@@ -75,7 +75,7 @@ class PPO:
         timesteps)."""
         if not any((run_dir / CHECKPOINTS).glob("step_*")):
             return None
-        folder = latest_checkpoint(run_dir)
+        folder = latest_checkpoint(run_dir, config.stages)
         checkpoint = load_checkpoint(folder, config.env)
         done = checkpoint.progress.timesteps
         exhausted = None
@@ -100,7 +100,7 @@ class PPO:
         config, model = context.config, context.model
         if state is not None:
             self.restore(context, state)
-        context.checkpoint = latest_checkpoint(context.run_dir)
+        context.checkpoint = latest_checkpoint(context.run_dir, config.stages)
         best = context.run_dir / BEST_POLICY_FILE
         if config.keep_best and best.is_file():
             model.policy.load_state_dict(load_policy(best, config.env).state_dict())
