@@ -136,7 +136,9 @@ def make_agent(
             return RolloutSearchAgent(env_name, worlds=int(argument), seed=seed)
         return RolloutSearchAgent(env_name, seed=seed)
     if name == "human":
-        return HumanAgent()
+        if env_name not in HEURISTICS:
+            return HumanAgent()
+        return HumanAgent(lookout=make_agent("heuristic", env_name, options=rules))
     if name == "ppo":
         return load("ppo", env_name, path=argument or None, seed=seed, trusted=trusted, rules=rules)
     if name == "rllib":
