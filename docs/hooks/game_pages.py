@@ -34,10 +34,6 @@ def folder_of(game: GameInfo) -> str:
     return GAME_FOLDERS[GAMES.index(game)]
 
 
-def version(game: GameInfo) -> str:
-    return "v" + game.env_name.rsplit("_v", 1)[1]
-
-
 def page_path(game: GameInfo) -> str:
     """Where the game's page lies in the site (by folder: a version bump keeps the address)."""
     return f"games/{folder_of(game)}.md"
@@ -78,15 +74,20 @@ def facts_table(game: GameInfo, doc: EnvDoc) -> str:
     """Version, players, the Spec rows, the options with their defaults, the last version."""
     spec = doc.spec()
     rows = [
-        ("version", f"{version(game)}: `{game.env_name}` ({doc.version_history()[0][2:]})"),
+        ("version", f"`{game.env_name}`: {latest_change(doc)} ([history](#version-history))"),
         ("players", f"{game.min_players}–{game.max_players}"),
         ("observation size", observation_size(doc)),
     ]
     rows += [(shown, spec[key]) for shown, key in FACT_ROWS if key in spec]
     rows.append(("options (defaults)", options_with_defaults(doc)))
-    lines = ["| | |", "|---|---|"]
+    lines = ["| fact | value |", "|---|---|"]
     lines += [f"| {name} | {one_line(value)} |" for name, value in rows]
     return "\n".join(lines)
+
+
+def latest_change(doc: EnvDoc) -> str:
+    """The first line of the newest version's entry (`v1: games between equal players ...`)."""
+    return doc.version_history()[0].splitlines()[0].removeprefix("- ")
 
 
 def observation_size(doc: EnvDoc) -> str:

@@ -12,6 +12,7 @@ from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest
 
+from snail_envs.core.game import GameInfo
 from snail_envs.docstrings import env_doc, rulebook
 from snail_envs.registry import GAMES
 from tests.docs.site import ROOT, build_site, pages, serving
@@ -25,6 +26,15 @@ from results_tables import headline_table
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(tmp_path_factory.mktemp("site"))
+
+
+def test_the_site_builds_strict_with_every_link_every_game_and_the_results(site: Path) -> None:
+    """One build serves every check of the built pages (under pytest-xdist a module's tests may
+    run in different processes, and each would build the site again)."""
+    broken_links(site)
+    for game in GAMES:
+        game_page_holds(site, game)
+    results_page_holds(site)
 
 
 class Links(HTMLParser):
@@ -50,7 +60,9 @@ def parsed(page: Path) -> Links:
     return links
 
 
-def test_every_link_of_the_built_site_resolves_to_a_file_and_anchor(site: Path) -> None:
+def broken_links(site: Path) -> None:
+    """Every relative link and source of every page resolves to a file, and its anchor to an
+    element of that page."""
     broken = []
     for page in pages(site):
         for target in parsed(page).targets:
@@ -70,8 +82,9 @@ def test_every_link_of_the_built_site_resolves_to_a_file_and_anchor(site: Path) 
     assert not broken, "\n".join(broken)
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.env_name)
-def test_each_game_has_a_page_from_its_docstrings_with_its_pictures(site: Path, game) -> None:
+def game_page_holds(site: Path, game: GameInfo) -> None:
+    """The game's page has the facts, how to play (every rules section), the observation table
+    and its pictures."""
     folder = site / page_path(game).removesuffix(".md")
     html = (folder / "index.html").read_text(encoding="utf-8")
     doc = env_doc(game.env_name)
@@ -84,7 +97,8 @@ def test_each_game_has_a_page_from_its_docstrings_with_its_pictures(site: Path, 
         assert (folder / picture).resolve().stat().st_size > 1000
 
 
-def test_the_results_page_and_the_readme_show_the_table_of_the_data(site: Path) -> None:
+def results_page_holds(site: Path) -> None:
+    """The results page and the README show the headline table of docs/data/headline.json."""
     table = headline_table()
     assert table in (ROOT / "README.md").read_text()
     results = (site / "results" / "index.html").read_text(encoding="utf-8")
