@@ -19,8 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from changelog import changelog_markdown
 from game_media import game_media
-from game_pages import game_page as write_game_page
-from game_pages import games_index, media_paths, page_path
+from game_pages import game_page, games_index, media_paths, page_path
 from mkdocs.structure.files import File, Files
 from results_tables import HEADLINE_MARKER, headline_table
 
@@ -44,7 +43,7 @@ def on_files(files: Files, config: Any) -> Files:
         gif, seat = media_paths(game)
         files.append(File.generated(config, gif, content=media.gif))
         files.append(File.generated(config, seat, content=media.seat_view))
-        content = write_game_page(game, media.caption)
+        content = game_page(game, media.caption)
         files.append(File.generated(config, page_path(game), content=content))
     files.append(File.generated(config, "changelog.md", content=changelog_markdown()))
     return files
