@@ -16,7 +16,8 @@ heuristic, compiled, in that many worlds drawn from the seat's view show a signi
 Snailed It!, with the `batched` extra), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a run or checkpoint folder of
 `snail-train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
-checkpoint folder of `snail-rllib`, or its `policy.pt`; needs torch, not Ray).
+checkpoint folder of `snail-rllib`, or its `policy.pt`; needs torch, not Ray), and `cfr:PATH` (a
+tabular policy file of `snail-exact --solve`, for the rule options it was solved for).
 
 Every agent is made for one table: `make_agent(kind, env_name, seed, options)` names the
 environment and the options it was made with, so that no agent guesses the rules from what it
@@ -54,7 +55,17 @@ __all__ = [
     "make_agent",
 ]
 
-AGENT_KINDS = ("random", "heuristic", "search", "ismcts", "rollout", "human", "ppo", "rllib")
+AGENT_KINDS = (
+    "random",
+    "heuristic",
+    "search",
+    "ismcts",
+    "rollout",
+    "human",
+    "ppo",
+    "rllib",
+    "cfr",
+)
 ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 """What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
 and game points or the lead in points as the value (one of the two)."""
@@ -147,6 +158,12 @@ def make_agent(
         from snail_envs.agents.rllib_policy import RLlibAgent
 
         return RLlibAgent.load(argument, env_name, seed=seed)
+    if name == "cfr":
+        if not argument:
+            raise ValueError(f"cfr agents name their policy file: cfr:PATH; got {kind!r}")
+        from snail_envs.agents.cfr import TabularPolicyAgent
+
+        return TabularPolicyAgent.load(argument, env_name, rules, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
 
 
@@ -200,7 +217,7 @@ def load(
     trusted: bool = False,
     rules: Mapping[str, Any] | None = None,
 ) -> Any:
-    """A trained agent: `load("ppo", "snap_v1")` is the baseline shipped for Snap (with the
+    """A trained agent: `load("ppo", "snap_v2")` is the baseline shipped for Snap (with the
     game's `rules`, the one shipped for those rules where there is one, such as noisy-sight
     Snap's); `path` loads another policy trained on `env_name` (`trusted`: see
     `snail_envs.agents.ppo.PPOAgent.load`)."""

@@ -2,7 +2,7 @@
 
     snail-convert runs/old/model.zip runs/old/policy.pt --env snail_sprint_v0 \\
         -o num_players=2 --trust-checkpoint
-    snail-convert runs/snap_v1-0-1/policy.pt small/snap_v1.pt --env snap_v1 --policy-only
+    snail-convert runs/snap_v2-0-1/policy.pt small/snap_v2.pt --env snap_v2 --policy-only
 
 The archive (a `model.zip`, or a policy written by SB3's `policy.save`) is a pickle: loading it
 runs any code it holds, so the command needs `--trust-checkpoint`. A weights-only policy (a
@@ -30,7 +30,7 @@ from snail_envs.agents.cli import add_trust_flag, command_errors, console_script
 from snail_envs.agents.files import refuse_existing
 from snail_envs.agents.ppo import load_archive, load_policy, save_policy
 from snail_envs.agents.weights import description_path
-from snail_envs.cli import add_rule_options
+from snail_envs.cli import add_rule_options, env_name
 
 
 def recorded_observations(
@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> Path:
         "source", type=Path, help="the Stable-Baselines3 archive, or a weights-only policy.pt"
     )
     parser.add_argument("target", type=Path, help="the weights-only policy to write (NAME.pt)")
-    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
+    parser.add_argument(
+        "--env", required=True, type=env_name, choices=snail_envs.available_env_names()
+    )
     add_rule_options(parser)
     parser.add_argument(
         "--policy-only", action="store_true", help="leave the value network out (playing only)"

@@ -29,7 +29,7 @@ from snail_envs.agents.human import LeftTheGame
 from snail_envs.agents.narration import Narrator
 from snail_envs.agents.replay import start_replay
 from snail_envs.agents.video import write_gif, written
-from snail_envs.cli import add_rule_options
+from snail_envs.cli import add_rule_options, env_name
 from snail_envs.docstrings import rulebook
 
 
@@ -137,7 +137,9 @@ def main(argv: list[str] | None = None) -> None:
         "(Snap's ticks, a toss window), Enter does it once and wait N up to N times (it stops "
         "when the table offers a play).",
     )
-    parser.add_argument("env", choices=snail_envs.available_env_names(), help="the game")
+    parser.add_argument(
+        "env", type=env_name, choices=snail_envs.available_env_names(), help="the game"
+    )
     parser.add_argument(
         "--rules",
         nargs=0,

@@ -3,7 +3,7 @@
 Policies are saved weights only (`snail_envs.agents.weights`): `NAME.pt` holds the state dict of
 sb3-contrib's `MaskableActorCriticPolicy`, `NAME.json` the description it is rebuilt from:
 
-    {"format": "snail_envs.ppo_policy/1", "env": "snap_v1", "env_options": {"num_players": 2},
+    {"format": "snail_envs.ppo_policy/1", "env": "snap_v2", "env_options": {"num_players": 2},
      "observation_size": 71, "num_actions": 4,
      "net_arch": {"pi": [128, 128], "vf": [128, 128]}, "activation": "tanh",
      "value_network": true}
@@ -211,7 +211,7 @@ class PPOAgent:
 def shipped_checkpoint(env_name: str, rules: Mapping[str, Any] | None = None) -> Path:
     """The trained baseline policy shipped with the library for `env_name`: with the game's
     rule `rules`, the one trained under the same rules (`ENV-PRESET.pt`, such as
-    `snap_v1-noisy_sight.pt`) where one was, else the game's own (`ENV.pt`)."""
+    `snap_v2-noisy_sight.pt`) where one was, else the game's own (`ENV.pt`)."""
     if rules:
         wanted = game_rules(env_name, rules)
         for path in sorted(CHECKPOINTS.glob(f"{env_name}-*.pt")):

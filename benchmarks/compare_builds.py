@@ -31,7 +31,9 @@ from pathlib import Path
 
 from throughput import compile_times
 
-ENGINES = ("snap_v1", "snailed_it_v0", "snail_sprint_v0", "pedzace_slimaki_v0")
+from snail_envs.registry import GAMES
+
+ENGINES = tuple(game.env_name for game in GAMES if game.engine)
 READY = "ready"
 
 

@@ -1,7 +1,7 @@
 """Where a decision of the reference path goes: random legal play through the AEC API, profiled.
 
     python benchmarks/profile_decision.py                 # every game
-    python benchmarks/profile_decision.py --only snap_v1 --seconds 10
+    python benchmarks/profile_decision.py --only snap_v2 --seconds 10
 
 Each game plays seeded games with uniformly random legal actions in `benchmarks/throughput.py`'s
 loop (`last()`, read the mask, `step()`) under cProfile, and prints the share of the profiled

@@ -1,7 +1,7 @@
 """One agent's score rate against the heuristic, printed as it grows, chunk after chunk.
 
     python benchmarks/score_rate.py --env pedzace_slimaki_v0 --agent search --games 1000
-    python benchmarks/score_rate.py --env snap_v1 --agent search:512 --preset noisy_sight
+    python benchmarks/score_rate.py --env snap_v2 --agent search:512 --preset noisy_sight
     python benchmarks/score_rate.py --env snailed_it_v0 --agent search -o num_players=3
 
 The agent plays one seat, rotating from game to game, against the heuristic in every other seat

@@ -31,12 +31,17 @@ from typing import Any
 import snail_envs
 from snail_envs.agents import ISMCTSAgent, choose_action, make_agent
 from snail_envs.core.testing import deciding_agents
+from snail_envs.snap.rules import FACTS as SNAP_FACTS
 
 GAMES = {
     "snail_sprint_v0": {"num_players": 3},
     "pedzace_slimaki_v0": {"num_players": 3},
     "snailed_it_v0": {"num_players": 3},
-    "snap_v1": {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]},
+    SNAP_FACTS.env_name: {
+        "same_tick": "random",
+        "refresh": "shuffle",
+        "glimpse_error": [0.6, 0.3, 0.0],
+    },
 }
 """The games and the rule options searched (Snap: the `noisy_sight` preset)."""
 

@@ -6,8 +6,11 @@
 Two agents play `--games` games of the parallel environment under a preset of `configs/snap/`
 (default `noisy_sight`), seats alternating from game to game. Every call is counted by who made
 it, whether it was right, and whether the caller's pile held one card, several or none (a wrong
-call sends the pile to the pool; with none it moves nothing but still ends the window), and
-every pool won with `snap_pool` by its cards. Per game, so that agents can be compared.
+call sends the pile to the pool; from an empty pile, since `snap_v2`, the top card of the stack),
+and every pool won with `snap_pool` by its cards. A wrong call that left its caller's cards as
+they were while it held some is counted as free: under `snap_v2`'s rules there is none (with
+`wrong_call_cost: pile`, `snap_v1`'s rule, every wrong call from an empty pile is free). Per
+game, so that agents can be compared.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from pathlib import Path
 
 import yaml
 
-from snail_envs import snap_v1
+import snail_envs
 from snail_envs.agents import make_agent
-from snail_envs.snap.rules import SNAP_POOL
+from snail_envs.snap.rules import FACTS, SNAP_POOL
 
 PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
 
@@ -37,11 +40,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     options = yaml.safe_load((PRESETS / f"{args.preset}.yaml").read_text())
-    agents = [make_agent(spec, "snap_v1", seed=0, options=options) for spec in args.agents]
+    agents = [make_agent(spec, FACTS.env_name, seed=0, options=options) for spec in args.agents]
     calls: list[Counter] = [Counter(), Counter()]
     pool_cards = [0, 0]
     for game in range(args.games):
-        env = snap_v1.parallel_env(**options)
+        env = snail_envs.make_parallel(FACTS.env_name, **options)
         observations, _ = env.reset(seed=args.seed + game)
         player = {f"player_{(game + i) % 2}": i for i in range(2)}
         while env.agents:
@@ -54,17 +57,27 @@ def main() -> None:
             }
             seats = {agent: env.possible_agents.index(agent) for agent in actions}
             piles = {agent: len(table.piles[seats[agent]]) for agent in actions}
+            held = {agent: table.held(seats[agent]) for agent in actions}
+            right_now = table.right_calls()
             pooled = sum(len(pool) for pool in table.pools)
             observations, *_ = env.step(actions)
             for agent, action in actions.items():
                 if not action:
                     continue
                 who, right = player[agent], table.last_correct[seats[agent]]
-                calls[who]["right" if right else f"wrong, {pile_kind(piles[agent])}"] += 1
-                if right and action == SNAP_POOL:
-                    pool_cards[who] += pooled
-    print(f"{args.games} games of snap_v1 under {args.preset}.yaml, seats alternating; per game:")
-    kinds = ["right", "wrong, no pile", "wrong, one card", "wrong, a pile"]
+                if action in right_now:  # right, or lapsed behind another seat's (same_tick)
+                    calls[who]["right" if right else "lapsed"] += 1
+                    if right and action == SNAP_POOL:
+                        pool_cards[who] += pooled
+                    continue
+                calls[who][f"wrong, {pile_kind(piles[agent])}"] += 1
+                if held[agent] and table.last_gain[seats[agent]] == 0:
+                    calls[who]["wrong, free"] += 1
+    print(
+        f"{args.games} games of {FACTS.env_name} under {args.preset}.yaml, seats alternating; "
+        "per game:"
+    )
+    kinds = ["right", "lapsed", "wrong, no pile", "wrong, one card", "wrong, a pile", "wrong, free"]
     print(f"| agent | {' | '.join(f'calls {kind}' for kind in kinds)} | pool cards won |")
     print(f"|---|{'---:|' * (len(kinds) + 1)}")
     for who, spec in enumerate(args.agents):

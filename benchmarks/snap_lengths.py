@@ -8,7 +8,10 @@ parallel API: the share of games that end before truncation (`max_flips`, `max_t
 median and 95th percentile of flips a game, and each seat's score rate (a win 1, a shared win a
 share). `--thresholds` sets each seat's belief threshold under noisy sight (the first listed bot
 takes seat 0 in game 0, and the bots move one seat on every game), to measure what waiting for a
-surer glimpse is worth.
+surer glimpse is worth; `--glimpse-error` replaces the preset's error schedule, to choose one.
+
+    python benchmarks/snap_lengths.py --only noisy_sight --players 2 --games 400 \
+        --thresholds 0.5 0.1 --glimpse-error 0.75 0.4 0.0
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import yaml
 
 import snail_envs
 from snail_envs.agents.heuristics.snap import DEFAULT_BELIEF_THRESHOLD, SnapHeuristic
+from snail_envs.snap.rules import FACTS
 
 PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
 SETUPS: dict[str, dict[str, Any]] = {
@@ -33,7 +37,7 @@ SETUPS: dict[str, dict[str, Any]] = {
 
 def duel(options: dict[str, Any], thresholds: list[float], games: int) -> dict[str, Any]:
     """Play `games` heuristic games under `options`; bot j plays seat (j + game) mod n."""
-    env = snail_envs.make_parallel("snap_v1", **options)
+    env = snail_envs.make_parallel(FACTS.env_name, **options)
     n = len(env.possible_agents)
     bots = [SnapHeuristic(belief_threshold=t, **options) for t in thresholds]
     flips, ended, scores = [], 0, [0.0] * n
@@ -69,12 +73,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--only", nargs="+", choices=sorted(SETUPS), default=list(SETUPS))
     parser.add_argument("--thresholds", type=float, nargs="+", default=None)
+    parser.add_argument("--glimpse-error", type=float, nargs="+", default=None)
     args = parser.parse_args()
     print("| setup | players | games | ended before truncation | flips: median / 95th pct. |")
     print("|---|---|---|---|---|")
     for name in args.only:
         for players in args.players:
             options = {**SETUPS[name], "num_players": players}
+            if args.glimpse_error is not None:
+                options["glimpse_error"] = args.glimpse_error
             thresholds = args.thresholds or [DEFAULT_BELIEF_THRESHOLD] * players
             if len(thresholds) != players:
                 parser.error(f"--thresholds needs one value a seat ({players})")

@@ -26,7 +26,7 @@ import numpy as np
 import yaml
 
 import snail_envs.batched
-from snail_envs.snap.rules import SNAP
+from snail_envs.snap.rules import FACTS, SNAP
 
 PRESET = Path(__file__).resolve().parents[1] / "configs" / "snap" / "noisy_sight.yaml"
 
@@ -39,8 +39,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
     options = yaml.safe_load(PRESET.read_text())
-    engine = snail_envs.batched.make("snap_v1", args.games, **options)
-    worlds = snail_envs.batched.make("snap_v1", args.worlds, **options)
+    engine = snail_envs.batched.make(FACTS.env_name, args.games, **options)
+    worlds = snail_envs.batched.make(FACTS.env_name, args.worlds, **options)
     engine.reset(seed=args.seed)
     worlds.reset(seed=args.seed)
     keys = np.asarray(engine.rules["card_keys"]).reshape(-1)

@@ -1,7 +1,7 @@
 """How much of MaskablePPO's training time our environments take.
 
     python benchmarks/train_share.py                 # every game, 20,000 steps each
-    python benchmarks/train_share.py --steps 50000 --only snap_v1
+    python benchmarks/train_share.py --steps 50000 --only snap_v2
 
 Trains MaskablePPO (n_envs=8, Stable-Baselines3's default hyperparameters, torch on one thread)
 against random opponents and times the vectorised environment's `reset`, `step_wait` and

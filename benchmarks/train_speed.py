@@ -1,7 +1,7 @@
 """Learner timesteps a second: `snail-train`'s ppo stage against Stable-Baselines3's defaults.
 
     python benchmarks/train_speed.py                          # Snail Sprint! and Pędzące
-    python benchmarks/train_speed.py --only snap_v1 --steps 100000 --rounds 3
+    python benchmarks/train_speed.py --only snap_v2 --steps 100000 --rounds 3
 
 Side by side in one process, one torch thread, rounds interleaved, against random opponents,
 under each game's rule options (`env_options` of `configs/<game>/ppo.yaml`):

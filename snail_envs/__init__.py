@@ -28,8 +28,8 @@ __version__ = "0.2.0"
 ENV_NAMES: tuple[str, ...] = tuple(game.env_name for game in GAMES)
 """The environments of the library, by name (from `snail_envs.registry`)."""
 
-RETIRED_NAMES: dict[str, str] = {"snap_v0": "snap_v1"}
-"""Earlier versions of the environments, each with the version that replaced it."""
+RETIRED_NAMES: dict[str, str] = {"snap_v0": "snap_v2", "snap_v1": "snap_v2"}
+"""Earlier versions of the environments, each with the version that replaces it now."""
 
 
 class RetiredEnvError(DeprecatedEnv, ValueError):
@@ -106,7 +106,7 @@ def make_vec_env(name: str, num_envs: int, **kwargs: Any) -> Any:
 
 
 def registry_id(name: str) -> str:
-    """The PettingZoo registry id of environment `name` (`snail_envs/snap-v1` for `snap_v1`)."""
+    """The PettingZoo registry id of environment `name` (`snail_envs/snap-v2` for `snap_v2`)."""
     base, version = name.rsplit("_v", 1)
     return f"snail_envs/{base}-v{version}"
 

@@ -7,6 +7,16 @@ import ast
 from typing import Any
 
 
+def env_name(text: str) -> str:
+    """An environment name given on a command line (use with `choices`): a retired version is
+    refused by a message naming the version that replaces it."""
+    import snail_envs
+
+    if text in snail_envs.RETIRED_NAMES:
+        raise argparse.ArgumentTypeError(str(snail_envs.deprecated_env(text)))
+    return text
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     """'num_players=3' -> ('num_players', 3); values are Python literals, else strings."""
     name, separator, value = text.partition("=")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import snail_envs
-from snail_envs.cli import add_rule_options
+from snail_envs.cli import add_rule_options, env_name
 from snail_envs.core.stats import wilson_interval
 
 
@@ -86,7 +86,7 @@ def summarise(name: str, options: dict[str, Any], games: int, seed: int) -> None
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("env", choices=snail_envs.available_env_names())
+    parser.add_argument("env", type=env_name, choices=snail_envs.available_env_names())
     parser.add_argument("--games", type=int, default=1000, help="games to summarise")
     parser.add_argument("--seed", type=int, default=0)
     add_rule_options(parser)

@@ -1,7 +1,7 @@
-"""Snap's first version, `snap_v0`, replaced by `snail_envs.snap_v1`.
+"""Snap's first version, `snap_v0`, replaced by `snail_envs.snap_v2`.
 
 Importing this module raises `pettingzoo.utils.deprecated_module.DeprecatedEnv` naming the new
-version, as PettingZoo does for its own retired versions; see `snail_envs.snap_v1`'s version
+version, as PettingZoo does for its own retired versions; see `snail_envs.snap_v2`'s version
 history for what changed.
 """
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from snail_envs import demo
+from tests.names import SNAP
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["snap_v1", "-o", "bogus=1", "--no-show"], "unknown option 'bogus'; allowed options:"),
-        (["snap_v1", "-o", "num_players=99", "--no-show"], "num_players must be an integer"),
-        (["snap_v1", "--games", "0", "--no-show"], "--games must be at least 1, got 0"),
+        ([SNAP, "-o", "bogus=1", "--no-show"], "unknown option 'bogus'; allowed options:"),
+        ([SNAP, "-o", "num_players=99", "--no-show"], "num_players must be an integer"),
+        ([SNAP, "--games", "0", "--no-show"], "--games must be at least 1, got 0"),
         (
             ["snail_sprint_v0", "-o", "num_players=7"],
             "num_players must be an integer from 2 to 4; got 7",

@@ -331,6 +331,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _type_fields(self)
+        if self.env in snail_envs.RETIRED_NAMES:
+            raise ConfigError("env", str(snail_envs.deprecated_env(self.env)))
         if self.env not in snail_envs.ENV_NAMES:
             raise ConfigError(
                 "env", f"env must be one of {', '.join(snail_envs.ENV_NAMES)}; got {self.env!r}"

@@ -54,7 +54,7 @@ from snail_envs.agents.cli import add_trust_flag, command_errors, console_script
 from snail_envs.agents.files import atomic_path, refuse_existing
 from snail_envs.agents.ppo import POLICY_FILE
 from snail_envs.agents.replay import start_replay
-from snail_envs.cli import add_rule_options
+from snail_envs.cli import add_rule_options, env_name
 from snail_envs.core.stats import mean_interval, wilson_interval
 from snail_envs.training.checkpoints import new_run_dir
 
@@ -697,7 +697,9 @@ def _progress_bar(total: int, enabled: bool) -> Any:
 
 def main(argv: list[str] | None = None) -> Tournament:
     parser = argparse.ArgumentParser(prog="snail-eval", description=__doc__.splitlines()[0])
-    parser.add_argument("--env", required=True, choices=snail_envs.available_env_names())
+    parser.add_argument(
+        "--env", required=True, type=env_name, choices=snail_envs.available_env_names()
+    )
     parser.add_argument(
         "--agents",
         nargs="+",

@@ -1,7 +1,7 @@
 """Train one policy for every seat of a game with PPO on Ray RLlib, on one machine or a cluster.
 
     snail-rllib --env snail_sprint_v0 --iterations 50
-    snail-rllib --env snap_v1 -o num_players=3 --num-env-runners 4
+    snail-rllib --env snap_v2 -o num_players=3 --num-env-runners 4
     snail-rllib --env snail_sprint_v0 --address HEAD_IP:6379 \\
         --num-env-runners 32 --iterations 500        # on a running Ray cluster
 
@@ -72,7 +72,7 @@ from snail_envs.agents.rllib_policy import (
     rllib_missing,
     save_policy,
 )
-from snail_envs.cli import add_rule_options
+from snail_envs.cli import add_rule_options, env_name
 from snail_envs.training.checkpoints import new_run_dir
 
 PROG = "snail-rllib"
@@ -407,7 +407,7 @@ def evaluation_point(
     """Score the policy of now (exported to `run_dir/policy.pt`) against each baseline agent;
     add the point to `curve` and draw the curve again (`learning_curve.png`, as
     `snail-train` draws its own)."""
-    from snail_envs.training.train import plot_curve
+    from snail_envs.training.curve import plot_curve
 
     policy = export_policy(algorithm, args, run_dir, overwrite=True)
     results = evaluate(args, RLlibAgent.load(policy, args.env))
@@ -559,7 +559,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
     defaults = Args(env="")
     docs = attribute_docs(Args)
     parser.add_argument(
-        "--env", required=True, choices=snail_envs.available_env_names(), help=docs["env"]
+        "--env",
+        required=True,
+        type=env_name,
+        choices=snail_envs.available_env_names(),
+        help=docs["env"],
     )
     add_rule_options(parser)
     parser.add_argument("--address", help=docs["address"])

@@ -19,6 +19,7 @@ import yaml
 
 import snail_envs
 from snail_envs.cli import parse_option
+from snail_envs.snap.rules import FACTS as SNAP_FACTS
 from snail_envs.training.config import CONFIGS
 
 SET_BY_SEATS = ("num_players", "reaction_delay")
@@ -26,7 +27,7 @@ SET_BY_SEATS = ("num_players", "reaction_delay")
 HOST_OPTIONS = {"reward": "winlose"}
 """Options of every environment beside the rules that a table may set, with their defaults
 (presets such as `dense_points` set `reward`)."""
-REALTIME_GAME = "snap_v1"
+REALTIME_GAME = SNAP_FACTS.env_name
 """The game a person plays on the wall clock (`--tick-ms`), the reaction game."""
 AGENT_SUGGESTIONS = (
     "heuristic",

@@ -111,6 +111,8 @@ NUM_PACKETS = POOLS + MAX_KEYS
 """Packet p: the stack of seat p, the pile p − `PILES` (seat or centre), the pool p − `POOLS`."""
 WAITS = 2
 """`acts` of a seat out of the game on the table that acts, in a session: with `wait` alone."""
+SHARED_WIN = SPEC.info.shared_win
+"""What `reward="winlose"` pays each seat of a shared result (the game's facts)."""
 for helper in strategy.HELPERS:
     register_jitable(helper)
 SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
@@ -193,7 +195,10 @@ PIECES = pieces_dtype(
 
 def rules_dtype() -> np.dtype:
     """The rule options as the kernels read them: `key_share` counts one card of a key in a
-    stack (in `stack_keys`); `max_flips` and `max_ticks` are −1 for no limit; `noisy` says that
+    stack (in `stack_keys`); `max_flips` and `max_ticks` are −1 for no limit, and
+    `most_cards_at_limit` says that reaching one ends the game (`at_limit="most_cards"`);
+    `wrong_call_from_stack` that a wrong call from an empty pile (or in `single_pile`) costs the
+    top card of the stack (`wrong_call_cost="pile_or_stack"`); `noisy` says that
     `glimpse_error` is given (windows are full, seats glimpse), a tick's error, 0 past its end;
     `heuristic_setup` is what the heuristic reads; `session` is 1 unless `session="single"`, and
     `wins_needed` the wins that decide the session at once."""
@@ -205,6 +210,7 @@ def rules_dtype() -> np.dtype:
         fields(MAX_PLAYERS, delays=np.int64),
         fields((), flipper_may_call=np.uint8, speed=np.uint8, double=np.uint8),
         fields((), single_pile=np.uint8, slapjack=np.uint8, max_flips=np.int64, max_ticks=np.int64),
+        fields((), most_cards_at_limit=np.uint8, wrong_call_from_stack=np.uint8),
         fields((), same_tick_random=np.uint8, refresh_shuffle=np.uint8, noisy=np.uint8),
         fields(MAX_REACTION_TICKS, glimpse_error=np.float64),
         fields(strategy.SETUP_SIZE, heuristic_setup=np.int64),
@@ -225,6 +231,18 @@ def put_last(g, packet: int, card: int) -> None:
     else:
         g.next[g.last[packet]] = card
     g.last[packet] = card
+    g.size[packet] += 1
+
+
+@njit(cache=True)
+def put_first(g, packet: int, card: int) -> None:
+    """`card` before the first card of `packet`: under a pile."""
+    if g.size[packet] == 0:
+        g.next[card] = NONE
+        g.last[packet] = card
+    else:
+        g.next[card] = g.first[packet]
+    g.first[packet] = card
     g.size[packet] += 1
 
 
@@ -435,7 +453,7 @@ def may_call(g, rules, seat: int) -> bool:
 def flip(g, rules) -> None:
     """The next flip (every seat's at once with `speed`), then its window."""
     if rules.max_flips >= 0 and g.flips >= rules.max_flips:
-        stop(g, rules)
+        at_limit(g, rules)
         return
     if rules.speed:
         if not rules.classic:
@@ -575,6 +593,25 @@ def close_window(g, rules, resolved: bool) -> None:
 
 
 @njit(cache=True)
+def at_limit(g, rules) -> None:
+    """A length limit is reached: the game is truncated (`at_limit="truncate"`), or it ends
+    there, won by the seat or seats in the game holding the most cards (`"most_cards"`)."""
+    if not rules.most_cards_at_limit:
+        stop(g, rules)
+        return
+    most = -1
+    winners = NOBODY
+    for seat in range(rules.num_players):
+        if g.in_game[seat]:
+            cards = held(g, seat)
+            if cards > most:
+                most, winners = cards, NOBODY
+            if cards == most:
+                winners |= 1 << seat
+    finish(g, winners)
+
+
+@njit(cache=True)
 def stop(g, rules) -> None:
     g.truncated = 1
     g.acts[:] = 0
@@ -597,7 +634,7 @@ def apply(g, rules, actions: np.ndarray) -> None:
     elif g.glimpsed:
         glimpse(g, rules)
     if not g.finished and rules.max_ticks >= 0 and g.ticks >= rules.max_ticks:
-        stop(g, rules)
+        at_limit(g, rules)
     if rules.session and (g.finished or g.truncated):
         end_of_game(g, rules)
 
@@ -651,7 +688,7 @@ def resolve(g, rules, actions: np.ndarray) -> None:
         take(g, rules, lowest(slaps), NOBODY, piles_showing(g, rules, JACK))
     for seat in range(n):
         if wrong >> seat & 1:
-            to_centre(g, rules, 1 << seat)
+            pay_for_wrong_call(g, rules, seat)
     for seat in range(n):
         g.last_gain[seat] += held(g, seat)
 
@@ -730,6 +767,43 @@ def tie(g, rules, callers: int, key: int) -> None:
 
 
 @njit(cache=True)
+def pay_for_wrong_call(g, rules, seat: int) -> None:
+    """A wrong call costs the caller cards: its pile goes to the centre; from an empty pile
+    (`wrong_call_cost="pile_or_stack"`), the top card of its stack, face up, as its pool or pot;
+    with `single_pile`, that card goes face up under the central pile. A seat with no card pays
+    nothing."""
+    from_stack = rules.wrong_call_from_stack and g.size[STACKS + seat] > 0
+    if rules.single_pile:
+        if from_stack:
+            burn(g, rules, turn_up(g, seat))
+    elif g.size[PILES + seat] or not from_stack:
+        to_centre(g, rules, 1 << seat)
+    else:
+        card = turn_up(g, seat)
+        put_last(g, POOLS + centre_pool(g, rules, rules.card_keys[card]), card)
+
+
+@njit(cache=True)
+def turn_up(g, seat: int) -> int:
+    """The top card of `seat`'s stack, taken off and turned face up: every seat follows it from
+    now on."""
+    card = take_first(g, STACKS + seat)
+    g.hidden_group[card] = SEEN
+    return card
+
+
+@njit(cache=True)
+def burn(g, rules, card: int) -> None:
+    """`card`, face up, under the central pile (the card just below its top, when it holds one
+    card)."""
+    centre = rules.num_players
+    if g.size[PILES + centre] == 1:
+        g.below[centre] = card
+    put_first(g, PILES + centre, card)
+    g.moved = 1
+
+
+@njit(cache=True)
 def to_centre(g, rules, piles: int) -> None:
     """Move piles (ascending seats, the highest on top) to the centre as one set."""
     top = NONE
@@ -738,6 +812,16 @@ def to_centre(g, rules, piles: int) -> None:
             top = top_key(g, rules, pile)
     if top == NONE:
         return
+    pool = centre_pool(g, rules, top)
+    for pile in range(rules.num_piles):
+        if piles >> pile & 1:
+            move_pile(g, pile, POOLS + pool)
+
+
+@njit(cache=True)
+def centre_pool(g, rules, top: int) -> int:
+    """The pool a set of cards whose top has key `top` goes on (`classic`: the pool; `snap_pot`:
+    the pot showing that key), made if there is none; a card moves."""
     g.moved = 1
     pool = 0
     if not rules.classic:
@@ -745,9 +829,7 @@ def to_centre(g, rules, piles: int) -> None:
             pool += 1
     if pool == g.num_pools:
         g.num_pools += 1
-    for pile in range(rules.num_piles):
-        if piles >> pile & 1:
-            move_pile(g, pile, POOLS + pool)
+    return pool
 
 
 # --------------------------------------------------------------------------- the end
@@ -955,8 +1037,9 @@ def pays_each_tick(rules) -> bool:
 def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played to the seats live before it (`take_stock`; the others
     get 0), given each seat's points before it: the change in its points (`reward="points"`),
-    that change less the mean change of the other seats live (`"margin"`), or +1 to the winners
-    and −1 to the others when the episode ends, −1 to a seat that goes out while it goes on (in
+    that change less the mean change of the other seats live (`"margin"`), or +1 to a lone
+    winner (`SHARED_WIN` to each seat of a shared result) and −1 to the others when the episode
+    ends, −1 to a seat that goes out while it goes on (in
     one game; in a session every seat stays to its end)."""
     before, live = stock[0], stock[1]
     if rules.reward == MARGIN:
@@ -974,7 +1057,9 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
             if rules.reward == POINTS:
                 reward = seat_points(g, rules, seat) - before[seat]
             elif g.finished:
-                reward = 1.0 if g.winners >> seat & 1 else -1.0
+                reward = -1.0
+                if g.winners >> seat & 1:
+                    reward = SHARED_WIN if members(g.winners) > 1 else 1.0
             elif not is_in_game(g, rules, seat):
                 reward = -1.0
         rewards[seat] = reward
@@ -1379,7 +1464,7 @@ def bit_set(seats: Iterable[int]) -> int:
 class SnapBatch(BatchedGame):
     """N games of Snap (see `snail_envs.batched.core` for the arrays).
 
-        batch = snail_envs.batched.make("snap_v1", num_envs=4096, num_players=3)
+        batch = snail_envs.batched.make("snap_v2", num_envs=4096, num_players=3)
         out = batch.reset(seed=0)                  # out.seats: (N, 3), −1 where a seat is out
         out = batch.step(batch.random_actions())   # actions (N, 3); empty slots are ignored
 
@@ -1426,6 +1511,8 @@ class SnapBatch(BatchedGame):
             slapjack=options.slapjack,
             max_flips=NONE if options.max_flips is None else options.max_flips,
             max_ticks=NONE if options.max_ticks is None else options.max_ticks,
+            most_cards_at_limit=options.at_limit == "most_cards",
+            wrong_call_from_stack=options.wrong_call_cost == "pile_or_stack",
             same_tick_random=options.same_tick == "random",
             refresh_shuffle=options.refresh == "shuffle",
             noisy=bool(options.glimpse_error),

@@ -9,6 +9,7 @@ whose actions are applied together.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -19,12 +20,35 @@ from snail_envs.core.chance import Chance
 from snail_envs.core.layout import Layout
 
 
+class Termination(enum.Enum):
+    """The kind of end a finished game reached (as python-chess's `Outcome.termination`): what
+    code tests, while `Outcome.reason` says it in words for people."""
+
+    GOAL = "goal"
+    """The rulebook's end: a race was won, a total reached, one seat is left in the game."""
+    DRAW = "draw"
+    """The rulebook's end with no winner of its own: the result is shared by the seats named
+    (Snap: the last seats went out together, or none of them holds a card)."""
+    LIMIT = "limit"
+    """A length limit that the rules score ended the game (Snailed It!'s `max_rounds`, Snap's
+    `at_limit="most_cards"`); a limit that only stops the game is a truncation, not an end."""
+    SESSION = "session"
+    """A session of games was decided (Snap's `session`): its winner, or the seats sharing it."""
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """How a finished game ended: the winning seats (ties share), and why it ended."""
+    """How a finished game ended: the winning seats (ties share), why it ended in words, and
+    the kind of end."""
 
     winners: frozenset[int]
     reason: str
+    termination: Termination = Termination.GOAL
+
+    @property
+    def shared(self) -> bool:
+        """Whether two or more seats share the result."""
+        return len(self.winners) > 1
 
 
 class Game(Protocol):
@@ -102,7 +126,7 @@ class GameInfo:
     (`snail_envs.registry`)."""
 
     env_name: str
-    """The environment's name and module (`snap_v1`: `snail_envs.snap_v1`)."""
+    """The environment's name and module (`snap_v2`: `snail_envs.snap_v2`)."""
     title: str
     """The game's name as its box prints it."""
     min_players: int
@@ -124,6 +148,9 @@ class GameInfo:
     heuristic: str | None = None
     """The game's hand-written player (`snail_envs.agents.heuristics`), as `module:class`; None if
     none."""
+    shared_win: float = 1.0
+    """What `reward="winlose"` pays each seat of a shared result (an `Outcome` with two or more
+    winners): +1, a win, unless the game's rules call it a draw (Snap since `snap_v2`: 0)."""
 
 
 @dataclass(frozen=True)

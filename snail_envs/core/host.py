@@ -5,7 +5,8 @@ spaces, observation dicts with action masks, rewards) and enforces the rules eve
 this library follows:
 
 - Rewards: `reward="winlose"` (default) pays every winner +1 and every other seat -1 when the game
-  ends (tied winners all +1); a seat eliminated before the end gets its -1 when it goes out.
+  ends (tied winners all +1, or what the game's `GameInfo.shared_win` says: Snap pays a shared
+  result as a draw, 0); a seat eliminated before the end gets its -1 when it goes out.
   `reward="points"` pays the change in the game's own points after every transition.
   `reward="margin"` pays, after every transition, the change in each seat's lead: its points
   minus the mean of the other seats' points. The seats paid, P, are those in the game before the
@@ -34,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from snail_envs.core.chance import SeededChance
+from snail_envs.core.chance import Chance, SeededChance
 from snail_envs.core.game import Game, GameSpec
 from snail_envs.core.options import check_choice, is_int, parse_options
 
@@ -101,7 +102,7 @@ class GameHost:
         self.state_space = self._observer.state_layout.box()
         self._num_actions = info.num_actions
         self.game: Game | None = None
-        self._chance: SeededChance | None = None
+        self._chance: Chance | None = None
         self._points: list[float] = []
         self._penalized = False
 
@@ -213,6 +214,14 @@ class GameHost:
         self._points = list(self.game.points())
         return self.game
 
+    def use_chance(self, chance: Chance) -> None:
+        """Draw every chance event from now on from `chance`: the rest of the game in progress,
+        and the next games reset without a seed (a seed brings back a seeded generator). The
+        OpenSpiel adapter feeds the game its chance outcomes this way."""
+        self._chance = chance
+        if self.game is not None:
+            self.game.chance = chance
+
     def _seat(self, agent: str) -> int:
         """The seat of `agent`, one of `possible_agents`."""
         try:
@@ -323,8 +332,9 @@ class GameHost:
         outcome = game.outcome
         if outcome is not None:
             if self.reward_mode == "winlose":
+                won = self.spec.info.shared_win if outcome.shared else WIN
                 for seat in live_seats:
-                    rewards[seat] = WIN if seat in outcome.winners else LOSS
+                    rewards[seat] = won if seat in outcome.winners else LOSS
             return rewards, live_seats
         ended = [seat for seat in live_seats if not game.is_in_game(seat)]
         if self.reward_mode == "winlose":

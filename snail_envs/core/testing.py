@@ -399,7 +399,7 @@ def digests_in_subprocess(
     module: Any, options: dict[str, Any], seeds: list[int], hash_seed: int
 ) -> list[str]:
     """`game_digest` for each seed of `module.env(**options)` (an env module, such as
-    `snail_envs.snap_v1`), computed in a fresh interpreter with PYTHONHASHSEED set."""
+    `snail_envs.snap_v2`), computed in a fresh interpreter with PYTHONHASHSEED set."""
     code = (
         "import importlib, json, sys\n"
         "from snail_envs.core.testing import game_digest\n"
@@ -520,7 +520,7 @@ def check_docstring(module: Any) -> None:
 
 def playthrough(module: Any, options: dict[str, Any], seed: int) -> str:
     """A human-readable trace of one seeded game of env module `module` (such as
-    `snail_envs.snap_v1`) with seeded random actions: the table before every decision, the
+    `snail_envs.snap_v2`) with seeded random actions: the table before every decision, the
     action by name, and the rewards. Any change of behaviour shows up in a diff of this text."""
     env = module.env(render_mode="ansi", **options)
     env.reset(seed=seed)

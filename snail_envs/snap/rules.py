@@ -73,8 +73,13 @@ Resolution of the calling tick
        top card of its stack (nothing if its stack is empty).
     3. `slapjack`: one correct `slap` (a Jack on some pile) takes every pile showing a Jack. Two or
        more correct slaps in one tick: nobody wins, nothing moves.
-    4. Wrong calls, in seat order: each moves the caller's pile, as it is then, to the centre. A
-       caller whose pile is empty moves nothing (the call still ends the window).
+    4. Wrong calls, in seat order: each costs the caller cards, always. Its pile, as it is then,
+       goes to the centre; if its pile is empty, the top card of its stack goes to the centre
+       instead, face up, as its pool or pot (`wrong_call_cost="pile_or_stack"` [default since
+       `snap_v2`]; the card is seen by all as it goes). Only a seat with no card at all pays
+       nothing. The call still ends the window. (`wrong_call_cost="pile"`, `snap_v1`'s rule: a
+       wrong call from an empty pile moves nothing, so a seat that keeps its pile empty calls
+       for free.)
 
 Card order
     Taken cards go face down under the taker's stack: pools first (in the order they were made),
@@ -102,16 +107,27 @@ Sessions
     dealer deals again. `best_of_N` ends once a seat has more than N/2 wins, `first_to_3` at a
     seat's third win; after N games (`first_to_3`: 2n + 1) a tie for the most wins goes to a
     sudden death that only the tied seats play, replayed while drawn or truncated, at most
-    `max_sudden_deaths` [3] games in all, after which the tied seats share the win. A seat out of
-    one game waits (its only action) until the next begins. Points carry over: a new deal
+    `max_sudden_deaths` [3] games in all, after which the tied seats share the session. A seat
+    out of one game waits (its only action) until the next begins. Points carry over: a new deal
     changes no seat's points.
+
+Shared results
+    A session shared by two or more seats, a game drawn between two or more seats, or a limit
+    reached with two or more seats holding the most cards is a draw for those seats: with
+    `reward="winlose"` each of them gets 0 and every other seat −1 (since `snap_v2`; in
+    `snap_v1` every sharer got +1, so two seats that never called both reached the highest
+    return either could: every game truncated, the sudden deaths too, and the shared session
+    paid +1 and +1).
 
 Variants
     `speed` (2–3 players; every seat flips each round), `double`, `single_pile` (`classic` only:
     every seat flips onto one central pile; a match is its top card sharing the key of the card
     just below; the snap winner takes the central pile; with no pile of its own a seat is out when
-    its stack is empty at the close of a window; a wrong call moves nothing, since the caller has no
-    pile), `slapjack` (packs of ranks only), `match_key="picture"`. Silent Snap and Animal Snap
+    its stack is empty at the close of a window; a wrong call puts the top card of the caller's
+    stack face up under the central pile, the "burn" of one-pile slapping games — under a
+    single card it is the card just below, and may make a match; since `snap_v2`, and only with
+    `wrong_call_cost="pile_or_stack"`: in `snap_v1` every wrong call here was free), `slapjack`
+    (packs of ranks only), `match_key="picture"`. Silent Snap and Animal Snap
     change the call, not the rules: they are the `classic` presets `silent` and `animal` in
     `configs/snap/` and need no option.
 
@@ -119,7 +135,8 @@ Hidden information
     Every stack's order. Stack sizes, every pile top and size, every pool top and size are public.
     A card stays unknown until it is first turned face up; cards that come back into a stack face
     down (refreshes, captures) were all seen and can be tracked by a seat with perfect memory,
-    except that a shuffled refresh hides the order of its cards. So `redraw_hidden` shuffles, in
+    except that a shuffled refresh hides the order of its cards. A stack card that a wrong call
+    turns face up is public from then on. So `redraw_hidden` shuffles, in
     each group of interchangeable cards (the never-seen cards; the cards of one shuffled refresh
     not flipped since), the group's cards among the stack positions holding them, keeping every
     stack size and every tracked card in place. With `glimpse_error`, what each seat glimpsed is
@@ -129,17 +146,21 @@ Hidden information
     (an observation option: the rules are unchanged).
 
 Limits
-    `max_flips` [2000] stops (truncates) an unfinished game before the next flip once that many
-    cards were flipped; `max_ticks` [10000] after that many ticks (windows can follow each other
-    without flips, e.g. after repeated ties, so only a tick limit bounds a game). In a session
-    both count per game.
+    `max_flips` [2000] stops an unfinished game before the next flip once that many cards were
+    flipped; `max_ticks` [10000] after that many ticks (windows can follow each other without
+    flips, e.g. after repeated ties, so only a tick limit bounds a game). In a session both count
+    per game. What a limit does is `at_limit` ["truncate"]: the game is truncated, won by nobody;
+    or "most_cards" (since `snap_v2`): the game ends there, won by the seat or seats in the game
+    holding the most cards in stack and pile (pools count for nobody), following the rulebook's
+    objective, to collect all the cards, so that stalling never pays a trailing seat.
 
 Options (defaults in brackets)
     `num_players` [2]; `ruleset` ["classic"] or "snap_pot"; `decks` ["auto"], 1 or 2;
     `reaction_ticks` [3] 1–10; `reaction_delay` [None: 0 for every seat] one integer a seat;
     `flipper_may_call` [True]; `speed`, `double`, `single_pile`, `slapjack` [False];
     `match_key` ["rank"] or "picture"; `pictures`, `copies` [None: 13 and 4 for picture decks];
-    `max_flips` [2000]; `max_ticks` [10000] (None for no limit); `same_tick` ["tie"] or
+    `max_flips` [2000]; `max_ticks` [10000] (None for no limit); `at_limit` ["truncate"] or
+    "most_cards"; `wrong_call_cost` ["pile_or_stack"] or "pile"; `same_tick` ["tie"] or
     "random"; `refresh` ["turn_over"] or "shuffle"; `glimpse_error` [()] (not with `speed`);
     `recall` ["none"] or "perfect" (with `glimpse_error` only);
     `session` ["single"], "best_of_3", "best_of_5" or "first_to_3"; `max_sudden_deaths` [3].
@@ -155,7 +176,7 @@ from dataclasses import dataclass, field
 
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
-from snail_envs.core.game import GameInfo, Outcome
+from snail_envs.core.game import GameInfo, Outcome, Termination
 from snail_envs.core.options import check_bool, check_choice, check_int, check_optional_int
 
 WAIT, SNAP, SNAP_POOL, SLAP = range(4)
@@ -167,6 +188,8 @@ SESSIONS = ("single", "best_of_3", "best_of_5", "first_to_3")
 WINS_NEEDED = {"single": 1, "best_of_3": 2, "best_of_5": 3, "first_to_3": 3}
 """The wins that decide a session at once."""
 REFRESH = ("turn_over", "shuffle")
+WRONG_CALL_COSTS = ("pile_or_stack", "pile")
+AT_LIMIT = ("truncate", "most_cards")
 RECALL = ("none", "perfect")
 MATCH_KEYS = ("rank", "picture")
 DECKS = ("auto", 1, 2)
@@ -183,7 +206,7 @@ SEEN, NEVER_SEEN = 0, 1
 """`Snap.hidden_group` of a card every seat can follow, and of a card never turned face up."""
 
 FACTS = GameInfo(
-    env_name="snap_v1",
+    env_name="snap_v2",
     title="Snap",
     min_players=2,
     max_players=MAX_PLAYERS,
@@ -195,6 +218,7 @@ FACTS = GameInfo(
     points_names=("cards",),
     engine="snail_envs.batched.snap:SnapBatch",
     heuristic="snail_envs.agents.heuristics.snap:SnapHeuristic",
+    shared_win=0.0,
 )
 
 
@@ -217,6 +241,8 @@ class SnapOptions:
     copies: int | None = None
     max_flips: int | None = 2000
     max_ticks: int | None = DEFAULT_MAX_TICKS
+    at_limit: str = "truncate"
+    wrong_call_cost: str = "pile_or_stack"
     same_tick: str = "tie"
     refresh: str = "turn_over"
     glimpse_error: Sequence[float] = ()
@@ -242,6 +268,8 @@ class SnapOptions:
             check_bool(name, getattr(self, name))
         check_optional_int("max_flips", self.max_flips, 1)
         check_optional_int("max_ticks", self.max_ticks, 1)
+        check_choice("at_limit", self.at_limit, AT_LIMIT)
+        check_choice("wrong_call_cost", self.wrong_call_cost, WRONG_CALL_COSTS)
         check_choice("same_tick", self.same_tick, SAME_TICK)
         check_choice("refresh", self.refresh, REFRESH)
         check_choice("recall", self.recall, RECALL)
@@ -546,7 +574,7 @@ class Snap:
                 self._glimpse()
         limit = self.options.max_ticks
         if self.game_outcome is None and limit is not None and self.ticks >= limit:
-            self._stop()
+            self._at_limit(f"{limit} ticks were played (max_ticks)")
         if self.game_outcome is not None or self._truncated:
             self._end_of_game()
 
@@ -758,7 +786,7 @@ class Snap:
         """The next flip (every seat's at once with `speed`), then its window."""
         limit = self.options.max_flips
         if limit is not None and self.flips >= limit:
-            self._stop()
+            self._at_limit(f"{limit} flips were made (max_flips)")
             return
         if self.options.speed:
             if not self.classic:
@@ -874,6 +902,21 @@ class Snap:
         else:
             self._flip()
 
+    def _at_limit(self, reason: str) -> None:
+        """A length limit is reached: the game is truncated (`at_limit="truncate"`), or it ends
+        there (`"most_cards"`), won by the seat or seats in the game holding the most cards in
+        stack and pile (pools count for nobody)."""
+        if self.options.at_limit == "truncate":
+            self._stop()
+            return
+        left = [seat for seat in range(self.num_players) if self.in_game[seat]]
+        most = max(self.held(seat) for seat in left)
+        self._finish(
+            [seat for seat in left if self.held(seat) == most],
+            f"{reason}: the most cards win",
+            Termination.LIMIT,
+        )
+
     def _stop(self) -> None:
         self._truncated = True
         self._acting = ()
@@ -937,7 +980,7 @@ class Snap:
         if len(slaps) == 1:
             self._take(slaps[0], [], self._piles_showing(JACK))
         for seat in wrong:
-            self._to_centre([seat])
+            self._pay_for_wrong_call(seat)
         self.last_gain = [self.held(seat) - before[seat] for seat in range(n)]
 
     def _first_of(self, callers: list[int]) -> list[int]:
@@ -990,14 +1033,42 @@ class Snap:
         pot."""
         self._to_centre(self._piles_showing(key) if self.classic else callers)
 
+    def _pay_for_wrong_call(self, seat: int) -> None:
+        """A wrong call costs the caller cards: its pile goes to the centre; from an empty pile
+        (`wrong_call_cost="pile_or_stack"`), the top card of its stack, face up, as its pool or
+        pot. With `single_pile` the caller has no pile: the top card of its stack goes face up
+        under the central pile. A seat with no card pays nothing. (`wrong_call_cost="pile"`,
+        `snap_v1`'s rule: an empty pile pays nothing, nor does any wrong call in `single_pile`.)"""
+        from_stack = self.options.wrong_call_cost == "pile_or_stack" and self.stacks[seat]
+        if self.options.single_pile:
+            if from_stack:
+                self.piles[-1].insert(0, self._turn_up(seat))
+                self._moved = True
+        elif self.piles[seat] or not from_stack:
+            self._to_centre([seat])
+        else:
+            self._set_to_centre([self._turn_up(seat)])
+
+    def _turn_up(self, seat: int) -> int:
+        """The top card of `seat`'s stack, taken off and turned face up: every seat follows it
+        from now on."""
+        card = self.stacks[seat].pop()
+        self.hidden_group[card] = SEEN
+        return card
+
     def _to_centre(self, piles: list[int]) -> None:
         """Move piles (ascending seats, the highest on top) to the centre as one set."""
         cards = [card for pile in piles for card in self.piles[pile]]
+        for pile in piles:
+            self.piles[pile] = []
+        self._set_to_centre(cards)
+
+    def _set_to_centre(self, cards: list[int]) -> None:
+        """Lay a set of cards (bottom first) in the centre: on the pool (`classic`), or on the
+        pot whose top shares the set's top key, else as a new pot (`snap_pot`)."""
         if not cards:
             return
         self._moved = True
-        for pile in piles:
-            self.piles[pile] = []
         if self.classic:
             if self.pools:
                 self.pools[0].extend(cards)
@@ -1025,14 +1096,16 @@ class Snap:
         """At most one seat left: it wins. None left, or none left holds a card: a draw."""
         left = [seat for seat in range(self.num_players) if self.in_game[seat]]
         if len(left) == 1:
-            self._finish(left, "one seat is left in the game")
+            self._finish(left, "one seat is left in the game", Termination.GOAL)
         elif not left:
-            self._finish(self.gone_out, "the last seats went out together: a draw")
+            self._finish(
+                self.gone_out, "the last seats went out together: a draw", Termination.DRAW
+            )
         elif not any(self.held(seat) for seat in left):
-            self._finish(left, "no seat in the game holds a card: a draw")
+            self._finish(left, "no seat in the game holds a card: a draw", Termination.DRAW)
 
-    def _finish(self, winners: list[int], reason: str) -> None:
-        self.game_outcome = Outcome(winners=frozenset(winners), reason=reason)
+    def _finish(self, winners: list[int], reason: str, termination: Termination) -> None:
+        self.game_outcome = Outcome(frozenset(winners), reason, termination)
         self._acting = ()
         self._acts = [False] * self.num_players
 
@@ -1046,7 +1119,9 @@ class Snap:
             self.outcome = self.game_outcome
             return
         result = self.game_outcome
-        won = result is not None and len(result.winners) == 1 and "draw" not in result.reason
+        won = (
+            result is not None and not result.shared and result.termination is not Termination.DRAW
+        )
         winner = min(result.winners) if won and result is not None else None
         self.games_played += 1
         if winner is not None:
@@ -1054,7 +1129,7 @@ class Snap:
         decided = self._session_decided(winner)
         if decided is not None:
             winners, reason = decided
-            self.outcome = Outcome(winners=frozenset(winners), reason=reason)
+            self.outcome = Outcome(frozenset(winners), reason, Termination.SESSION)
             self._truncated = False
             return
         points = self.points()

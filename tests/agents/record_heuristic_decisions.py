@@ -20,28 +20,29 @@ import snail_envs
 from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
 from snail_envs.agents.heuristics.snap import SnapHeuristic
 from snail_envs.snailed_it.rules import DEFAULT_CARD_POINTS
+from tests.names import SNAP
 
 FIXTURE = Path(__file__).parent / "data" / "heuristic_decisions.npz"
 DECISIONS_PER_VARIANT = 400
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
-    ("snap_v1", {}),
-    ("snap_v1", {"num_players": 4, "ruleset": "snap_pot"}),
-    ("snap_v1", {"num_players": 4, "ruleset": "snap_pot", "slapjack": True}),
-    ("snap_v1", {"num_players": 3, "double": True, "slapjack": True}),
-    ("snap_v1", {"num_players": 2, "speed": True, "ruleset": "snap_pot", "double": True}),
-    ("snap_v1", {"num_players": 3, "speed": True, "slapjack": True}),
-    ("snap_v1", {"num_players": 3, "single_pile": True, "slapjack": True}),
-    ("snap_v1", {"num_players": 3, "ruleset": "snap_pot", "match_key": "picture"}),
-    ("snap_v1", {"num_players": 3, "reaction_ticks": 5, "reaction_delay": (0, 2, 4)}),
-    ("snap_v1", {"num_players": 3, "flipper_may_call": False, "session": "best_of_3"}),
-    ("snap_v1", {"num_players": 8, "ruleset": "snap_pot"}),
+    (SNAP, {}),
+    (SNAP, {"num_players": 4, "ruleset": "snap_pot"}),
+    (SNAP, {"num_players": 4, "ruleset": "snap_pot", "slapjack": True}),
+    (SNAP, {"num_players": 3, "double": True, "slapjack": True}),
+    (SNAP, {"num_players": 2, "speed": True, "ruleset": "snap_pot", "double": True}),
+    (SNAP, {"num_players": 3, "speed": True, "slapjack": True}),
+    (SNAP, {"num_players": 3, "single_pile": True, "slapjack": True}),
+    (SNAP, {"num_players": 3, "ruleset": "snap_pot", "match_key": "picture"}),
+    (SNAP, {"num_players": 3, "reaction_ticks": 5, "reaction_delay": (0, 2, 4)}),
+    (SNAP, {"num_players": 3, "flipper_may_call": False, "session": "best_of_3"}),
+    (SNAP, {"num_players": 8, "ruleset": "snap_pot"}),
     (
-        "snap_v1",
+        SNAP,
         {"num_players": 4, "ruleset": "snap_pot", "slapjack": True, "glimpse_error": (0.6, 0.3)},
     ),
     (
-        "snap_v1",
+        SNAP,
         {
             "num_players": 2,
             "match_key": "picture",
@@ -49,7 +50,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
             "glimpse_error": (0.6, 0.3, 0.0),
         },
     ),
-    ("snap_v1", {"num_players": 3, "single_pile": True, "glimpse_error": (0.9, 0.5)}),
+    (SNAP, {"num_players": 3, "single_pile": True, "glimpse_error": (0.9, 0.5)}),
     ("snailed_it_v0", {}),
     ("snailed_it_v0", {"num_players": 2, "hand_size": 5}),
     ("snailed_it_v0", {"num_players": 4}),
@@ -59,7 +60,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
 
 def heuristic_for(env_name: str, options: dict[str, Any]) -> Any:
     """The game's heuristic with its defaults, for these rule options."""
-    if env_name == "snap_v1":
+    if env_name == SNAP:
         return SnapHeuristic(**options)
     return SnailedItHeuristic(card_points=options.get("card_points", DEFAULT_CARD_POINTS))
 

@@ -21,12 +21,13 @@ from snail_envs.agents import ppo as ppo_module
 from snail_envs.agents.ppo import CHECKPOINTS, FORMAT, PPOAgent, shipped_checkpoint
 from snail_envs.agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
 from tests.agents.record_shipped_decisions import trained_options
+from tests.names import SNAP
 
 torch.set_num_threads(1)
 DATA = Path(__file__).parent / "data"
 SHIPPED = (
-    "snap_v1",
-    "snap_v1-noisy_sight",
+    SNAP,
+    f"{SNAP}-noisy_sight",
     "snail_sprint_v0",
     "pedzace_slimaki_v0",
     "snailed_it_v0",
@@ -165,8 +166,8 @@ def test_a_converted_archive_chooses_as_the_archive_did(tmp_path: Path) -> None:
         assert agent.act(observation, mask) == int(expected)
     saved = torch.load(path, weights_only=True)
     assert all(torch.equal(saved[name], value) for name, value in model.policy.state_dict().items())
-    with pytest.raises(ValueError, match="trained on snail_sprint_v0, not snap_v1"):
-        PPOAgent.load(path, "snap_v1")
+    with pytest.raises(ValueError, match=f"trained on snail_sprint_v0, not {SNAP}"):
+        PPOAgent.load(path, SNAP)
     with pytest.raises(SystemExit) as exists:
         convert_command.main([source, target, "--env=snail_sprint_v0", "--trust-checkpoint"])
     assert exists.value.code == 1
@@ -228,14 +229,14 @@ def test_the_shipped_baselines_choose_as_when_they_were_shipped(baseline: str) -
 def test_the_game_s_rules_choose_its_shipped_baseline() -> None:
     """`ppo` plays the baseline trained under the table's rules where one is shipped (reward
     and the other host options aside), else the game's own."""
-    noisy = {**trained_options("snap_v1-noisy_sight"), "reward": "winlose"}
-    assert shipped_checkpoint("snap_v1", noisy).stem == "snap_v1-noisy_sight"
+    noisy = {**trained_options(f"{SNAP}-noisy_sight"), "reward": "winlose"}
+    assert shipped_checkpoint(SNAP, noisy).stem == f"{SNAP}-noisy_sight"
     listed = {**noisy, "glimpse_error": tuple(noisy["glimpse_error"])}
-    assert shipped_checkpoint("snap_v1", listed).stem == "snap_v1-noisy_sight"
-    assert shipped_checkpoint("snap_v1", {**noisy, "num_players": 3}).stem == "snap_v1"
-    assert shipped_checkpoint("snap_v1").stem == "snap_v1"
-    agent = make_agent("ppo", "snap_v1", options=noisy)
-    size = json.loads((CHECKPOINTS / "snap_v1-noisy_sight.json").read_text())["observation_size"]
+    assert shipped_checkpoint(SNAP, listed).stem == f"{SNAP}-noisy_sight"
+    assert shipped_checkpoint(SNAP, {**noisy, "num_players": 3}).stem == SNAP
+    assert shipped_checkpoint(SNAP).stem == SNAP
+    agent = make_agent("ppo", SNAP, options=noisy)
+    size = json.loads((CHECKPOINTS / f"{SNAP}-noisy_sight.json").read_text())["observation_size"]
     assert agent.model.observation_space.shape == (size,)
 
 
@@ -246,11 +247,11 @@ def test_a_game_without_a_shipped_baseline_is_named() -> None:
 
 def test_rllib_policies_are_weights_only_too(tmp_path: Path) -> None:
     network = torch.nn.Sequential(torch.nn.Linear(71, 4), torch.nn.Tanh(), torch.nn.Linear(4, 4))
-    save_policy(tmp_path / POLICY_FILE, network.state_dict(), 71, 4, [4], "snap_v1")
+    save_policy(tmp_path / POLICY_FILE, network.state_dict(), 71, 4, [4], SNAP)
     assert json.loads((tmp_path / "policy.json").read_text())["hidden"] == [4]
-    agent = RLlibAgent.load(tmp_path, "snap_v1")
+    agent = RLlibAgent.load(tmp_path, SNAP)
     observation = np.ones(71, np.float32)
     logits = network(torch.as_tensor(observation)).detach()
     assert agent.act(observation, np.ones(4, np.int8)) == int(torch.argmax(logits))
     with pytest.raises(FileExistsError, match="--overwrite"):
-        save_policy(tmp_path / POLICY_FILE, network.state_dict(), 71, 4, [4], "snap_v1")
+        save_policy(tmp_path / POLICY_FILE, network.state_dict(), 71, 4, [4], SNAP)

@@ -12,6 +12,7 @@ from snail_envs.agents.heuristics.snap import SnapHeuristic
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import NUM_ACTIONS, SLAP, SNAP, SNAP_POOL, WAIT, Snap
+from tests.names import SNAP as SNAP_ENV
 from tests.snap.helpers import PICTURES, NoWindowOnAnUnchangedTable, glimpse_game, table, tick
 
 
@@ -24,7 +25,7 @@ def view(game: Snap, seat: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def both_readers(**options: object) -> list[SnapHeuristic]:
     """The bot built with the rule options, and as `make_agent` builds it for them."""
-    return [SnapHeuristic(**options), make_agent("heuristic", "snap_v1", options=options)]
+    return [SnapHeuristic(**options), make_agent("heuristic", SNAP_ENV, options=options)]
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -205,14 +206,14 @@ def test_only_legal_and_never_false_calls_over_random_play(options: dict) -> Non
     """Seat 0 is the bot built by `make_agent`, seat 1 the bot built with the options, the rest
     random: neither ever picks a masked action or calls falsely, and both call whenever they may
     and something is claimable. A slow, error-prone bot still only picks legal actions."""
-    env = snail_envs.make("snap_v1", **options)
+    env = snail_envs.make(SNAP_ENV, **options)
     told = SnapHeuristic(**options)
     sloppy = SnapHeuristic(delay=1, error_rate=0.3, seed=4, **options)
     calls = 0
     for seed in range(3):
         env.reset(seed=seed)
-        others = make_agent("random", "snap_v1", seed=seed)
-        players = [make_agent("heuristic", "snap_v1", options=options)]
+        others = make_agent("random", SNAP_ENV, seed=seed)
+        players = [make_agent("heuristic", SNAP_ENV, options=options)]
         players.append(sloppy if seed == 2 else told)
         players += [others] * (len(env.possible_agents) - 2)
         for agent in deciding_agents(env, max_iter=3000):
@@ -300,7 +301,7 @@ def test_under_noisy_sight_it_never_calls_on_an_exact_table_without_a_claim() ->
 def test_heuristic_play_never_runs_a_window_on_an_unchanged_table(options: dict) -> None:
     """The no-move rule (snap_v1) holds for heuristic play too: in snap_v0, four heuristics
     under snap_pot called the same tied snap_pool on the same table until max_ticks."""
-    env = snail_envs.make_parallel("snap_v1", **options)
+    env = snail_envs.make_parallel(SNAP_ENV, **options)
     bot = SnapHeuristic.for_rules(options)
     for seed in range(4):
         check = NoWindowOnAnUnchangedTable()

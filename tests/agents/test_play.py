@@ -12,6 +12,7 @@ from snail_envs.agents.narration import Narrator
 from snail_envs.agents.play import main as play_main
 from snail_envs.agents.play import play_game
 from snail_envs.core.host import GameHost
+from tests.names import SNAP
 
 
 def type_in(monkeypatch: pytest.MonkeyPatch, *lines: str) -> None:
@@ -94,10 +95,10 @@ def test_snailed_it_narrates_the_cards_a_person_draws_and_why(
 
 def snap_events(seats: list[str], seed: int) -> list[str]:
     """Everything the narrator of player_0 tells in one Snap game between bots."""
-    env = snail_envs.make("snap_v1", num_players=len(seats))
+    env = snail_envs.make(SNAP, num_players=len(seats))
     env.reset(seed=seed)
     players = {
-        agent: make_agent(kind, "snap_v1", seed=seed + index)
+        agent: make_agent(kind, SNAP, seed=seed + index)
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
     narrator = Narrator(env.unwrapped, "player_0")
@@ -122,13 +123,13 @@ def test_snap_narrates_flips_calls_and_captured_piles_never_the_verdict() -> Non
 )
 def test_a_person_at_snap_sees_the_table_not_the_verdict(monkeypatch, capsys) -> None:
     type_in(monkeypatch, "", "", "wait 30", *[""] * 50, "quit")
-    play_game("snap_v1", ["human", "heuristic"], seed=0)
+    play_game(SNAP, ["human", "heuristic"], seed=0)
     assert "claimable" not in capsys.readouterr().out
 
 
 def test_at_snap_enter_waits_a_tick_and_wait_n_several(monkeypatch, capsys) -> None:
     type_in(monkeypatch, "", "wait 10", "quit")
-    play_game("snap_v1", ["human", "random"], seed=0, quiet=True)
+    play_game(SNAP, ["human", "random"], seed=0, quiet=True)
     out = capsys.readouterr().out
     assert out.count("player_0, your choice (1-") == 3
     assert out.count(" flipped ") >= 12

@@ -10,18 +10,25 @@ from typing import Any
 import numpy as np
 import pytest
 
+import snail_envs
 from snail_envs.snailed_it.rules import NUM_ACTIONS as SNAILED_IT_ACTIONS
 from snail_envs.snap.rules import NUM_ACTIONS as SNAP_ACTIONS
 from tests.agents.record_heuristic_decisions import FIXTURE, heuristic_for
+from tests.names import SNAP
 
 RECORDED = np.load(FIXTURE)
 VARIANTS = [
-    (env_name, {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()})
+    (
+        snail_envs.RETIRED_NAMES.get(env_name, env_name),
+        {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()},
+    )
     for env_name, options in json.loads(str(RECORDED["variants"]))
 ]
+"""The recorded variants, each under its game's current version (a version bump changes no
+heuristic decision: the observations of a retired version are read as the current one's)."""
 
 
-NUM_ACTIONS = {"snap_v1": SNAP_ACTIONS, "snailed_it_v0": SNAILED_IT_ACTIONS}
+NUM_ACTIONS = {SNAP: SNAP_ACTIONS, "snailed_it_v0": SNAILED_IT_ACTIONS}
 
 
 def decisions(index: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
@@ -48,7 +55,7 @@ def test_the_agent_chooses_as_recorded(index: int) -> None:
 def compiled_choice(env_name: str, heuristic: Any) -> Callable[[np.ndarray, np.ndarray], int]:
     """The strategy as the batched engine compiles it, with the agent's parameters."""
     pytest.importorskip("numba")
-    if env_name == "snap_v1":
+    if env_name == SNAP:
         from snail_envs.batched.snap import choose as snap_choice
 
         return lambda observation, mask: snap_choice(

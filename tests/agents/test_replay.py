@@ -26,6 +26,7 @@ from snail_envs.agents.replay import (
     read_replay,
     start_replay,
 )
+from tests.names import SNAP
 
 ROOT = Path(__file__).resolve().parents[2]
 PROG = "snail-replay"
@@ -142,7 +143,7 @@ def test_a_game_ended_by_a_penalized_illegal_action_replays(tmp_path: Path) -> N
 
 
 def test_a_replay_re_simulates_alike_in_another_process(tmp_path: Path) -> None:
-    path = saved_game(tmp_path, "snap_v1", "heuristic,random", seed=5)
+    path = saved_game(tmp_path, SNAP, "heuristic,random", seed=5)
     command = [sys.executable, "-m", "snail_envs.agents.replay", str(path), "--no-interactive"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -217,14 +218,19 @@ def test_a_changed_result_and_missing_steps_are_caught(tmp_path: Path) -> None:
         (
             '{"format": "snail_envs.replay", "version": 1, "env": "chess_v0", "options": {}, '
             '"seed": 0, "agents": {}}\n',
-            ", line 1: unknown environment 'chess_v0'; environments: snap_v1",
-        ),
-        (
-            '{"format": "snail_envs.replay", "version": 1, "env": "snap_v1", "seed": 0}\n',
-            ", line 1: missing 'options', 'agents'",
+            f", line 1: unknown environment 'chess_v0'; environments: {SNAP}",
         ),
         (
             '{"format": "snail_envs.replay", "version": 1, "env": "snap_v1", "options": {}, '
+            '"seed": 0, "agents": {}}\n',
+            f", line 1: snap_v1 is now deprecated, use {SNAP} instead",
+        ),
+        (
+            f'{{"format": "snail_envs.replay", "version": 1, "env": "{SNAP}", "seed": 0}}\n',
+            ", line 1: missing 'options', 'agents'",
+        ),
+        (
+            f'{{"format": "snail_envs.replay", "version": 1, "env": "{SNAP}", "options": {{}}, '
             '"seed": "zero", "agents": {}}\n',
             ", line 1: the seed must be an integer; got 'zero'",
         ),
@@ -316,7 +322,7 @@ def test_the_gif_holds_one_frame_per_change_of_the_table(tmp_path, capsys) -> No
     pictures as one longer frame, and the command says how many frames it wrote."""
     from PIL import Image
 
-    path = saved_game(tmp_path, "snap_v1", seed=1)
+    path = saved_game(tmp_path, SNAP, seed=1)
     pictures = [p.picture for p in positions(read_replay(path), pictures=True)]
     changes = 1 + sum(not np.array_equal(a, b) for a, b in itertools.pairwise(pictures))
     assert changes < len(pictures)
@@ -359,7 +365,7 @@ def test_play_reports_the_frames_its_gif_holds(tmp_path, capsys) -> None:
     from PIL import Image
 
     gif = tmp_path / "game.gif"
-    play_main(["snap_v1", "--seats", "random,random", "--seed", "1", "--record", str(gif)])
+    play_main([SNAP, "--seats", "random,random", "--seed", "1", "--record", str(gif)])
     line = capsys.readouterr().out.splitlines()[-1]
     with Image.open(gif) as written:
         assert line.startswith(f"wrote {gif}: ") and f" in {written.n_frames} frames" in line

@@ -15,6 +15,7 @@ import snail_envs
 from snail_envs.agents import RolloutSearchAgent, choose_action, make_agent
 from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
 from snail_envs.core.testing import deciding_agents
+from tests.names import SNAP
 
 pytest.importorskip("numba")
 
@@ -76,8 +77,8 @@ def test_rollout_spec_names_its_worlds() -> None:
         make_agent("rollout:many", "snailed_it_v0")
     with pytest.raises(ValueError, match="worlds must be an integer at least 1; got 0"):
         make_agent("rollout:0", "snailed_it_v0")
-    with pytest.raises(ValueError, match=r"'snap_v1' has none \(searchable: snailed_it_v0\)"):
-        make_agent("rollout", "snap_v1")
+    with pytest.raises(ValueError, match=rf"'{SNAP}' has none \(searchable: snailed_it_v0\)"):
+        make_agent("rollout", SNAP)
     with pytest.raises(ValueError, match="horizon must be one of 'round', 'game'"):
         RolloutSearchAgent("snailed_it_v0", horizon="turn")
     with pytest.raises(ValueError, match="agents: random, heuristic, search, ismcts, rollout"):

@@ -13,6 +13,7 @@ import pytest
 import snail_envs
 from snail_envs.agents import CompiledSearchAgent, choose_action, make_agent
 from snail_envs.core.testing import deciding_agents
+from tests.names import SNAP
 
 pytest.importorskip("numba")
 
@@ -20,7 +21,7 @@ GAMES = [
     ("snailed_it_v0", {"num_players": 3}),
     ("snail_sprint_v0", {"num_players": 3}),
     ("pedzace_slimaki_v0", {"num_players": 3}),
-    ("snap_v1", {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]}),
+    (SNAP, {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]}),
 ]
 
 

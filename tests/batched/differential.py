@@ -43,7 +43,8 @@ def follow(batch: Any, index: int) -> Reference:
 def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
     """The reference environment's rewards for the transition just played (`core/host.py`), as
     the floats it pays: to the seats that were in the game, a seat that goes out getting −1
-    (`reward="winlose"`) or its last margin change (`"margin"`)."""
+    (`reward="winlose"`; at the end, the seats of a shared result the game's `shared_win`) or its
+    last margin change (`"margin"`)."""
     game = reference.game
     rewards = np.zeros(batch.num_players)
     live = reference.live
@@ -53,7 +54,8 @@ def expected_rewards(batch: Any, reference: Reference) -> np.ndarray:
         rewards[live] = margin_rewards(changes) if batch.reward_mode == "margin" else changes
         reference.points = points
     elif game.outcome is not None:
-        rewards[live] = [1.0 if seat in game.outcome.winners else -1.0 for seat in live]
+        won = batch.spec.info.shared_win if game.outcome.shared else 1.0
+        rewards[live] = [won if seat in game.outcome.winners else -1.0 for seat in live]
     else:
         rewards[live] = [0.0 if game.is_in_game(seat) else -1.0 for seat in live]
     reference.live = [seat for seat in live if game.is_in_game(seat)]

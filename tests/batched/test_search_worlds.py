@@ -23,6 +23,7 @@ import pytest
 import snail_envs.batched
 from snail_envs.core.chance import SeededChance
 from snail_envs.core.options import parse_options
+from tests.names import SNAP
 
 SITUATIONS = [
     ("snailed_it_v0", {}),
@@ -31,10 +32,10 @@ SITUATIONS = [
     ("snail_sprint_v0", {"num_players": 4, "board": "B"}),
     ("pedzace_slimaki_v0", {}),
     ("pedzace_slimaki_v0", {"num_players": 5}),
-    ("snap_v1", {"same_tick": "random", "refresh": "shuffle"}),
-    ("snap_v1", {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]}),
+    (SNAP, {"same_tick": "random", "refresh": "shuffle"}),
+    (SNAP, {"same_tick": "random", "refresh": "shuffle", "glimpse_error": [0.6, 0.3, 0.0]}),
     (
-        "snap_v1",
+        SNAP,
         {
             "same_tick": "random",
             "refresh": "shuffle",
@@ -42,7 +43,7 @@ SITUATIONS = [
             "recall": "perfect",
         },
     ),
-    ("snap_v1", {"num_players": 3, "ruleset": "snap_pot"}),
+    (SNAP, {"num_players": 3, "ruleset": "snap_pot"}),
 ]
 """Games and rule options (the Snap ones: `equal_reflexes`, `noisy_sight`, with perfect recall,
 and pots)."""

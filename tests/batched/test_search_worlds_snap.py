@@ -26,6 +26,7 @@ from snail_envs.batched.snap import GAME, PILES, STACKS, load_game
 from snail_envs.core.chance import SeededChance
 from snail_envs.snap.rules import NEVER_SEEN, SEEN, WAIT, Snap, SnapOptions
 from tests.marks import slow
+from tests.names import SNAP
 
 WORLDS = 10_000
 
@@ -146,7 +147,7 @@ def test_a_redraw_deals_every_stack_position_as_the_reference_redraw(
 ) -> None:
     game = patient_game(options, seed, ticks)
     assert holds(game)
-    batch = snail_envs.batched.make("snap_v1", WORLDS, **options)
+    batch = snail_envs.batched.make(SNAP, WORLDS, **options)
     batch.load(0, game, seed=seed)
     batch.redraw(seat, seed=seed, views=False)
     sizes = [len(stack) for stack in game.stacks]
@@ -208,7 +209,7 @@ def test_a_redraw_reads_nothing_hidden_in_any_field(options, seed, ticks, seat, 
         truth = copy.deepcopy(game)
         if truth_seed is not None:
             truth.redraw_hidden(seat, SeededChance(truth_seed))
-        batch = snail_envs.batched.make("snap_v1", 16, **options)
+        batch = snail_envs.batched.make(SNAP, 16, **options)
         batch.load(0, truth, seed=0)
         batch.redraw(seat, seed=seed)
         worlds.append(batch.games.copy())
@@ -259,7 +260,7 @@ def assert_loads_back(record: np.void, game: Snap) -> None:
 @pytest.mark.parametrize("options", LOAD_BACK, ids=str)
 def test_a_game_the_kernels_played_loads_back_into_the_record_they_hold(options: dict) -> None:
     games = 6
-    batch = snail_envs.batched.make("snap_v1", games, **options)
+    batch = snail_envs.batched.make(SNAP, games, **options)
     batch.reset(seed=7)
     rng = random.Random(7)
 

@@ -18,6 +18,7 @@ from snail_envs.batched.core import random_legal_actions
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.marks import slow
+from tests.names import SNAP as SNAP_ENV
 
 # (options, games, patience): 16,600 games and 1,270 sessions in all. Random seats call at once
 # nearly always; patient ones (waiting with probability `patience`) let windows run their ticks
@@ -212,6 +213,21 @@ OPTION_SETS = [
         400,
         0.0,
     ),
+    # one fast row per option, so that the default test run meets each of them
+    ({"num_players": 3, "double": True, "max_flips": 150}, 60, 0.3),
+    ({"num_players": 2, "speed": True, "max_flips": 150}, 60, 0.5),
+    ({"num_players": 3, "single_pile": True, "max_flips": 150}, 60, 0.5),
+    ({"num_players": 3, "slapjack": True, "max_flips": 150}, 60, 0.5),
+    ({"num_players": 3, "reaction_delay": (0, 1, 2), "max_flips": 150}, 60, 0.6),
+    # snap_v2's options: a wrong call from an empty pile free again (v1's rule), and limits
+    # that end games won by the most cards (ties shared, paid as draws)
+    ({"num_players": 3, "wrong_call_cost": "pile", "single_pile": True}, 60, 0.5),
+    ({"num_players": 3, "at_limit": "most_cards", "max_flips": 40, "max_ticks": 60}, 150, 0.5),
+    (
+        {"session": "best_of_3", "at_limit": "most_cards", "max_flips": 20, "ruleset": "snap_pot"},
+        60,
+        0.9,
+    ),
     slow(
         # the largest deck: every game stops in the tick that shuffles seat 0's pile of 128
         # cards, and the session's next deal shuffles the deck in the same step
@@ -239,12 +255,12 @@ def test_random_games_replay_exactly_through_the_reference_rules(
     # every tick compares each acting seat's mask and observation, the state, the rewards (−1 to
     # a seat going out) and the ends with the reference
     run_differential(
-        "snap_v1", options, games=games, num_envs=50, seed=len(options), patience=patience
+        SNAP_ENV, options, games=games, num_envs=50, seed=len(options), patience=patience
     )
 
 
 def test_a_seat_that_goes_out_gets_minus_one_and_acts_no_more() -> None:
-    batch = snail_envs.batched.make("snap_v1", 64, num_players=4)
+    batch = snail_envs.batched.make(SNAP_ENV, 64, num_players=4)
     in_game = batch.observation_layout["in_game"]
     batch.reset(seed=3)
     out_seats = np.zeros((64, 4), bool)
@@ -267,7 +283,7 @@ def test_a_seat_that_goes_out_gets_minus_one_and_acts_no_more() -> None:
 
 
 def test_a_delayed_seat_may_only_wait_before_its_delay() -> None:
-    batch = snail_envs.batched.make("snap_v1", 256, reaction_delay=(0, 2))
+    batch = snail_envs.batched.make(SNAP_ENV, 256, reaction_delay=(0, 2))
     tick = batch.observation_layout["window_tick"]
     batch.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -286,9 +302,10 @@ def test_a_delayed_seat_may_only_wait_before_its_delay() -> None:
 
 def test_a_session_is_one_episode_in_which_every_seat_acts_to_its_end() -> None:
     """A seat out of one game acts with `wait` alone until the next begins; win or lose is paid
-    once, at the session's end, which is never a truncation."""
+    once, at the session's end, which is never a truncation: +1 to a lone winner, 0 to each seat
+    of a shared session, −1 to the others."""
     batch = snail_envs.batched.make(
-        "snap_v1", 64, num_players=3, session="best_of_3", max_sudden_deaths=1
+        SNAP_ENV, 64, num_players=3, session="best_of_3", max_sudden_deaths=1
     )
     layout = batch.observation_layout
     in_game, game_number = layout["in_game"], layout["game_number"]
@@ -303,22 +320,24 @@ def test_a_session_is_one_episode_in_which_every_seat_acts_to_its_end() -> None:
         out = batch.step(batch.random_actions())
         assert not out.truncated.any()
         assert not out.rewards[~out.terminated].any()
-        assert set(out.rewards[out.terminated].ravel().tolist()) <= {-1.0, 1.0}
-        assert (out.rewards[out.terminated] == 1).any(axis=1).all()
+        for paid in out.rewards[out.terminated]:  # one winner, or a shared session (a draw)
+            winners, sharers = int((paid == 1).sum()), int((paid == 0).sum())
+            assert (winners, sharers) == (1, 0) or (winners == 0 and sharers >= 2)
+            assert int((paid == -1).sum()) == 3 - winners - sharers
         sessions += int(out.terminated.sum())
     assert waited > 1_000 and later_games > 1_000 and sessions > 100
 
 
 def test_decks_beyond_the_chance_tape_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="decks of at most 256 cards are supported"):
-        snail_envs.batched.make("snap_v1", 4, match_key="picture", pictures=52, copies=8)
-    batch = snail_envs.batched.make("snap_v1", 4, num_players=12, match_key="picture", copies=8)
+        snail_envs.batched.make(SNAP_ENV, 4, match_key="picture", pictures=52, copies=8)
+    batch = snail_envs.batched.make(SNAP_ENV, 4, num_players=12, match_key="picture", copies=8)
     assert batch.reset(seed=0).seats.shape == (4, 12)
 
 
 @pytest.mark.parametrize("reward", ["winlose", "points"])
 def test_the_learner_calls_from_its_own_seat_until_it_goes_out(reward: str) -> None:
-    venv = snail_envs.batched.make_vec_env("snap_v1", 64, num_players=3, reward=reward)
+    venv = snail_envs.batched.make_vec_env(SNAP_ENV, 64, num_players=3, reward=reward)
     layout = venv.engine.observation_layout
     piles, stacks, in_game = layout["pile_sizes"], layout["stack_sizes"], layout["in_game"]
     venv.seed(4)
@@ -346,7 +365,7 @@ def test_the_learner_calls_from_its_own_seat_until_it_goes_out(reward: str) -> N
                 ended = own_share(final[None])[0]
                 assert returns[index] == pytest.approx(ended - started[index], abs=1e-6)
             else:
-                assert returns[index] in (-1.0, 1.0)
+                assert returns[index] in (-1.0, 0.0, 1.0)  # 0: a draw the learner shares
                 if final[in_game][0] == 0 and others_in >= 2:
                     assert returns[index] == -1.0
             returns[index] = 0
@@ -357,7 +376,7 @@ def test_the_learner_calls_from_its_own_seat_until_it_goes_out(reward: str) -> N
 
 def test_a_glimpse_is_false_with_the_ticks_error_and_shows_another_key_at_random() -> None:
     errors, n, k = (0.6, 0.3, 0.0), 3, 13
-    batch = snail_envs.batched.make("snap_v1", 256, num_players=n, glimpse_error=errors)
+    batch = snail_envs.batched.make(SNAP_ENV, 256, num_players=n, glimpse_error=errors)
     observation, state = batch.observation_layout, batch.state_layout
     batch.reset(seed=0)
     shown = np.zeros((len(errors), k), np.int64)  # at each tick, by key shown − true key (mod k)
@@ -450,7 +469,7 @@ def heuristic_for(options: SnapOptions) -> SnapHeuristic:
     ids=str,
 )
 def test_the_heuristic_port_calls_as_the_python_heuristic(options: dict) -> None:
-    batch = snail_envs.batched.make("snap_v1", 128, **options)
+    batch = snail_envs.batched.make(SNAP_ENV, 128, **options)
     python = heuristic_for(batch.options)
     batch.reset(seed=2)
     rng = np.random.default_rng(0)
@@ -570,7 +589,7 @@ class KernelRandom:
 def test_the_learner_vec_env_follows_the_reference_game(options: dict, opponents) -> None:
     # in-kernel heuristics or random players, or the Python heuristic as the policy
     run_learner_replay(
-        "snap_v1", options, heuristic_for, 100, opponents=opponents, replay_random=KernelRandom
+        SNAP_ENV, options, heuristic_for, 100, opponents=opponents, replay_random=KernelRandom
     )
 
 
@@ -610,7 +629,7 @@ def test_the_learner_vec_env_follows_the_reference_game(options: dict, opponents
 def test_the_learner_vec_env_plays_a_session_as_one_episode(options: dict, opponents) -> None:
     # the learner's episode ends with the session: its seat never leaves before
     run_learner_replay(
-        "snap_v1", options, heuristic_for, 40, opponents=opponents, replay_random=KernelRandom
+        SNAP_ENV, options, heuristic_for, 40, opponents=opponents, replay_random=KernelRandom
     )
 
 
@@ -618,7 +637,7 @@ def test_the_learner_vec_env_pays_margins_tick_by_tick_as_seats_go_out() -> None
     """Seats go out, the last flipper waiting among them: each tick's margin is over the seats
     in the game in that tick."""
     run_learner_replay(
-        "snap_v1",
+        SNAP_ENV,
         {"num_players": 4, "flipper_may_call": False, "max_flips": 150, "reward": "margin"},
         heuristic_for,
         300,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from snail_envs.core.chance import ScriptedChance
-from snail_envs.snap.rules import RANKS, SUITS, WAIT, Snap, SnapOptions
+from snail_envs.snap.rules import RANKS, SNAP, SUITS, WAIT, Snap, SnapOptions
 
 
 def card_id(options: SnapOptions, label: str, taken: set[int]) -> int:
@@ -121,6 +121,26 @@ def invariant(game: Snap) -> None:
         assert not any(game.piles[: game.num_players])
     for pile in game.piles:
         assert not any(game.hidden_group[card] for card in pile), "a face-up card is marked hidden"
+
+
+def grace_game() -> Snap:
+    """snap_pot, three seats: seat 2 holds no card after its wrong call, in the game until its
+    next turn (its grace); the piles of seats 0 and 1 show P1, a match."""
+    game = scripted_game(
+        [["P1", "P2", "P3"], ["P3", "P2", "P1"], ["P1", "P3", "P2"]],
+        num_players=3,
+        match_key="picture",
+        pictures=3,
+        copies=3,
+        ruleset="snap_pot",
+    )
+    for _ in range(8):
+        wait_out_window(game)
+    assert tops(game) == ["P3", "P1", "P2"] and not game.stacks[2]
+    tick(game, {2: SNAP})  # wrong: seat 2's pile becomes a pot, seat 2 holds no card
+    assert game.held(2) == 0 and game.in_game[2] and 2 in game.acting_seats()
+    assert tops(game) == ["P1", "P1", None]  # seat 0 refreshed and flipped
+    return game
 
 
 class NoWindowOnAnUnchangedTable:

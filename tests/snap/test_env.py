@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import pickle
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +14,17 @@ import pytest
 import yaml
 
 import snail_envs
-from snail_envs import snap_v1
 from snail_envs.core import host, testing
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
 from tests.marks import slow, slow_cases
+from tests.names import SNAP as SNAP_ENV
 from tests.presets import rule_presets
 from tests.snap.helpers import NoWindowOnAnUnchangedTable, deck_order, invariant
+
+snap_env = importlib.import_module(f"snail_envs.{SNAP_ENV}")
+"""The Snap environment module, found by the game's facts."""
 
 GOLDEN = Path(__file__).parent / "golden"
 SMALL_DECK = {"match_key": "picture", "pictures": 4, "copies": 2}
@@ -48,11 +53,11 @@ VARIANTS = [
 
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_pettingzoo_conformance(options: dict) -> None:
-    testing.check_pettingzoo_conformance(snap_v1, **options)
+    testing.check_pettingzoo_conformance(snap_env, **options)
 
 
 def test_docstring_is_the_spec_table() -> None:
-    testing.check_docstring(snap_v1)
+    testing.check_docstring(snap_env)
 
 
 def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
@@ -68,7 +73,7 @@ def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
                 line for line in layout.table().split("\n") if line.startswith(f"| `{piece}`")
             )
             meaning = row.split(" | ")[-1]
-            assert meaning in (snap_v1.__doc__ or ""), f"{piece} is not documented"
+            assert meaning in (snap_env.__doc__ or ""), f"{piece} is not documented"
 
 
 RANDOM_PLAY = [
@@ -111,7 +116,7 @@ def test_random_play_conserves_every_card(options: dict, games: int) -> None:
     exactly one stack, pile or pool after every step; masks equal the rules; games end within
     the declared length."""
     report = testing.check_random_play(
-        lambda: snap_v1.env(**options),
+        lambda: snap_env.env(**options),
         games=games,
         seed=games,
         invariant=NoWindowOnAnUnchangedTable(),
@@ -143,7 +148,7 @@ def test_parallel_random_play(options: dict) -> None:
     """Parallel API: a step is one tick; every seat still in the game acts (the last flipper
     too, unless flipper_may_call=False); masks equal the rules; observations lie in their
     space; cards are conserved; a seat that goes out before the end leaves with −1."""
-    env = snap_v1.parallel_env(**options)
+    env = snap_env.parallel_env(**options)
     space = env.observation_space("player_0")["observation"]
     rng = random.Random(0)
     for game_index in range(40):
@@ -194,11 +199,11 @@ def test_parallel_random_play(options: dict) -> None:
     ids=str,
 )
 def test_no_leak_when_stack_orders_are_resampled(options: dict, games: int) -> None:
-    assert testing.check_no_leak(lambda: snap_v1.env(**options), games=games) > 0
+    assert testing.check_no_leak(lambda: snap_env.env(**options), games=games) > 0
 
 
 def test_resampling_mid_tick_hides_the_choices_already_made() -> None:
-    env = snap_v1.env(num_players=3)
+    env = snap_env.env(num_players=3)
     env.reset(seed=0)
     env.step(SNAP)  # player_0's choice of this tick, hidden from player_1
     choices = {
@@ -210,17 +215,17 @@ def test_resampling_mid_tick_hides_the_choices_already_made() -> None:
 
 @pytest.mark.slow
 def test_determinism_across_processes_and_different_seeds_differ() -> None:
-    testing.check_determinism(snap_v1, {}, [0, 1, 2])
-    testing.check_determinism(snap_v1, {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
+    testing.check_determinism(snap_env, {}, [0, 1, 2])
+    testing.check_determinism(snap_env, {"ruleset": "snap_pot", **SMALL_DECK}, [3, 4])
     noisy = {"same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.6, 0.3)}
-    testing.check_determinism(snap_v1, noisy, [5, 6])
-    testing.check_determinism(snap_v1, {"num_players": 3, "session": "best_of_3"}, [7])
+    testing.check_determinism(snap_env, noisy, [5, 6])
+    testing.check_determinism(snap_env, {"num_players": 3, "session": "best_of_3"}, [7])
 
 
 def test_different_seeds_deal_different_games() -> None:
     deals = set()
     for seed in range(20):
-        env = snap_v1.env()
+        env = snap_env.env()
         env.reset(seed=seed)
         deals.add(tuple(env.unwrapped.game.stacks[0]))
     assert len(deals) == 20
@@ -237,11 +242,11 @@ def test_different_seeds_deal_different_games() -> None:
     ids=str,
 )
 def test_copies_continue_like_the_original(options: dict) -> None:
-    testing.check_copy_continuation(lambda: snap_v1.env(**options), seed=5, steps_before_copy=40)
+    testing.check_copy_continuation(lambda: snap_env.env(**options), seed=5, steps_before_copy=40)
 
 
 def test_parallel_copies_continue_like_the_original() -> None:
-    env = snap_v1.parallel_env(num_players=3)
+    env = snap_env.parallel_env(num_players=3)
     env.reset(seed=4)
     actions = dict.fromkeys(env.agents, WAIT)
     for _ in range(5):
@@ -281,7 +286,7 @@ def _picture_deal(deal, **options: object) -> dict:
 def test_an_eliminated_seat_gets_minus_one_and_leaves_the_winner_plus_one(deal) -> None:
     """classic: out as soon as stack and pile are empty (−1, removed from agents); the last seat
     wins (+1)."""
-    env = snap_v1.env(**_picture_deal(deal))
+    env = snap_env.env(**_picture_deal(deal))
     env.reset(seed=0)
     for _ in range(4):  # four one-tick windows, everybody waits
         env.step(WAIT)
@@ -297,7 +302,7 @@ def test_an_eliminated_seat_gets_minus_one_and_leaves_the_winner_plus_one(deal) 
 
 
 def test_parallel_elimination_and_win(deal) -> None:
-    env = snap_v1.parallel_env(**_picture_deal(deal))
+    env = snap_env.parallel_env(**_picture_deal(deal))
     env.reset(seed=0)
     waits = {"player_0": WAIT, "player_1": WAIT}
     for _ in range(4):
@@ -308,16 +313,18 @@ def test_parallel_elimination_and_win(deal) -> None:
     assert env.agents == []
 
 
-def test_a_draw_pays_every_seat_sharing_it(deal) -> None:
+def test_a_draw_pays_nothing_to_the_seats_sharing_it(deal) -> None:
+    """RULES.md: "The same holds for a single game that ends in a draw shared by two or more
+    seats": each sharer gets 0 with `reward="winlose"` (since `snap_v2`; `snap_v1` paid +1)."""
     options = {"match_key": "picture", "pictures": 3, "copies": 2}
     deal([["P1", "P2", "P3"], ["P1", "P2", "P3"]], **options)
-    env = snap_v1.parallel_env(**options)
+    env = snap_env.parallel_env(**options)
     env.reset(seed=0)
     waits = {"player_0": WAIT, "player_1": WAIT}
     while env.unwrapped.game.flips < 6:
         env.step(waits)
     _, rewards, terminations, _, _ = env.step({"player_0": SNAP, "player_1": SNAP})
-    assert rewards == {"player_0": 1.0, "player_1": 1.0} and all(terminations.values())
+    assert rewards == {"player_0": 0.0, "player_1": 0.0} and all(terminations.values())
 
 
 def test_an_eliminated_seat_leaves_a_game_that_goes_on(deal) -> None:
@@ -330,7 +337,7 @@ def test_an_eliminated_seat_leaves_a_game_that_goes_on(deal) -> None:
         "ruleset": "snap_pot",
     }
     deal([["P1", "P2", "P3"], ["P3", "P2", "P1"], ["P1", "P3", "P2"]], **options)
-    env = snap_v1.parallel_env(**options)
+    env = snap_env.parallel_env(**options)
     env.reset(seed=0)
     waits = dict.fromkeys(env.agents, WAIT)
     while env.unwrapped.game.flips < 9:
@@ -349,7 +356,7 @@ def test_parallel_step_is_one_tick_of_every_seat_in_the_game(deal) -> None:
     """Every seat still in the game acts each tick; with flipper_may_call=False the flipper's
     mask is `wait` alone; reaction_delay masks calls until the delay."""
     deal([["7♣"], ["7♥"], ["2♦"]], num_players=3)
-    env = snap_v1.parallel_env(num_players=3, flipper_may_call=False, reaction_delay=[0, 0, 1])
+    env = snap_env.parallel_env(num_players=3, flipper_may_call=False, reaction_delay=[0, 0, 1])
     observations, _ = env.reset(seed=0)
     masks = {agent: list(obs["action_mask"]) for agent, obs in observations.items()}
     assert masks == {"player_0": [1, 0, 0, 0], "player_1": [1, 1, 0, 0], "player_2": [1, 0, 0, 0]}
@@ -370,7 +377,7 @@ def test_parallel_step_is_one_tick_of_every_seat_in_the_game(deal) -> None:
 
 def test_observations_are_relative_and_show_no_stack(deal) -> None:
     deal([["7♣", "Q♦"], ["5♥", "Q♠"], ["2♦", "Q♣"]], num_players=3)
-    env = snap_v1.env(num_players=3, render_mode="ansi")
+    env = snap_env.env(num_players=3, render_mode="ansi")
     env.reset(seed=0)
     env.step(WAIT)
     env.step(WAIT)
@@ -385,7 +392,7 @@ def test_observations_are_relative_and_show_no_stack(deal) -> None:
 
 
 def test_points_reward_is_the_change_in_the_share_of_the_cards() -> None:
-    env = snap_v1.env(num_players=3, reward="points")
+    env = snap_env.env(num_players=3, reward="points")
     env.reset(seed=2)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for _agent, _action in testing.play_steps(env, random.Random(2)):
@@ -398,18 +405,18 @@ def test_points_reward_is_the_change_in_the_share_of_the_cards() -> None:
 
 
 def test_render_modes() -> None:
-    env = snap_v1.env(num_players=3, render_mode="ansi", ruleset="snap_pot")
+    env = snap_env.env(num_players=3, render_mode="ansi", ruleset="snap_pot")
     env.reset(seed=3)
     text = env.render()
     assert text.startswith("Snap (snap_pot, 3 players)") and "pots: none" in text
-    image = snap_v1.env(num_players=3, render_mode="rgb_array", single_pile=True)
+    image = snap_env.env(num_players=3, render_mode="rgb_array", single_pile=True)
     image.reset(seed=3)
     picture = image.render()
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
 
 
 def test_action_to_string() -> None:
-    env = snap_v1.env(ruleset="snap_pot")
+    env = snap_env.env(ruleset="snap_pot")
     env.reset(seed=0)
     names = [env.unwrapped.action_to_string("player_0", a) for a in range(4)]
     assert names == ["wait", "call snap", "call snap pot", "slap a Jack"]
@@ -466,11 +473,11 @@ def test_action_to_string() -> None:
 )
 def test_bad_options_name_the_allowed_values(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        snap_v1.env(**options)
+        snap_env.env(**options)
 
 
 def test_illegal_actions_raise_naming_the_legal_actions() -> None:
-    env = snap_v1.env(reaction_delay=[1, 0])
+    env = snap_env.env(reaction_delay=[1, 0])
     with pytest.raises(RuntimeError, match="reset"):
         env.step(WAIT)
     env.reset(seed=0)
@@ -488,7 +495,7 @@ def test_illegal_actions_raise_naming_the_legal_actions() -> None:
 
 
 def test_penalize_ends_the_game_on_an_illegal_action() -> None:
-    env = snap_v1.parallel_env(illegal_action="penalize")
+    env = snap_env.parallel_env(illegal_action="penalize")
     env.reset(seed=0)
     _, rewards, terminations, _, _ = env.step({"player_0": SLAP, "player_1": WAIT})
     assert rewards == {"player_0": -1.0, "player_1": 0.0} and all(terminations.values())
@@ -510,12 +517,12 @@ def test_every_variant_has_a_preset() -> None:
 @pytest.mark.parametrize("path", PRESETS, ids=lambda path: path.stem)
 def test_every_preset_constructs_and_plays_a_game(path: Path) -> None:
     options = yaml.safe_load(path.read_text(encoding="utf-8"))
-    env = snail_envs.make("snap_v1", **options)
+    env = snail_envs.make(SNAP_ENV, **options)
     env.reset(seed=1)
     for _ in testing.play_steps(env, random.Random(1)):
         invariant(env.unwrapped.game)
     assert not env.agents
-    parallel = snail_envs.make_parallel("snap_v1", **options)
+    parallel = snail_envs.make_parallel(SNAP_ENV, **options)
     parallel.reset(seed=1)
     assert set(parallel.agents) == set(parallel.possible_agents)
 
@@ -550,14 +557,14 @@ GOLDENS = [
 def test_golden_playthrough(options: dict, seed: int, golden) -> None:
     name = "_".join(f"{k}-{v}" for k, v in sorted(options.items()))
     name = "".join(c for c in name if c.isalnum() or c in "-_")
-    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough(snap_v1, options, seed))
+    golden(GOLDEN / f"{name}_seed{seed}.txt", testing.playthrough(snap_env, options, seed))
 
 
 def test_reward_cards_is_the_card_share_shaping() -> None:
     """The issue's `reward="cards"` names Snap's points reward: the change in cards held / deck."""
     rewards = []
     for name in ("cards", "points"):
-        env = snap_v1.env(reward=name)
+        env = snap_env.env(reward=name)
         env.reset(seed=3)
         totals = dict.fromkeys(env.possible_agents, 0.0)
         for _ in testing.play_steps(env, __import__("random").Random(3)):
@@ -569,33 +576,66 @@ def test_reward_cards_is_the_card_share_shaping() -> None:
     with pytest.raises(
         ValueError, match="reward must be one of 'winlose', 'points', 'margin', 'cards'"
     ):
-        snap_v1.env(reward="coins")
+        snap_env.env(reward="coins")
 
 
 # --------------------------------------------------------------------------- versions
 
 
-def test_snap_v0_is_retired_with_an_error_naming_snap_v1() -> None:
-    """A rule change bumps the version; the old name raises an error naming the new one, through
-    `make`, the module import and the registry ids (API.md)."""
-    import importlib
-    import sys
-
+@pytest.mark.parametrize("retired", ["snap_v0", "snap_v1"])
+def test_retired_versions_raise_an_error_naming_the_current_one(retired: str) -> None:
+    """A rule change bumps the version; an old name raises an error naming the current one,
+    through `make`, the module import and the registry ids (API.md)."""
     import gymnasium
     import pettingzoo
     from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
-    message = "snap_v0 is now deprecated, use snap_v1 instead"
+    message = f"{retired} is now deprecated, use {SNAP_ENV} instead"
     with pytest.raises(ValueError, match=message):
-        snail_envs.make("snap_v0")
+        snail_envs.make(retired)
     with pytest.raises(ValueError, match=message):
-        snail_envs.make_parallel("snap_v0", num_players=3)
-    sys.modules.pop("snail_envs.snap_v0", None)
+        snail_envs.make_parallel(retired, num_players=3)
+    sys.modules.pop(f"snail_envs.{retired}", None)
     with pytest.raises(DeprecatedEnv, match=message):
-        importlib.import_module("snail_envs.snap_v0")
+        importlib.import_module(f"snail_envs.{retired}")
+    retired_id, current_id = (snail_envs.registry_id(name) for name in (retired, SNAP_ENV))
     for kind in ("aec", "parallel"):
         with pytest.raises(DeprecatedEnv, match=message):
-            pettingzoo.make(kind, "snail_envs/snap-v0")
-    with pytest.raises(gymnasium.error.DeprecatedEnv, match="snail_envs/snap-v1"):
-        gymnasium.make("snail_envs/snap-v0")
-    assert "snap_v0" not in snail_envs.ENV_NAMES and "snap_v1" in snail_envs.ENV_NAMES
+            pettingzoo.make(kind, retired_id)
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match=current_id):
+        gymnasium.make(retired_id)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "snail_envs.training.train:--env",
+        "snail_envs.training.evaluate:--env",
+        "snail_envs.training.rllib_train:--env",
+        "snail_envs.agents.convert:--env",
+        "snail_envs.agents.play:",
+        "snail_envs.demo:",
+    ],
+)
+def test_every_command_refuses_a_retired_version_naming_the_current_one(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module, flag = command.split(":")
+    argv = [flag, "snap_v1"] if flag else ["snap_v1"]
+    if module.endswith("convert"):
+        argv = ["policy.pt", "target.pt", *argv]
+    with pytest.raises(SystemExit) as exit_:
+        importlib.import_module(module).main(argv)
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.endswith(
+        f"snap_v1 is now deprecated, use {SNAP_ENV} instead (its rules changed: "
+        f"see the version history in snail_envs.{SNAP_ENV})"
+    )
+
+
+def test_a_training_config_refuses_a_retired_version_naming_the_current_one() -> None:
+    from snail_envs.training.config import ConfigError, TrainConfig
+
+    with pytest.raises(ConfigError, match=f"snap_v1 is now deprecated, use {SNAP_ENV} instead"):
+        TrainConfig(env="snap_v1")

@@ -8,11 +8,12 @@ import itertools
 import numpy as np
 import pytest
 
-from snail_envs import snap_v1
+import snail_envs
 from snail_envs.core import testing
 from snail_envs.core.game import Outcome
 from snail_envs.snap import render
 from snail_envs.snap.rules import SNAP, SUITS
+from tests.names import SNAP as SNAP_ENV
 from tests.pictures import (
     assert_changes_within,
     assert_distinct_shapes,
@@ -29,7 +30,7 @@ LEGEND = (0, render.LEGEND_Y, 10_000, render.HEIGHT)
 
 
 def table(**options: object) -> object:
-    env = snap_v1.env(num_players=3, **options)
+    env = snail_envs.make(SNAP_ENV, num_players=3, **options)
     env.reset(seed=4)
     return env.unwrapped
 
@@ -103,15 +104,19 @@ def test_the_legend_is_drawn() -> None:
 
 
 def test_pictures_keep_one_size_however_many_pots() -> None:
-    assert_fixed_size(lambda: snap_v1.env(num_players=4, ruleset="snap_pot"), games=1)
-    assert_fixed_size(lambda: snap_v1.env(num_players=3, single_pile=True), games=1)
+    assert_fixed_size(lambda: snail_envs.make(SNAP_ENV, num_players=4, ruleset="snap_pot"), games=1)
+    assert_fixed_size(lambda: snail_envs.make(SNAP_ENV, num_players=3, single_pile=True), games=1)
 
 
 @pytest.mark.slow
 def test_a_seat_view_shows_nothing_hidden_from_it() -> None:
     testing.check_seat_view_no_leak(
-        lambda: snap_v1.env(num_players=3, glimpse_error=(0.5, 0.2, 0.0)), games=1, share=0.3
+        lambda: snail_envs.make(SNAP_ENV, num_players=3, glimpse_error=(0.5, 0.2, 0.0)),
+        games=1,
+        share=0.3,
     )
     testing.check_seat_view_no_leak(
-        lambda: snap_v1.env(num_players=3, ruleset="snap_pot"), games=1, own_secrets=False
+        lambda: snail_envs.make(SNAP_ENV, num_players=3, ruleset="snap_pot"),
+        games=1,
+        own_secrets=False,
     )

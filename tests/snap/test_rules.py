@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 
 from snail_envs.core.chance import SeededChance
+from snail_envs.core.game import Termination
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL, WAIT, SnapOptions
 from tests.snap.helpers import (
+    grace_game,
     invariant,
     names,
     scripted_game,
@@ -20,6 +22,8 @@ from tests.snap.helpers import (
     tops,
     wait_out_window,
 )
+
+pytestmark = pytest.mark.usefixtures("both_engines")
 
 # --------------------------------------------------------------------------- components, setup
 
@@ -296,11 +300,13 @@ def test_several_wrong_calls_move_piles_in_seat_order() -> None:
     assert names(game, game.pools[0]) == ["7♣", "2♦"]
 
 
-def test_a_wrong_call_with_an_empty_pile_moves_nothing_but_ends_the_window() -> None:
-    """RULES.md: "A wrong call by a seat whose pile is empty moves nothing (it still ends the
-    window)", and "A resolution that moves no card ends the window; the next flip follows"
+def test_under_v1s_wrong_call_cost_an_empty_pile_moves_nothing_but_ends_the_window() -> None:
+    """RULES.md: "`snap_v1` and `wrong_call_cost="pile"`: a wrong call from an empty pile moved
+    nothing", and "A resolution that moves no card ends the window; the next flip follows"
     (since `snap_v1`): the 7-7 match still shows, but no window reopens on the same table."""
-    game = scripted_game([["7♣"], ["7♥"], ["2♦"]], num_players=3, slapjack=True)
+    game = scripted_game(
+        [["7♣"], ["7♥"], ["2♦"]], num_players=3, slapjack=True, wrong_call_cost="pile"
+    )
     wait_out_window(game)
     tick(game, {2: SLAP})
     assert not game.pools and game.last_calls[2] == SLAP and not game.last_correct[2]
@@ -378,17 +384,20 @@ def test_snap_pool_is_masked_out_only_while_no_pool_exists() -> None:
 def test_calls_are_judged_at_the_start_of_the_tick_and_applied_in_order() -> None:
     """Every call of a tick is judged against the table at its start; effects apply in order:
     a correct snap_pool, then correct snaps, then wrong calls (each moving the caller's pile as
-    it is at that moment)."""
+    it is at that moment: seat 1's pile is taken by the snap first, so its wrong slap costs the
+    top card of its stack)."""
     game = scripted_game([["K♣", "2♣"], ["5♣", "K♥"], ["K♠"]], num_players=3, slapjack=True)
     tick(game, {0: SNAP})  # pool [K♣]
     tick(game)  # seat 1 flips 5♣
     wait_out_window(game)  # seat 2 flips K♠: a claim nobody makes
     tick(game)  # seat 0 flips 2♣
     assert tops(game) == ["2♣", "K♥", "K♠"] and game.claimable_pools() == [0]
+    stack_top = stack_top_first(game, 1)[0]
     tick(game, {0: SNAP_POOL, 1: SLAP, 2: SNAP})
     assert game.last_correct == [True, False, True]
-    assert game.last_gain == [1, -2, 2]
-    assert not game.pools and stack_top_first(game, 2)[-3:] == ["5♣", "K♥", "K♠"]
+    assert game.last_gain == [1, -3, 2]
+    assert stack_top_first(game, 2)[-3:] == ["5♣", "K♥", "K♠"]
+    assert [names(game, pool) for pool in game.pools] == [[stack_top]]
     invariant(game)
 
 
@@ -437,30 +446,12 @@ def test_a_tie_that_empties_the_last_seats_is_a_draw(ruleset: str) -> None:
     assert game.outcome is not None and game.outcome.winners == {0, 1}
     expected_in = [False, False] if ruleset == "classic" else [True, True]
     assert game.in_game == expected_in
-    assert ("together" if ruleset == "classic" else "no seat") in game.outcome.reason
-
-
-def _grace_game() -> object:
-    game = scripted_game(
-        [["P1", "P2", "P3"], ["P3", "P2", "P1"], ["P1", "P3", "P2"]],
-        num_players=3,
-        match_key="picture",
-        pictures=3,
-        copies=3,
-        ruleset="snap_pot",
-    )
-    for _ in range(8):
-        wait_out_window(game)
-    assert tops(game) == ["P3", "P1", "P2"] and not game.stacks[2]
-    tick(game, {2: SNAP})  # wrong: seat 2's pile becomes a pot, seat 2 holds no card
-    assert game.held(2) == 0 and game.in_game[2] and 2 in game.acting_seats()
-    assert tops(game) == ["P1", "P1", None]  # seat 0 refreshed and flipped
-    return game
+    assert game.outcome.termination is Termination.DRAW
 
 
 def test_snap_pot_grace_a_seat_without_cards_may_win_cards_before_its_turn() -> None:
     """snap_pot: a seat with no cards may still win cards until its next turn."""
-    game = _grace_game()
+    game = grace_game()
     tick(game, {2: SNAP})
     assert game.held(2) == 4 and game.in_game[2]
     assert not game.in_game[1]  # seat 1's turn came with no cards: out at once
@@ -470,7 +461,7 @@ def test_snap_pot_grace_a_seat_without_cards_may_win_cards_before_its_turn() -> 
 
 def test_snap_pot_grace_ends_at_the_seats_turn_with_nothing_to_flip() -> None:
     """snap_pot: if it then has nothing to flip, it is out."""
-    game = _grace_game()
+    game = grace_game()
     wait_out_window(game)
     assert game.turn == 1 and game.in_game[2]
     wait_out_window(game)
@@ -522,15 +513,17 @@ def test_single_pile_flips_onto_one_central_pile() -> None:
     assert game.held(0) == 27 - 1 and len(game.piles[-1]) == 1  # seat 0 flipped next
 
 
-def test_single_pile_wrong_calls_move_nothing_and_an_empty_stack_is_out() -> None:
-    """single_pile: a seat has no pile, so its wrong call moves nothing; with no card to flip
-    at the close of a window it is out."""
+def test_single_pile_an_empty_stack_is_out() -> None:
+    """single_pile: with no pile of its own, a seat with no card to flip at the close of a
+    window is out (here under `wrong_call_cost="pile"`, `snap_v1`'s rule, where a seat's wrong
+    call in single_pile moves nothing)."""
     game = scripted_game(
         [["P1", "P2", "P3"], ["P3", "P1", "P2"]],
         match_key="picture",
         pictures=3,
         copies=2,
         single_pile=True,
+        wrong_call_cost="pile",
     )
     tick(game, {1: SNAP})
     assert not game.pools and game.flips == 2

@@ -8,6 +8,7 @@ import pytest
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snap.observer import SnapObserver
 from snail_envs.snap.rules import NEVER_SEEN, SEEN, SLAP, SNAP, SNAP_POOL, WAIT
+from tests.names import SNAP as SNAP_ENV
 from tests.snap.helpers import (
     PICTURES,
     glimpse_game,
@@ -19,6 +20,8 @@ from tests.snap.helpers import (
     tick,
     tops,
 )
+
+pytestmark = pytest.mark.usefixtures("both_engines")
 
 
 def test_a_resolution_that_moves_no_card_ends_the_window() -> None:
@@ -185,7 +188,7 @@ def test_resampling_keeps_a_seats_glimpses_and_redraws_the_truth_behind_them() -
     it, and resample_from_infostate redraws them consistently with its glimpses"."""
     import snail_envs
 
-    env = snail_envs.make("snap_v1", glimpse_error=(0.9, 0.9, 0.0), **PICTURES)
+    env = snail_envs.make(SNAP_ENV, glimpse_error=(0.9, 0.9, 0.0), **PICTURES)
     env.reset(seed=3)
     while not env.unwrapped.game.glimpses[0]:
         env.step(WAIT)

@@ -21,6 +21,7 @@ import snail_envs.batched
 from snail_envs.agents.search import policy_prior, torch_prior
 from snail_envs.training import expert_iteration, train
 from snail_envs.training.config import ExpertIterationConfig, load_config
+from snail_envs.training.curve import curve_stages, curve_steps
 from snail_envs.training.expert_iteration import (
     collect_search_targets,
     distillation_settings,
@@ -190,6 +191,7 @@ def test_a_tiny_run_distils_round_after_round(runs: dict[str, Any]) -> None:
     summary = runs["whole"]
     run = Path(summary["run_dir"])
     assert summary["interrupted"] is None and list(summary["stage_seconds"]) == ["expert_iteration"]
+    assert summary["policy_made_by"] == "expert_iteration"
     reports = summary["expert_iteration"]
     assert [report["round"] for report in reports] == [1, 2]
     assert all(report["states"] >= 200 and report["kl"] is not None for report in reports)
@@ -197,7 +199,7 @@ def test_a_tiny_run_distils_round_after_round(runs: dict[str, Any]) -> None:
     curve = summary["learning_curve"]
     assert [point["stage"] for point in curve] == ["expert_iteration"] * 2
     assert [p["searched_states"] for p in curve] == [r["searched_states"] for r in reports]
-    assert train.curve_steps(curve) == [r["searched_states"] for r in reports]
+    assert curve_steps(curve) == [r["searched_states"] for r in reports]
     assert (run / "learning_curve.png").exists()
     folder = run / "expert_iteration"
     assert sorted(path.name for path in folder.glob("round_*")) == [
@@ -320,12 +322,12 @@ def test_the_curve_lays_each_stage_after_the_ones_before() -> None:
         {"stage": "expert_iteration", "searched_states": 400, "timesteps": 256},
         {"stage": "final", "timesteps": 256},
     ]
-    steps, starts = train.curve_stages(curve)
+    steps, starts = curve_stages(curve)
     assert steps == [600, 900, 964, 1092, 1356, 1556, 1556]
     assert starts == [(900, "ppo"), (1156, "expert_iteration")]
     before_ppo = [curve[0], *curve[4:6], {"stage": "ppo", "timesteps": 0}, curve[-1]]
     before_ppo[1:3] = [{**p, "timesteps": 0} for p in before_ppo[1:3]]
-    assert train.curve_stages(before_ppo) == (
+    assert curve_stages(before_ppo) == (
         [600, 800, 1000, 1000, 1256],
         [(600, "expert_iteration"), (1000, "ppo")],
     )

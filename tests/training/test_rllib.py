@@ -30,6 +30,7 @@ from snail_envs.agents.rllib_policy import (
     save_policy,
 )
 from snail_envs.training import evaluate, rllib_train
+from tests.names import SNAP
 
 try:
     from ray.rllib.core.columns import Columns
@@ -85,7 +86,7 @@ def test_agents_and_spaces_are_the_games() -> None:
 
 @pytest.mark.parametrize(
     ("env_name", "simultaneous"),
-    [("snail_sprint_v0", False), ("pedzace_slimaki_v0", False), ("snap_v1", True)],
+    [("snail_sprint_v0", False), ("pedzace_slimaki_v0", False), (SNAP, True)],
 )
 def test_exactly_the_seats_that_act_now_get_observations(env_name: str, simultaneous: bool) -> None:
     env = SnailMultiAgentEnv({"env": env_name})
@@ -131,7 +132,7 @@ def test_rllib_episodes_credit_every_seat_with_its_own_rewards(env_name: str) ->
 
 
 def test_a_seat_that_goes_out_gets_its_last_reward_and_observation_then_leaves() -> None:
-    env = SnailMultiAgentEnv({"env": "snap_v1", "options": {"num_players": 4}})
+    env = SnailMultiAgentEnv({"env": SNAP, "options": {"num_players": 4}})
     for seed in range(20):
         gone: set[str] = set()
         for _, actions, (seen, rewards, terminated, _, _) in play(env, seed):
@@ -149,7 +150,7 @@ def test_a_seat_that_goes_out_gets_its_last_reward_and_observation_then_leaves()
 
 
 def test_truncation_ends_the_game_for_every_seat_with_a_last_observation() -> None:
-    env = SnailMultiAgentEnv({"env": "snap_v1", "options": {"max_ticks": 6}})
+    env = SnailMultiAgentEnv({"env": SNAP, "options": {"max_ticks": 6}})
     steps = list(play(env, seed=0))
     _, _, (seen, _, terminated, truncated, _) = steps[-1]
     assert len(steps) == 6
@@ -183,7 +184,7 @@ def random_batch(size: int, observation_size: int, num_actions: int) -> dict[str
 
 
 def test_the_module_never_samples_a_forbidden_action() -> None:
-    module, env = module_for("snap_v1", [8])
+    module, env = module_for(SNAP, [8])
     observations = random_batch(
         200, env.get_observation_space("player_0")["observation"].shape[0], 4
     )
@@ -259,12 +260,12 @@ def test_a_policy_trained_by_train_becomes_the_modules_networks(tmp_path: Path) 
 
 def test_rllib_agents_name_their_policy_and_game(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="rllib:PATH"):
-        make_agent("rllib", "snap_v1")
+        make_agent("rllib", SNAP)
     with pytest.raises(FileNotFoundError, match="no trained policy"):
-        make_agent(f"rllib:{tmp_path}", "snap_v1")
-    module, _ = module_for("snap_v1", [4])
-    save_policy(tmp_path / POLICY_FILE, policy_state(module.get_state()), 71, 4, [4], "snap_v1")
-    with pytest.raises(ValueError, match="trained on snap_v1, not snail_sprint_v0"):
+        make_agent(f"rllib:{tmp_path}", SNAP)
+    module, _ = module_for(SNAP, [4])
+    save_policy(tmp_path / POLICY_FILE, policy_state(module.get_state()), 71, 4, [4], SNAP)
+    with pytest.raises(ValueError, match=f"trained on {SNAP}, not snail_sprint_v0"):
         make_agent(f"rllib:{tmp_path}", "snail_sprint_v0")
 
 
@@ -272,7 +273,7 @@ def test_without_ray_the_script_says_what_to_install() -> None:
     code = (
         "import sys; sys.modules['ray'] = None\n"
         "from training import rllib_train\n"
-        "rllib_train.main(['--env', 'snap_v1', '--iterations', '1'])\n"
+        f"rllib_train.main(['--env', '{SNAP}', '--iterations', '1'])\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -285,7 +286,7 @@ def test_without_ray_the_script_says_what_to_install() -> None:
 
 def test_flags_become_the_runs_settings() -> None:
     args = rllib_train.parse_args(
-        ["--env=snap_v1", "-o", "num_players=3", "--lambda=0.9", "--hidden", "8", "8"]
+        [f"--env={SNAP}", "-o", "num_players=3", "--lambda=0.9", "--hidden", "8", "8"]
     )
     assert args.options == {"num_players": 3} and args.lambda_ == 0.9 and args.hidden == [8, 8]
     assert args.address is None and args.num_env_runners == 2
@@ -312,15 +313,15 @@ def test_local_runs_keep_rays_log_lines_off_the_terminal(tmp_path: Path) -> None
         "log_to_driver": False,
     }
     assert rllib_train.ray_log_settings(logs=True) == {}
-    local = rllib_train.build_config(rllib_train.Args(env="snap_v1"), tmp_path)
-    cluster = rllib_train.build_config(rllib_train.Args(env="snap_v1", address="auto"), tmp_path)
+    local = rllib_train.build_config(rllib_train.Args(env=SNAP), tmp_path)
+    cluster = rllib_train.build_config(rllib_train.Args(env=SNAP, address="auto"), tmp_path)
     assert not local.restart_failed_env_runners and cluster.restart_failed_env_runners
     assert local.log_level == "ERROR"
 
 
 def test_resuming_from_a_pickled_checkpoint_needs_trust(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SystemExit) as refused:
-        rllib_train.main(["--env=snap_v1", f"--output-dir={tmp_path}", f"--resume={tmp_path}"])
+        rllib_train.main([f"--env={SNAP}", f"--output-dir={tmp_path}", f"--resume={tmp_path}"])
     error = capsys.readouterr().err
     assert refused.value.code == 1 and error.count("\n") == 1
     assert "RLlib checkpoint: its files are pickles" in error and "--trust-checkpoint" in error
@@ -352,7 +353,7 @@ def test_a_cluster_out_of_reach_or_refusing_ends_with_one_line(
 
     monkeypatch.setattr(ray, "init", refuse)
     with pytest.raises(SystemExit) as stopped:
-        rllib_train.main(["--env=snap_v1", "--address=10.0.0.9:6379", f"--output-dir={tmp_path}"])
+        rllib_train.main([f"--env={SNAP}", "--address=10.0.0.9:6379", f"--output-dir={tmp_path}"])
     error = capsys.readouterr().err
     assert stopped.value.code == 1 and error.count("\n") == 1, error
     assert error.startswith("snail-rllib: error: ") and message in error
@@ -385,7 +386,7 @@ TINY = [
     "--eval-every=1",
     "--eval-games=2",
 ]
-RUNS = {"snail_sprint_v0": 1, "snap_v1": 0}
+RUNS = {"snail_sprint_v0": 1, SNAP: 0}
 """The games of the tiny runs (turn-based, simultaneous) and their env runner actors. One run
 samples in a remote actor like on a cluster; the other in this process, to spare a second actor
 start (seconds) in CI."""
@@ -419,10 +420,10 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             with pytest.warns(UserWarning, match="runs any code pickled in it"):
                 resumed = rllib_train.main(
                     [
-                        "--env=snap_v1",
+                        f"--env={SNAP}",
                         "--num-env-runners=0",
                         f"--output-dir={out / 'resumed'}",
-                        f"--resume={summaries['snap_v1']['checkpoint']}",
+                        f"--resume={summaries[SNAP]['checkpoint']}",
                         "--trust-checkpoint",
                         *TINY,
                     ]
@@ -501,7 +502,7 @@ def test_a_tiny_run_draws_its_learning_curve_and_logs_tensorboard(
 
 @pytest.mark.slow
 def test_a_run_resumes_from_a_checkpoint(tiny_runs: dict[str, Any]) -> None:
-    run = tiny_runs["out"] / "resumed" / "snap_v1-0-1"
+    run = tiny_runs["out"] / "resumed" / f"{SNAP}-0-1"
     assert Path(tiny_runs["resumed"]["checkpoint"]) == run / "checkpoints" / "iteration_0004"
     lines = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [line["iteration"] for line in lines] == [3, 4]

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from snail_envs.agents.files import atomic_path, write_text
-from snail_envs.training import evaluate, train
+from snail_envs.training import evaluate, opponents, train
 from snail_envs.training.checkpoints import (
     latest_checkpoint,
     load_checkpoint,
@@ -119,10 +119,10 @@ def test_a_checkpoint_restores_optimizer_pool_and_generators(runs: dict, tmp_pat
     run = Path(runs["second"]["run_dir"])
     config = load_config("snail_sprint_v0", run / "config.json")
     checkpoint = load_checkpoint(latest_checkpoint(run), "snail_sprint_v0")
-    pool = train.SelfPlayPool(config.self_play_pool)
+    pool = opponents.SelfPlayPool(config.self_play_pool)
     model = MaskablePPO(
         "MlpPolicy",
-        train.make_vec_env(config, pool, None),
+        opponents.make_vec_env(config, pool, None),
         policy_kwargs={"net_arch": config.net_arch},
         device="cpu",
     )

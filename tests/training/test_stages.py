@@ -21,7 +21,7 @@ import snail_envs.batched
 from snail_envs.agents import RandomAgent, make_agent
 from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training import train
-from snail_envs.training.config import load_config
+from snail_envs.training.config import STAGES, load_config
 from snail_envs.training.evaluate import score_against
 from snail_envs.training.finetune import Anchor, AnchoredPolicy
 from snail_envs.training.imitation import (
@@ -35,6 +35,8 @@ from snail_envs.training.imitation import (
     collect,
     imitate,
 )
+from snail_envs.training.stages import STAGES as REGISTRY
+from tests.names import SNAP
 from tests.training.budgets import TINY_PPO
 
 torch.set_num_threads(1)
@@ -96,8 +98,8 @@ def test_random_seats_show_the_clone_the_tables_careless_players_make() -> None:
     their tables; seats playing at random now and then make a wrong call, whose pile goes to
     the pool, and the recorded (heuristic) seats see it. Their labels stay the teacher's."""
     options = {"num_players": 2, "same_tick": "random", "refresh": "shuffle"}
-    engine = snail_envs.batched.make("snap_v1", 16, **options)
-    kinds = DecisionKinds("snap_v1", options)
+    engine = snail_envs.batched.make(SNAP, 16, **options)
+    kinds = DecisionKinds(SNAP, options)
     layout = engine.observation_layout
     pool = slice(layout.offset("pool_sizes"), layout.offset("pool_sizes") + 13)
     careful = collect(engine, KernelHeuristic(), kinds, 3000)
@@ -105,7 +107,7 @@ def test_random_seats_show_the_clone_the_tables_careless_players_make() -> None:
     assert not careful.observations[:, pool].any()
     assert careless.observations[:, pool].any(axis=1).mean() > 0.05
     with pytest.raises(ValueError, match=r"imitation.random_seats must be in \[0, 1\); got 1.0"):
-        load_config("snap_v1", overrides=["imitation.random_seats=1"])
+        load_config(SNAP, overrides=["imitation.random_seats=1"])
 
 
 def test_early_stopping_keeps_the_best_held_out_epoch() -> None:
@@ -250,6 +252,7 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     assert all(torch.equal(clone[name], start[name]) for name in clone)
     assert summary["best"]["opponent"] == "heuristic"
     assert summary["policy"] == str(run / "policy.pt") and not list(run.glob("*.zip"))
+    assert summary["best"]["timesteps"] > 0 and summary["policy_made_by"] == "ppo"
     best, final = two_stages["best"], two_stages["final"]
     assert all(torch.equal(best[name], final[name]) for name in best)
 
@@ -302,6 +305,13 @@ def test_a_stop_in_the_imitation_stage_ends_cleanly_and_is_not_resumed(tmp_path:
         train.resume(run)
 
 
+def test_every_stage_a_config_may_name_is_registered_once() -> None:
+    assert sorted(REGISTRY) == sorted(STAGES)
+    assert all(name == stage.name for name, stage in REGISTRY.items())
+    counts = [stage.count for stage in REGISTRY.values()]
+    assert len(set(counts)) == len(counts) and "timesteps" in counts
+
+
 def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(ValueError, match=r"stages must name one or more of imitation, ppo.*'rl'"):
         load_config("snail_sprint_v0", overrides=["stages=[imitation, rl]"])
@@ -318,7 +328,7 @@ def test_stage_configurations_are_checked(capsys: pytest.CaptureFixture[str]) ->
         load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=ismcts:50"])
     with pytest.raises(ValueError, match="teacher 'chess' cannot play snail_sprint_v0"):
         load_config("snail_sprint_v0", overrides=[*imitating, "imitation.teacher=chess"])
-    snap_policy = "agents/checkpoints/snap_v1.pt"
+    snap_policy = f"agents/checkpoints/{SNAP}.pt"
     with pytest.raises(ValueError, match=f"teacher 'ppo:{snap_policy}' cannot play snail_sprint"):
         load_config(
             "snail_sprint_v0", overrides=[*imitating, f"imitation.teacher=ppo:{snap_policy}"]
@@ -422,7 +432,10 @@ def test_init_from_must_name_a_policy_of_the_game(
 
 
 def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
-    saved_clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    saved_clone: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The run keeps the policy it started from as its clone (the anchor of the resumed ppo
     stage); `--resume` continues from the checkpoint and does not load `init_from` again."""
@@ -438,6 +451,12 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
         ]
     )
     run = Path(first["run_dir"])
+    # no point of so small a step size scores above the start: the run keeps the policy it
+    # started from, and says so
+    assert first["best"]["timesteps"] == 0 and first["policy_made_by"] == "init_from"
+    shown = capsys.readouterr().out
+    assert "the ppo stage did not improve on it" in shown
+    assert f"made by the run it started from (init_from {saved_clone})" in shown
     kept, started = (
         PPOAgent.load(path).model.state_dict() for path in (run / "clone.pt", saved_clone)
     )
@@ -446,6 +465,6 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     def refuse(*_: object) -> None:
         raise AssertionError("a resumed run loaded init_from again")
 
-    monkeypatch.setattr(train, "start_from", refuse)
+    monkeypatch.setattr("snail_envs.training.run.start_from", refuse)
     resumed = train.main(["--resume", str(run), "total_timesteps=256", "--no-progress"])
     assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)

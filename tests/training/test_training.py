@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,7 @@ import snail_envs
 from snail_envs.agents import HEURISTICS, make_agent
 from snail_envs.agents.ppo import PPOAgent
 from snail_envs.agents.replay import check, read_replay
-from snail_envs.training import evaluate, train
+from snail_envs.training import evaluate, opponents, train
 from snail_envs.training.config import (
     CONFIGS,
     TrainConfig,
@@ -22,6 +24,8 @@ from snail_envs.training.config import (
     default_config_path,
     load_config,
 )
+from snail_envs.training.curve import curve_steps
+from snail_envs.training.display import Display
 from snail_envs.training.evaluate import (
     GameRecord,
     PairingResult,
@@ -29,7 +33,10 @@ from snail_envs.training.evaluate import (
     one_against_all,
     seat_order,
 )
+from tests.names import SNAP
 from tests.training.budgets import PPO_ONLY, TINY_PPO
+
+ROOT = Path(__file__).resolve().parents[2]
 
 torch.set_num_threads(1)
 TINY = [
@@ -107,7 +114,7 @@ def test_a_short_run_has_five_curve_points_at_their_true_timesteps_in_the_png_an
     for opponent in ("random", "heuristic"):
         scalars = events.Scalars(f"eval/score_vs_{opponent}")
         steps = [event.step for event in scalars]
-        assert steps == train.curve_steps(curve) == [0, 64, 128, 192, 256]
+        assert steps == curve_steps(curve) == [0, 64, 128, 192, 256]
         assert [event.value for event in scalars] == pytest.approx([p[opponent][0] for p in curve])
     bars = capsys.readouterr().err
     assert "evaluation at 0" in bars and "evaluation at 192" in bars
@@ -131,6 +138,26 @@ def test_the_train_help_lists_every_config_field(capsys: pytest.CaptureFixture[s
     assert "  total_timesteps (int, default 200000)\n      Learner decisions" in shown
     assert "  net_arch (list[int], default [128, 128])" in shown
     assert "  init_from (str | None, default null)" in shown
+
+
+def test_the_train_help_loads_no_training_library() -> None:
+    """`snail-train --help` answers at once: torch, Stable-Baselines3, matplotlib and tqdm load
+    only when a run starts."""
+    probe = (
+        "import sys\n"
+        "from snail_envs.training import train\n"
+        "try:\n"
+        "    train.main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'tqdm')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "config fields, set by name=value" in shown.stdout
+    assert shown.stdout.splitlines()[-1] == "[]"
 
 
 def test_a_run_and_its_checkpoints_load_as_agents_that_act_alike(tiny_run: dict) -> None:
@@ -159,8 +186,8 @@ class ConstantPolicy:
 
 
 def test_batched_self_play_plays_one_snapshot_per_game_and_episode() -> None:
-    pool = train.SelfPlayPool(size=2)
-    policy = train.SelfPlayPolicy(pool, num_envs=6, seed=0)
+    pool = opponents.SelfPlayPool(size=2)
+    policy = opponents.SelfPlayPolicy(pool, num_envs=6, seed=0)
     masks = np.ones((6, 4), bool)
     observations = np.zeros((6, 3), np.float32)
     games = np.arange(6)
@@ -372,7 +399,7 @@ def test_the_chart_draws_rates_of_zero_and_one(tmp_path: Path) -> None:
     pairing = PairingResult(("a", "b"))
     pairing.records = [record(["a", "b"], [-1, 1])] * 1000
     tournament = evaluate.Tournament(
-        "snap_v1", ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
+        SNAP, ["a", "b"], {"num_players": 2}, [pairing], {"a": (20.0, 2.0), "b": (30.0, 2.0)}
     )
     tournament.plot(tmp_path / "chart.png")
     assert (tmp_path / "chart.png").stat().st_size > 1000
@@ -467,3 +494,27 @@ def test_adding_an_agent_leaves_the_other_pairings_games_alone() -> None:
     assert alone == games(["ismcts:2", "random", "heuristic"])
     assert alone == games(["random", "heuristic", "ismcts:2"])
     assert alone != games(["random", "heuristic"], seed=1)
+
+
+def test_the_training_bar_counts_the_evaluations_between_rollouts_in_its_estimate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """100 timesteps a second, and an 8-second evaluation every 200 timesteps: at 500 of 1,000
+    timesteps, 5 seconds of training and two evaluations (at 600 and 800) remain, 21 seconds."""
+    import re
+
+    import tqdm.std
+
+    clock = [0.0]
+    monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])
+    display = Display(enabled=True)
+    with display.training("ppo", 1000, 0) as advance:
+        for timesteps in range(10, 510, 10):
+            clock[0] += 0.1
+            advance(timesteps)
+            if timesteps % 200 == 0:
+                clock[0] += 8.0
+    shown = capsys.readouterr().err.split("\r")
+    training = next(meter for meter in shown if "500/1000" in meter)  # as it trains, not closed
+    minutes, seconds = re.search(r"<(\d+):(\d+)", training).groups()  # type: ignore[union-attr]
+    assert 18 <= 60 * int(minutes) + int(seconds) <= 24, training

@@ -10,6 +10,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 import snail_envs
 from snail_envs.core.vec_env import SingleAgentVecEnv
 from snail_envs.pedzace_slimaki.observer import POINTS_SCALE
+from tests.names import SNAP
 
 
 def masks_of(venv: DummyVecEnv) -> np.ndarray:
@@ -17,7 +18,7 @@ def masks_of(venv: DummyVecEnv) -> np.ndarray:
 
 
 LENGTH_LIMITS = {
-    "snap_v1": {"max_flips": 30},
+    SNAP: {"max_flips": 30},
     "snailed_it_v0": {"max_turns": 40},
     "snail_sprint_v0": {"max_turns": 40},
     "pedzace_slimaki_v0": {"max_turns": 12},
@@ -104,7 +105,7 @@ def test_masks_and_observations_handed_out_are_copies() -> None:
 
 
 def test_other_methods_reach_the_views() -> None:
-    venv = snail_envs.make_vec_env("snap_v1", 2, seat=1)
+    venv = snail_envs.make_vec_env(SNAP, 2, seat=1)
     venv.reset()
     assert venv.get_attr("learner") == ["player_1", "player_1"]
     assert venv.env_method("action_masks", indices=0)[0].dtype == bool
@@ -155,10 +156,10 @@ def test_an_illegal_action_is_played_where_the_views_penalize_it() -> None:
 
 
 def test_bad_arguments_are_rejected() -> None:
-    assert snail_envs.make_vec_env("snap_v1", np.int64(2)).num_envs == 2
+    assert snail_envs.make_vec_env(SNAP, np.int64(2)).num_envs == 2
     for bad in (0, True, 2.0):
         with pytest.raises(ValueError, match="num_envs must be an integer at least 1"):
-            snail_envs.make_vec_env("snap_v1", bad)
+            snail_envs.make_vec_env(SNAP, bad)
     with pytest.raises(ValueError, match="unknown environment"):
         snail_envs.make_vec_env("chess_v6", 2)
     with pytest.raises(ValueError, match="action_masks"):

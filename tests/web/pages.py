@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.names import SNAP
+
 QUICK_GAMES: dict[str, dict[str, str]] = {
     "snailed_it_v0": {"hand_size": "3", "target": "1"},
     "snail_sprint_v0": {},
     "pedzace_slimaki_v0": {"board_length": "8", "mushrooms": "[4]"},
-    "snap_v1": {"match_key": "picture", "pictures": "3", "copies": "2", "refresh": "shuffle"},
+    SNAP: {"match_key": "picture", "pictures": "3", "copies": "2", "refresh": "shuffle"},
 }
 """Options of each game under which a game is over in seconds (as the page sends them)."""
 

@@ -20,6 +20,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from snail_envs.agents.serve.settings import Settings
+from tests.names import SNAP
 from tests.web.browser import (
     call_snap_on_every_match,
     open_page,
@@ -86,9 +87,9 @@ def test_snap_in_real_time_a_key_press_wins_against_a_slow_bot(
 ) -> None:
     """The bot may call only from tick 8 of a window, over a second after the flip; the
     scripted person presses Space as soon as the page shows a match."""
-    options = {**QUICK_GAMES["snap_v1"], "reaction_ticks": "8", "max_flips": "300"}
+    options = {**QUICK_GAMES[SNAP], "reaction_ticks": "8", "max_flips": "300"}
     open_page(browser, server)
-    set_table(browser, "snap_v1", ["human", "heuristic"], options=options, delays=[0, 7], seed=2)
+    set_table(browser, SNAP, ["human", "heuristic"], options=options, delays=[0, 7], seed=2)
     browser.execute_script(FRAME_TIMES)
     seats = texts(browser, "#seat-list li")
     assert "player_1 (heuristic): calls from tick 8 of a window on (reaction delay 7)" in seats[1]
@@ -144,7 +145,7 @@ def test_watching_bots_then_saving_and_stepping_through_the_replay(
 
 def test_a_rule_preset_fills_in_the_table(browser: Any, server: str) -> None:
     open_page(browser, server)
-    Select(browser.find_element(By.ID, "game")).select_by_value("snap_v1")
+    Select(browser.find_element(By.ID, "game")).select_by_value(SNAP)
     Select(browser.find_element(By.ID, "preset")).select_by_value("uneven_reflexes")
     assert browser.find_element(By.ID, "players").get_attribute("value") == "3"
     delays = [

@@ -17,14 +17,15 @@ import pytest
 from snail_envs.agents.serve.catalog import parse_options
 from snail_envs.agents.serve.table import PERSON, Seating, Table, seat_frame
 from snail_envs.snailed_it.rules import card_name
+from tests.names import SNAP
 from tests.web.pages import QUICK_GAMES
 
 TABLES = [
     ("snailed_it_v0", {"num_players": 3}),
     ("snail_sprint_v0", {"num_players": 3}),
     ("pedzace_slimaki_v0", {"num_players": 3}),
-    ("snap_v1", {**parse_options(QUICK_GAMES["snap_v1"]), "num_players": 2}),
-    ("snap_v1", {"num_players": 3, "glimpse_error": [0.6, 0.3, 0.0], "same_tick": "random"}),
+    (SNAP, {**parse_options(QUICK_GAMES[SNAP]), "num_players": 2}),
+    (SNAP, {"num_players": 3, "glimpse_error": [0.6, 0.3, 0.0], "same_tick": "random"}),
 ]
 """The games, Snap also with noisy sight (each seat glimpses the card flipped last its own way)."""
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -23,6 +24,8 @@ from snail_envs.agents.serve.app import create_app
 from snail_envs.agents.serve.cli import listen, main
 from snail_envs.agents.serve.replays import ReplayFolder
 from snail_envs.agents.serve.settings import Settings
+from snail_envs.training.config import CONFIGS
+from tests.names import SNAP
 from tests.web.pages import QUICK_GAMES, Page
 from tests.web.servers import running_server
 
@@ -46,12 +49,13 @@ def test_the_welcome_lists_the_games_their_options_and_rule_presets(client: Test
     with client.websocket_connect("/ws") as socket_:
         games = {game["name"]: game for game in Page(socket_).welcome["games"]}
     assert set(games) == set(QUICK_GAMES)
-    snap = games["snap_v1"]
+    snap = games[SNAP]
     assert snap["realtime"] and not games["snail_sprint_v0"]["realtime"]
     presets = {preset["name"]: preset for preset in snap["presets"]}
     assert "ppo" not in presets and {"classic", "equal_reflexes", "uneven_reflexes"} <= set(presets)
     assert presets["uneven_reflexes"]["reaction_delay"] == [0, 1, 2]
-    assert presets["noisy_sight"]["options"]["glimpse_error"] == "[0.6, 0.3, 0.0]"
+    noisy_sight = yaml.safe_load((CONFIGS / "snap" / "noisy_sight.yaml").read_text())
+    assert presets["noisy_sight"]["options"]["glimpse_error"] == str(noisy_sight["glimpse_error"])
     assert presets["picture"]["about"].startswith("Picture Snap: a themed deck")
     options = {option["name"]: option["default"] for option in snap["options"]}
     assert "num_players" not in options and "reaction_delay" not in options
@@ -80,10 +84,8 @@ def test_every_rule_preset_sets_a_table_as_the_page_sends_it(client: TestClient)
 def test_a_person_plays_each_game_to_its_end(client: TestClient, game: str) -> None:
     with client.websocket_connect("/ws") as socket_:
         page = Page(socket_)
-        table = page.start(
-            game, ["human", "heuristic"], delays=[0, 1] if game == "snap_v1" else None
-        )
-        assert table["you"] == "player_0" and table["realtime"] == (game == "snap_v1")
+        table = page.start(game, ["human", "heuristic"], delays=[0, 1] if game == SNAP else None)
+        assert table["you"] == "player_0" and table["realtime"] == (game == SNAP)
         frames = page.play_to_the_end()
     assert all(frame["picture"].startswith("data:image/png;base64,") for frame in frames)
     assert "player_0's view" in frames[0]["text"] or "(you)" in frames[0]["text"]
@@ -112,10 +114,10 @@ def test_watching_bots_at_an_adjustable_pace(client: TestClient) -> None:
 def test_snap_ticks_on_the_wall_clock_and_a_quick_call_beats_a_slow_bot(
     client: TestClient,
 ) -> None:
-    options = {**QUICK_GAMES["snap_v1"], "reaction_ticks": "6"}
+    options = {**QUICK_GAMES[SNAP], "reaction_ticks": "6"}
     with client.websocket_connect("/ws") as socket_:
         page = Page(socket_)
-        table = page.start("snap_v1", ["human", "heuristic"], options, delays=[0, 5], seed=4)
+        table = page.start(SNAP, ["human", "heuristic"], options, delays=[0, 5], seed=4)
         assert [key["label"] for key in table["keys"]] == ["call snap", "call snap pool"]
         page.send("act", action=table["keys"][1]["action"])  # no pool to call yet
         times, log, errors, called = [], [], [], None
@@ -141,7 +143,7 @@ def test_snap_ticks_on_the_wall_clock_and_a_quick_call_beats_a_slow_bot(
 def test_the_slap_key_comes_with_slapjack(client: TestClient) -> None:
     with client.websocket_connect("/ws") as socket_:
         page = Page(socket_)
-        table = page.start("snap_v1", ["human", "random"], {"slapjack": "True"}, delays=[0, 2])
+        table = page.start(SNAP, ["human", "random"], {"slapjack": "True"}, delays=[0, 2])
         page.send("stop")
     assert [(key["name"], key["label"]) for key in table["keys"]][-1] == ("S", "slap a Jack")
 

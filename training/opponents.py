@@ -1,0 +1,142 @@
+"""The learner's opponents in the ppo stage: the configured mix of random players, the game's
+heuristic and frozen snapshots of the learner itself (the self-play pool), and the training games
+they play in.
+
+The learner holds one seat of each game, drawn anew each episode; the other seats are played by
+opponents drawn from `TrainConfig.opponents`. In the batched engine (`snail_envs.batched`, its
+learner vector env) random and heuristic opponents are played inside its kernels and the
+snapshots answer for all the games waiting on them at once (`SelfPlayPolicy`); with
+`batched=false`, each game is a `snail_envs.single_agent` view of the Python environment whose
+opponent seats draw from `opponent_mix` (the pool plays as `SelfPlayPool`).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import numpy as np
+
+import snail_envs
+from snail_envs.agents import HEURISTICS, RandomAgent, make_agent
+from snail_envs.training.config import TrainConfig
+
+
+class SelfPlayPool:
+    """Frozen snapshots of the learner's policy; each episode an opponent seat drawn from the pool
+    plays one snapshot (random play until the first snapshot exists)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.snapshots: list[Any] = []
+        self._rng = random.Random(0)
+        self._current: Any = None
+        self._fallback = RandomAgent(0)
+
+    def add(self, policy: Any) -> None:
+        self.snapshots = [*self.snapshots, copy.deepcopy(policy)][-self.size :]
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._fallback.reset(seed)
+        self._current = self._rng.choice(self.snapshots) if self.snapshots else None
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self._current is None:
+            return self._fallback.act(observation, action_mask)
+        action, _ = self._current.predict(
+            observation, action_masks=action_mask.astype(bool), deterministic=False
+        )
+        return int(action)
+
+
+class SelfPlayPolicy:
+    """The self-play pool playing the "policy" seats of the batched engine's games: each game's
+    episode draws one snapshot, which plays every policy seat of that game (random play until the
+    first snapshot exists)."""
+
+    def __init__(self, pool: SelfPlayPool, num_envs: int, seed: int) -> None:
+        self.pool = pool
+        self.rng = np.random.default_rng(seed)
+        self._playing: list[Any] = [None] * num_envs
+
+    def begin_episodes(self, games: np.ndarray) -> None:
+        for game in games.tolist():
+            snapshots = self.pool.snapshots
+            self._playing[game] = (
+                snapshots[self.rng.integers(len(snapshots))] if snapshots else None
+            )
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        actions = np.zeros(games.size, np.int64)
+        players: dict[int, list[int]] = {}
+        for row, game in enumerate(games.tolist()):
+            players.setdefault(id(self._playing[game]), []).append(row)
+        for rows in players.values():
+            snapshot = self._playing[int(games[rows[0]])]
+            if snapshot is None:
+                keys = self.rng.random(masks[rows].shape)
+                actions[rows] = np.argmax(np.where(masks[rows], keys, -1.0), axis=1)
+            else:
+                actions[rows], _ = snapshot.predict(
+                    observations[rows], action_masks=masks[rows], deterministic=False
+                )
+        return actions
+
+
+def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], list[float]]:
+    """A fresh set of opponent callables (one per kind with weight > 0) and their weights."""
+    makers = {
+        "random": lambda: RandomAgent(config.seed),
+        "heuristic": lambda: make_agent("heuristic", config.env, options=config.env_options),
+        "self": lambda: pool,
+    }
+    if config.opponents.get("heuristic", 0) > 0 and config.env not in HEURISTICS:
+        raise ValueError(f"no heuristic agent for {config.env}; set opponents.heuristic=0")
+    kinds = [kind for kind, weight in config.opponents.items() if weight > 0]
+    return [makers[kind]() for kind in kinds], [config.opponents[kind] for kind in kinds]
+
+
+def make_vec_env(config: TrainConfig, pool: SelfPlayPool, policy: SelfPlayPolicy | None) -> Any:
+    """The training games: the batched engine's learner vector env (`policy` plays its "policy"
+    seats, the self-play opponents), or with `batched=false` single-agent views of the Python
+    environment."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    if config.batched:
+        from snail_envs.batched import make_vec_env as make_batched_vec_env
+
+        opponents = {
+            "policy" if kind == "self" else kind: weight
+            for kind, weight in config.opponents.items()
+            if weight > 0
+        }
+        try:
+            venv = make_batched_vec_env(
+                config.env,
+                config.n_envs,
+                opponents=opponents,
+                policy=policy if "policy" in opponents else None,
+                **config.env_options,
+            )
+        except ValueError as problem:
+            raise ValueError(
+                f"{problem} (batched=false trains on the Python environment instead)"
+            ) from problem
+        return VecMonitor(venv)
+
+    from snail_envs.core.vec_env import SingleAgentVecEnv
+
+    def make(index: int) -> Any:
+        def build() -> Any:
+            opponents, weights = opponent_mix(config, pool)
+            env = snail_envs.single_agent(
+                config.env, opponents=opponents, opponent_weights=weights, **config.env_options
+            )
+            env.reset(seed=config.seed * 1000 + index)
+            return env
+
+        return build
+
+    return VecMonitor(SingleAgentVecEnv([make(i) for i in range(config.n_envs)]))
