@@ -143,7 +143,9 @@ def make_agent(
     if name == "rollout":
         return RolloutSearchAgent(env_name, worlds=rollout_worlds(kind, argument), seed=seed)
     if name == "human":
-        return HumanAgent()
+        if env_name not in HEURISTICS:
+            return HumanAgent()
+        return HumanAgent(lookout=make_agent("heuristic", env_name, options=rules))
     if name == "ppo":
         return load("ppo", env_name, path=argument or None, seed=seed, trusted=trusted, rules=rules)
     if name == "rllib":

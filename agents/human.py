@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from snail_envs.agents.base import Agent
+from snail_envs.docstrings import rulebook
+
 IDLE_ACTIONS = ("wait", "pass")
 """The names of the actions that let the moment go by (Snap's wait, a toss window's pass)."""
 
@@ -17,12 +20,13 @@ def help_text(idle: str | None) -> str:
     """The commands a person may type at the prompt."""
     lines = [
         "type the number of a choice to take it;",
-        "  help: this text; quit: leave the game (it is abandoned)",
+        "  help: this text; rules: the rules of the game; quit: leave the game (abandoned)",
     ]
     if idle is not None:
         lines += [
             f"  Enter alone: {idle} (in Snap: let one tick go by)",
-            f"  wait N: {idle} now and at your next N-1 decisions where you may {idle}",
+            f"  wait N: {idle} now and at your next N-1 decisions where you may {idle}, "
+            "stopping early when the table offers a play (a claim in Snap, a card that fits)",
         ]
     lines.append("a decision with a single choice is taken for you, with a line saying so")
     return "\n".join(lines)
@@ -33,15 +37,24 @@ class HumanAgent:
     table and this seat's own hand or card, never another seat's), numbers the legal actions
     1..n with their names, and reads a choice: a number, `help`, `quit`, and, where the moment
     may go by (wait, pass), Enter for that once or `wait N` for N times. A single legal action is
-    taken without asking, with a line saying so. Bad input is explained and asked again."""
+    taken without asking, with a line saying so. Bad input is explained and asked again; `rules`
+    prints the game's rules (`snail_envs.docstrings.rulebook`, the text of the docs' "How to
+    play").
+
+    `lookout`: a player that sees what this seat sees (the game's heuristic, as `make_agent`
+    gives it) and ends a `wait N` early, at the first decision where it would not let the moment
+    go by: a claim showing in Snap, a fitting card in a toss window. It reads the seat's own
+    observation only, so the stop tells nothing the seat's view does not show."""
 
     def __init__(
         self,
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
+        lookout: Agent | None = None,
     ) -> None:
         self._read = read
         self._write = write
+        self._lookout = lookout
         self._idle_left = 0
         """How many more decisions `wait N` takes the idle action for."""
 
@@ -51,16 +64,26 @@ class HumanAgent:
         names = [host.action_to_string(agent, action) for action in legal]
         idle = next((a for a, name in zip(legal, names, strict=True) if name in IDLE_ACTIONS), None)
         if self._idle_left and idle is not None:
-            self._idle_left -= 1
-            return idle
+            if not self._play_offered(env, agent, idle):
+                self._idle_left -= 1
+                return idle
+            self._write(f"{agent}: wait stopped, the table offers a play")
         self._idle_left = 0
         if len(legal) == 1:
             self._write(f"{agent}: your only choice, taken for you: {names[0]}")
             return legal[0]
         self._write(host.render_seat(agent))
-        return self._choose(agent, legal, names, idle)
+        return self._choose(host.spec.info.env_name, agent, legal, names, idle)
 
-    def _choose(self, agent: str, legal: list[int], names: list[str], idle: int | None) -> int:
+    def _play_offered(self, env: Any, agent: str, idle: int) -> bool:
+        if self._lookout is None:
+            return False
+        observation = env.observe(agent)
+        return self._lookout.act(observation["observation"], observation["action_mask"]) != idle
+
+    def _choose(
+        self, env_name: str, agent: str, legal: list[int], names: list[str], idle: int | None
+    ) -> int:
         idle_name = None if idle is None else names[legal.index(idle)]
         for number, name in enumerate(names, 1):
             self._write(f"  {number}. {name}")
@@ -81,6 +104,8 @@ class HumanAgent:
                 return idle
             if text in ("help", "?"):
                 self._write(help_text(idle_name))
+            elif text == "rules":
+                self._write(rulebook(env_name).text())
             elif text in ("quit", "exit"):
                 raise LeftTheGame(f"{agent} left the game")
             else:

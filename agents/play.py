@@ -30,6 +30,7 @@ from snail_envs.agents.narration import Narrator
 from snail_envs.agents.replay import start_replay
 from snail_envs.agents.video import write_gif, written
 from snail_envs.cli import add_rule_options, env_name
+from snail_envs.docstrings import rulebook
 
 
 def play_game(
@@ -99,7 +100,8 @@ def play_game(
             )
     if record:
         frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
-        print(written(record, write_gif(record, frames, overwrite), len(frames)))
+        seated = dict(zip(env.possible_agents, seats, strict=True))
+        print(written(record, write_gif(record, frames, overwrite, seated), len(frames)))
     if save_replay:
         replay.finish(env).save(save_replay, overwrite)
         print(f"wrote {save_replay}")
@@ -113,16 +115,36 @@ def tell(narrators: list[Narrator]) -> None:
             print(f"  {narrator.agent}: {line}" if len(narrators) > 1 else f"  {line}")
 
 
+class PrintRules(argparse.Action):
+    """`--rules`: print the game's rules (the docs' "How to play") and exit, as `--help` does."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> None:
+        env_name = getattr(namespace, "env", None)
+        if env_name is None:
+            parser.error("--rules comes after the game: snail-play GAME --rules")
+        print(rulebook(env_name).text())
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="snail-play",
         description=__doc__.splitlines()[0],
         epilog="At a human seat's prompt: the number of a choice takes it; help lists the "
-        "commands; quit leaves the game; where you may wait or pass (Snap's ticks, a toss "
-        "window), Enter does it once and wait N N times.",
+        "commands; rules prints the rules; quit leaves the game; where you may wait or pass "
+        "(Snap's ticks, a toss window), Enter does it once and wait N up to N times (it stops "
+        "when the table offers a play).",
     )
     parser.add_argument(
         "env", type=env_name, choices=snail_envs.available_env_names(), help="the game"
+    )
+    parser.add_argument(
+        "--rules",
+        nargs=0,
+        action=PrintRules,
+        help="print the rules of the game and exit (at a human seat's prompt: rules)",
     )
     parser.add_argument(
         "--seats",

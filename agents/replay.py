@@ -514,7 +514,8 @@ def run(args: argparse.Namespace) -> None:
         print(summary)
         for path, kind in videos:
             write = write_gif if kind == "gif" else write_mp4
-            print(written(path, write(path, pictures, args.overwrite), len(pictures)))
+            frames = write(path, pictures, args.overwrite, replay.agents)
+            print(written(path, frames, len(pictures)))
         return
     if not args.interactive:
         for position in positions(replay):

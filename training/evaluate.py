@@ -616,7 +616,7 @@ def provenance_markdown(record: dict[str, Any], labels: dict[str, str]) -> list[
     ]
     for spec, label in labels.items():
         entry = record["agent_files"].get(spec)
-        file, sha256 = (entry["file"], entry["sha256"][:16]) if entry else ("", "")
+        file, sha256 = (entry["file"], f"`{entry['sha256']}`") if entry else ("", "")
         lines.append(f"| {label} | `{spec}` | {file} | {sha256} |")
     return lines
 
@@ -708,8 +708,15 @@ def main(argv: list[str] | None = None) -> Tournament:
         "search[:N|:SECONDSs][:name=value...], ismcts[:N...], rollout[:WORLDS], ppo (shipped), "
         "ppo:PATH, rllib:PATH",
     )
-    parser.add_argument("--games", type=int, default=200, help="games per pairing")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--games", type=int, default=200, help="games per pairing (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seeds every pairing's games, with its two agents (default: %(default)s)",
+    )
     parser.add_argument("--table", action="store_true", help="all agents at one table")
     parser.add_argument(
         "--seating",

@@ -57,6 +57,7 @@ from snail_envs.core.options import (
     no_decision_error,
     parse_options,
 )
+from snail_envs.core.single_agent import FlatObservation
 
 REWARD_MODES = ("winlose", "points", "margin")
 WINLOSE, POINTS, MARGIN = range(len(REWARD_MODES))
@@ -214,7 +215,7 @@ class BatchedGame:
         observer = self.spec.new_observer(self.options)
         self.observation_layout: Layout = observer.observation_layout
         self.state_layout: Layout = observer.state_layout
-        self.observation_space = observer.observation_layout.box()
+        self.observation_space = FlatObservation.of(observer.observation_layout.box())
         self.action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
         n, k, p = num_envs, self.max_acting, int(self.num_players)
         size = self.observation_layout.size

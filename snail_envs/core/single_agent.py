@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import gymnasium
 import numpy as np
@@ -47,6 +47,30 @@ from snail_envs.core.host import RENDER_FPS, RENDER_MODES
 from snail_envs.core.options import MAX_DEALS, check_seat, no_decision_error
 
 Opponent = Callable[[np.ndarray, np.ndarray], int]
+
+
+MULTI_INPUT_HINT = (
+    "the single-agent view's observation is a flat Box (the mask comes from action_masks()), "
+    'not a Dict: use MaskablePPO("MlpPolicy", ...), not "MultiInputPolicy"'
+)
+
+
+class FlatObservation(gymnasium.spaces.Box):
+    """The single-agent views' observation space: a flat float32 Box, as MLP policies take it.
+
+    The action mask is not in it (it comes from `action_masks()`), so a policy for Dict spaces
+    has nothing to combine. Such a policy reads `spaces`, which a plain Box lacks: here that
+    read fails with `MULTI_INPUT_HINT`, saying which policy fits, rather than with "'Box' object
+    has no attribute 'spaces'"."""
+
+    @property
+    def spaces(self) -> NoReturn:
+        raise AttributeError(MULTI_INPUT_HINT)
+
+    @classmethod
+    def of(cls, box: gymnasium.spaces.Box) -> FlatObservation:
+        """The same bounds as `box`, a float32 Box as every observer writes."""
+        return cls(low=box.low, high=box.high, dtype=np.float32)
 
 
 class RandomOpponent:
@@ -112,7 +136,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent_weights = opponent_weights
         self.fixed_seat = check_seat(seat, len(self.game.possible_agents))
         first = self.game.possible_agents[0]
-        self.observation_space = self.game.observation_space(first)["observation"]
+        self.observation_space = FlatObservation.of(
+            self.game.observation_space(first)["observation"]
+        )
         self.action_space = self.game.action_space(first)
         self.learner = first
         self._seated: dict[str, Opponent] = {}

@@ -386,7 +386,28 @@ def test_the_gif_holds_one_frame_per_change_of_the_table(tmp_path, capsys) -> No
         for frame in range(written.n_frames):
             written.seek(frame)
             durations.append(written.info["duration"])
-    assert sum(durations) == 700 * len(pictures)
+    assert sum(durations) == 700 * (len(pictures) - 1) + 2500
+    assert durations[-1] >= 2000
+
+
+def test_gif_frames_name_the_agents_under_the_table(tmp_path) -> None:
+    """Each frame is the picture of the table with a strip below it naming the seats' agents."""
+    from PIL import Image
+
+    from snail_envs.agents.video import CAPTION_HEIGHT, write_gif
+
+    path = saved_game(tmp_path, "snail_sprint_v0")
+    pictures = [p.picture for p in positions(read_replay(path), pictures=True)]
+    gif = tmp_path / "game.gif"
+    replays.main([str(path), "--gif", str(gif)])
+    plain = tmp_path / "plain.gif"
+    write_gif(plain, pictures)
+    with Image.open(gif) as named, Image.open(plain) as unnamed:
+        height, width = pictures[0].shape[:2]
+        assert named.size == (width, height + CAPTION_HEIGHT)
+        assert unnamed.size == (width, height)
+        strip = np.asarray(named.convert("RGB"))[height:]
+        assert (strip < 128).any(), "the caption strip holds text"
 
 
 def test_play_reports_the_frames_its_gif_holds(tmp_path, capsys) -> None:

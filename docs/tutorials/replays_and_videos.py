@@ -1,0 +1,35 @@
+"""Replays and videos: save a game, re-simulate it step by step, and render it as a GIF.
+
+    pip install -e ".[render]"
+    python docs/tutorials/replays_and_videos.py game.jsonl game.gif
+
+The same from the command line: `snail-play snail_sprint_v0 --seats heuristic,random
+--save-replay game.jsonl`, then `snail-replay game.jsonl --gif game.gif`.
+"""
+
+import argparse
+from pathlib import Path
+
+from snail_envs.agents.play import play_game
+from snail_envs.agents.replay import positions, read_replay
+from snail_envs.agents.video import write_gif
+
+ENV_NAME = "snail_sprint_v0"
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("replay", type=Path)
+    parser.add_argument("gif", type=Path)
+    args = parser.parse_args()
+    returns = play_game(
+        ENV_NAME, ["heuristic", "random"], seed=7, show=False, save_replay=args.replay
+    )
+    replay = read_replay(args.replay)  # re-simulates every step, and fails on any difference
+    print(
+        f"replay: {len(replay.steps)} steps of {replay.env}, seed {replay.seed}, "
+        f"agents {replay.agents}"
+    )
+    print(f"result: {replay.result['returns'] if replay.result else None}")
+    pictures = [p.picture for p in positions(replay, pictures=True) if p.picture is not None]
+    frames = write_gif(args.gif, pictures, agents=replay.agents)
+    print(f"gif: {len(pictures)} pictures in {frames} frames")
