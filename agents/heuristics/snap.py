@@ -32,8 +32,10 @@ from snail_envs.snap.rules import (
 
 DEFAULT_BELIEF_THRESHOLD = 0.1
 """Under `glimpse_error`, the belief that a call is right at which the heuristic makes it. Low by
-measurement (docs/results.md): a wrong call's pile goes to the pool, which the fastest caller
-wins back, so calling on the first glimpse that shows a claim beats waiting to see better."""
+measurement under `snap_v1` and its preset (docs/results.md): a wrong call's pile goes to the
+pool, which the fastest caller wins back, so calling on the first glimpse that shows a claim beat
+waiting to see better. Under `snap_v2`'s `noisy_sight` preset a seat that waits for a belief of
+0.5 beats it (docs/snap_v2.md): the heuristic stays the simple baseline that calls at once."""
 RULED_OUT = 1e-12
 """A key whose posterior weight is at most this is not weighed at all."""
 
