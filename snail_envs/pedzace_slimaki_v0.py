@@ -67,12 +67,14 @@ scripted tests rely on.
 | option | default | values |
 |---|---|---|
 | `num_players` | 2 | 2–5 |
-| `board_length` | 20 | the number of the last leaf, 4–100 (the start is leaf 0) |
+| `board_length` | 20 | the number of the last leaf, 2–100 (the start is leaf 0) |
 | `mushrooms` | `[4, 8, 12, 16]` | distinct leaves from 1 to `board_length` − 1 (may be empty) |
 | `cards` | `[[blue, green], [green, yellow], [yellow, purple], [purple, red], [red, blue]]` | pairs of different colour names, at least one card per seat |
 | `rounds` | 1 | 1, or 3: three races, points added up, new cards each race, the next seat begins each race |
 | `snail_face_backwards` | `False` | `True`: a chosen snail face moves its snail 2 leaves back and is set aside; it pushes without scoring |
 | `place_points` | `[5, 2, 3]` | three non-negative integers: the points of 1st, 2nd and last place |
+| `snails` | 5 | 2–5: only the snails and dice of the first this many colours (blue, green, yellow, purple, red) race; the cards may name only them (the batched engine plays only 5) |
+| `die_pips` | 5 | 1–5: each die shows the pips 1 to this number and the snail face (the batched engine plays only 5) |
 | `max_turns` | 1000 | `None` or a number of turns (a die used, or dice passed on) after which an unfinished game is truncated |
 | `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the change in the seat's lead over the others' mean as points are scored; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |

@@ -67,6 +67,8 @@ rearmost-snail rule) is played by the environment without asking, and the next s
 | `race_cards` | the 12 cards `YOB PKB YPK YPG YPO YKG YKB PGO PGB KGO KOB GOB` | any cards of 1–6 letters, at least one per seat |
 | `expose_forced_moves` | `False` | `True`: forced moves are decisions with one legal action |
 | `max_turns` | `None` | `None` or a number of rolls after which an unfinished game is truncated |
+| `track_length` | 36 | 3–36: the podium follows this space (a shorter race; the batched engine plays only 36) |
+| `snails` | 6 | 3–6: only the first this many snails race (star, flower, circle, cloverleaf, triangle, square); the dice show only their symbols and the race cards may name only them (the batched engine plays only 6) |
 | `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the seat's points less the others' mean, at the end; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |

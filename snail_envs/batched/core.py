@@ -169,6 +169,9 @@ class BatchedGame:
     """The most decisions a search walk takes in its tree by default (0: no limit; 1: a flat
     search, as measured strongest in Snail Sprint!, whose later choices hang on dice not yet
     rolled)."""
+    unplayed_options: ClassVar[tuple[str, ...]] = ()
+    """Rule options the compiled engine does not play: any value but the default is refused
+    (the reference environment plays them)."""
     load_game: ClassVar[Callable[..., None] | None] = None
     """(games, index, game, seed): write a game of the reference engine in progress into record
     `index`, its generators seeded from `seed` (the game module's `load_game`, for search);
@@ -206,6 +209,7 @@ class BatchedGame:
             )
         self.env_name = info.env_name
         self.options: Any = parse_options(self.spec.options_class, options, info.env_name)
+        self._refuse_unplayed_options()
         self.reward_mode = reward
         self.num_envs = int(num_envs)
         self.num_players: int = self.options.num_players
@@ -229,6 +233,16 @@ class BatchedGame:
         self.final_observations = np.zeros((n if final_observations else 0, p, size), np.float32)
         self.rules = self.compile_rules(self.options)
         self._started = False
+
+    def _refuse_unplayed_options(self) -> None:
+        defaults = self.spec.options_class()
+        for name in self.unplayed_options:
+            value, default = getattr(self.options, name), getattr(defaults, name)
+            if value != default:
+                raise ValueError(
+                    f"{self.env_name} (batched): the batched engine plays only {name}={default!r}, "
+                    f"not {value!r}; play that variant in the reference environment"
+                )
 
     def compile_rules(self, options: Any) -> np.ndarray:
         """The options as the kernels read them: a record (in an array of one). A game module

@@ -466,6 +466,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
     load_game = staticmethod(load_game)
+    unplayed_options = ("snails", "die_pips")
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)

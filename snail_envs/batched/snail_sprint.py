@@ -503,6 +503,7 @@ class SnailSprintBatch(TurnBasedGame):
     seating_dtype = seating_record(MAX_PLAYERS)
     load_game = staticmethod(load_game)
     search_depth = 1
+    unplayed_options = ("track_length", "snails")
 
     def compile_rules(self, options: SnailSprintOptions) -> np.ndarray:
         # the reference engine lays the track: read it from a game built with any chance

@@ -62,11 +62,16 @@ Hidden information
     else (snails, dice, points) is public.
 
 Options (defaults in brackets)
-    `num_players` [2] 2–5; `board_length` [20] the number of the last leaf, 4–100; `mushrooms`
+    `num_players` [2] 2–5; `board_length` [20] the number of the last leaf, 2–100; `mushrooms`
     [(4, 8, 12, 16)] distinct leaves between the start and the last leaf; `cards` [the five cards
     above] pairs of distinct colour names, at least one card per seat; `rounds` [1] 1 or 3;
     `snail_face_backwards` [False]; `place_points` [(5, 2, 3)] the points of 1st, 2nd and last
-    place; `max_turns` [1000]: stop (truncate) an unfinished game after this many turns (a die
+    place; `snails` [5] 2–5: only the snails (and dice) of the first this many colours race, in
+    colour order (blue, green, yellow, purple, red), and the cards may name only them; the dice
+    cycle is the same with that many dice (a seat that would receive one die collects them all);
+    the other snails stay off the board and score no place; `die_pips` [5] 1–5: each die shows
+    the pips 1 to this number and the snail face (a smaller die: shorter, more even moves);
+    `max_turns` [1000]: stop (truncate) an unfinished game after this many turns (a die
     chosen, or the dice passed on), over all races, or None for no limit. Pushing back and forth
     can make a game last forever, so a limit is on by default; random play never comes near it.
 """
@@ -110,7 +115,8 @@ SNAIL_FACE = 6
 NOT_ROLLED = 0
 """The `faces` entry of a die not rolled this turn."""
 SNAIL_FACE_LEAVES = 2
-DIE: Die[int] = Die((1, 2, 3, 4, 5, SNAIL_FACE))
+MAX_PIPS = 5
+MIN_SNAILS = 2
 MAX_PUSHED = NUM_SNAILS - 1
 """The most points one move can score (four snails pushed)."""
 
@@ -122,7 +128,7 @@ DEFAULT_CARDS: tuple[tuple[str, str], ...] = (
     ("red", "blue"),
 )
 ROUNDS = (1, 3)
-MIN_BOARD_LENGTH, MAX_BOARD_LENGTH = 4, 100
+MIN_BOARD_LENGTH, MAX_BOARD_LENGTH = 2, 100
 DEFAULT_MAX_TURNS = 1000
 
 
@@ -156,10 +162,16 @@ class PedzaceSlimakiOptions:
     snail_face_backwards: bool = False
     place_points: tuple[int, int, int] = (5, 2, 3)
     max_turns: int | None = DEFAULT_MAX_TURNS
+    snails: int = NUM_SNAILS
+    die_pips: int = MAX_PIPS
     is_mushroom: tuple[bool, ...] = field(init=False, repr=False, compare=False)
     """For each leaf 0 … `board_length`, whether a mushroom grows on it."""
     card_snails: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
     """The cards as pairs of snail indices."""
+    racing: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """The snails in the race, which are also the dice: the first `snails` colours."""
+    die: Die[int] = field(init=False, repr=False, compare=False)
+    """Each die: the pips 1 to `die_pips` and the snail face."""
 
     def __post_init__(self) -> None:
         check_int("num_players", self.num_players, FACTS.min_players, FACTS.max_players)
@@ -181,7 +193,15 @@ class PedzaceSlimakiOptions:
         cards = self.cards
         if isinstance(cards, str) or not isinstance(cards, Sequence):
             raise ValueError(f"cards must be a list of pairs of colour names; got {cards!r}")
+        check_int("snails", self.snails, MIN_SNAILS, NUM_SNAILS)
+        check_int("die_pips", self.die_pips, 1, MAX_PIPS)
         parsed = tuple(parse_card(card) for card in cards)
+        racing = tuple(range(self.snails))
+        if any(snail not in racing for card in parsed for snail in card):
+            raise ValueError(
+                f"with snails={self.snails} the cards may name only the snails "
+                f"{', '.join(COLOURS[: self.snails])}; got {cards!r}"
+            )
         if len(parsed) < self.num_players:
             raise ValueError(
                 f"cards must hold at least one card per seat ({self.num_players}); "
@@ -207,6 +227,8 @@ class PedzaceSlimakiOptions:
             self, "is_mushroom", tuple(leaf in self.mushrooms for leaf in range(last + 1))
         )
         object.__setattr__(self, "card_snails", parsed)
+        object.__setattr__(self, "racing", racing)
+        object.__setattr__(self, "die", Die((*range(1, self.die_pips + 1), SNAIL_FACE)))
 
     def max_points(self) -> float:
         """An upper bound on one seat's points over a whole game (infinite without `max_turns`)."""
@@ -306,6 +328,7 @@ class PedzaceSlimaki:
         self.last_leaf = options.board_length
         self.is_mushroom = options.is_mushroom
         self.backwards = options.snail_face_backwards
+        self.racing = options.racing
         self._turn_limit = float("inf") if options.max_turns is None else options.max_turns
         self.scores = [0] * self.num_players
         self.turns_played = 0
@@ -468,19 +491,23 @@ class PedzaceSlimaki:
 
     def snail_places(self, leaves: Sequence[int] | None = None) -> list[int]:
         """Each snail's place points at the end of a race: 1st (the snail on the last leaf),
-        last (every snail on the rearmost occupied leaf), 2nd (every snail on the foremost leaf
-        behind the winner, unless it is also the rearmost leaf), others 0.
+        last (every racing snail on the rearmost occupied leaf), 2nd (every snail on the foremost
+        leaf behind the winner, unless it is also the rearmost leaf), others (and the snails
+        not in the race) 0.
 
         `leaves` (one snail on the last leaf) scores those leaves instead of the game's snails.
         """
         first, second, last = self.options.place_points
         if leaves is None:
             leaves = self.leaf
-        others = [leaves[s] for s in ALL_DICE if leaves[s] != self.last_leaf]
+        racing = self.racing
+        others = [leaves[s] for s in racing if leaves[s] != self.last_leaf]
         rearmost, foremost = min(others), max(others)
         places = []
-        for leaf in leaves:
-            if leaf == self.last_leaf:
+        for snail, leaf in enumerate(leaves):
+            if snail not in racing:
+                places.append(0)
+            elif leaf == self.last_leaf:
                 places.append(first)
             elif leaf == rearmost:
                 places.append(last)
@@ -496,7 +523,7 @@ class PedzaceSlimaki:
     def _start_race(
         self, race: int, first_seat: int, cards: list[tuple[int, int]] | None = None
     ) -> None:
-        """All snails on the start, a new deal (unless `cards` are given), and all five dice for
+        """All snails on the start, a new deal (unless `cards` are given), and all the dice for
         `first_seat`."""
         self.race = race
         self.first_seat = first_seat
@@ -505,7 +532,7 @@ class PedzaceSlimaki:
         if cards is None:
             cards = self.chance.arrange(self.options.card_snails)[: self.num_players]
         self.cards = cards
-        self.held = list(ALL_DICE)
+        self.held = list(self.racing)
         self.set_aside = [False] * NUM_SNAILS
         self.faces = [NOT_ROLLED] * NUM_SNAILS
 
@@ -518,8 +545,13 @@ class PedzaceSlimaki:
                 f"got {position.leaves}"
             )
         held = sorted(set(position.held))
-        if len(held) < 2 or not all(die in ALL_DICE for die in held):
-            raise ValueError(f"the seat to play holds 2 to 5 dice; got {position.held}")
+        if len(held) < 2 or not all(die in self.racing for die in held):
+            raise ValueError(
+                f"the seat to play holds 2 to {len(self.racing)} dice of the snails in the "
+                f"race; got {position.held}"
+            )
+        if any(leaf != START for snail, leaf in enumerate(leaves) if snail not in self.racing):
+            raise ValueError(f"the snails not in the race stay on leaf 0; got {position.leaves}")
         check_int("position turn", position.turn, 0, n - 1)
         check_int("position race", position.race, 0, self.options.rounds - 1)
         first_seat = position.turn if position.first_seat is None else position.first_seat
@@ -533,23 +565,25 @@ class PedzaceSlimaki:
         self.turn = position.turn
         self.leaf = leaves
         self.held = held
-        self.set_aside = [die not in held for die in ALL_DICE]
+        self.set_aside = [die not in held for die in self.racing] + [False] * (
+            NUM_SNAILS - len(self.racing)
+        )
         if position.scores is not None:
             if len(position.scores) != n:
                 raise ValueError(f"a position gives points for each seat ({n})")
             self.scores = list(position.scores)
 
     def _pass_dice(self) -> None:
-        """The pool goes to the next seat; one die alone is not passed: all five are collected."""
+        """The pool goes to the next seat; one die alone is not passed: all are collected."""
         self.turn = (self.turn + 1) % self.num_players
         if len(self.held) == 1:
-            self.held = list(ALL_DICE)
+            self.held = list(self.racing)
             self.set_aside = [False] * NUM_SNAILS
 
     def _roll_until_decision(self) -> None:
         """The seat to play rolls its dice; a seat with no die it may choose passes them on
         unchanged, and the next seat rolls, until a decision, the end, or the turn limit."""
-        pick, faces = self.chance.pick, DIE.faces
+        pick, faces = self.chance.pick, self.options.die.faces
         while self.outcome is None and self.turns_played < self._turn_limit:
             rolled = [NOT_ROLLED] * NUM_SNAILS
             for die in self.held:

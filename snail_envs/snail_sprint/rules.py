@@ -45,7 +45,11 @@ Options (defaults in brackets)
     YPKGOB: spaces 1–18, then 31–36); `tin_order` ["fixed"]; `tin_top_stacking` [True];
     `race_cards` [the twelve cards of `boards.RACE_CARDS`]; `expose_forced_moves` [False]: when
     False, a roll with only one possible move is played without asking; `max_turns` [None]: stop
-    (truncate) an unfinished game after this many rolls.
+    (truncate) an unfinished game after this many rolls; `track_length` [36] 3–36: the podium
+    follows space `track_length` (the spaces after it are not used): a shorter race;
+    `snails` [6] 3–6: only the first this many snails race (star, flower, circle, cloverleaf,
+    triangle, square), the dice show only their symbols, and the race cards may name only them;
+    the other snails stay off the track.
 """
 
 from __future__ import annotations
@@ -82,8 +86,8 @@ TIN = range(19, 31)
 TIN_WALLS = (*range(19, 22), *range(28, 31))
 TIN_TOP = range(22, 28)
 PLACE_POINTS = (3, 2, 1)
-SYMBOL_DIE: Die[int] = Die(tuple(range(len(Snail))))
 
+MIN_TRACK_LENGTH = 3
 BOARDS = ("A", "B")
 TIN_ORDERS = ("fixed", "reversed", "shuffled")
 
@@ -123,6 +127,8 @@ class SnailSprintOptions:
     race_cards: tuple[str, ...] = tuple(RACE_CARDS.split())
     expose_forced_moves: bool = False
     max_turns: int | None = None
+    track_length: int = LAST_SPACE
+    snails: int = NUM_SNAILS
     board_spaces: tuple[frozenset[int], ...] = field(init=False, repr=False, compare=False)
     """The printed symbols of spaces 1–18 and 31–36, parsed from `board`."""
     cards: tuple[frozenset[int], ...] = field(init=False, repr=False, compare=False)
@@ -144,6 +150,8 @@ class SnailSprintOptions:
         check_bool("tin_top_stacking", self.tin_top_stacking)
         check_bool("expose_forced_moves", self.expose_forced_moves)
         check_optional_int("max_turns", self.max_turns, 1)
+        check_int("track_length", self.track_length, MIN_TRACK_LENGTH, LAST_SPACE)
+        check_int("snails", self.snails, len(PLACE_POINTS), NUM_SNAILS)
         cards = tuple(self.race_cards)
         if len(cards) < self.num_players:
             raise ValueError(
@@ -153,6 +161,12 @@ class SnailSprintOptions:
         object.__setattr__(self, "race_cards", cards)
         object.__setattr__(self, "board_spaces", tuple(map(parse_symbols, spaces)))
         object.__setattr__(self, "cards", tuple(map(parse_symbols, cards)))
+        racing = SNAIL_LETTERS[: self.snails]
+        if any(not card <= frozenset(range(self.snails)) for card in self.cards):
+            raise ValueError(
+                f"with snails={self.snails} the race cards may name only the snails {racing}; "
+                f"got {list(cards)!r}"
+            )
 
 
 FACTS = GameInfo(
@@ -201,8 +215,16 @@ class SnailSprint:
         elif options.tin_order == "shuffled":
             tin = chance.arrange(tin)
         board = options.board_spaces
-        self.track: tuple[frozenset[int], ...] = (frozenset(), *board[:18], *tin, *board[18:])
-        """The printed symbols of every space; space 0 (the start) shows none."""
+        printed = (frozenset(), *board[:18], *tin, *board[18:])
+        self.last_space = options.track_length
+        self.track: tuple[frozenset[int], ...] = tuple(
+            symbols if space <= self.last_space else frozenset()
+            for space, symbols in enumerate(printed)
+        )
+        """The printed symbols of every space in use; space 0 (the start) and the spaces after
+        the last show none."""
+        self.racing = range(options.snails)
+        self.die: Die[int] = Die(tuple(self.racing))
         self.holds_one = spaces_holding_one(options.tin_top_stacking)
         """Whether each space holds a single snail (tin walls) rather than a tower."""
         self.stacks: list[list[int]] = [[] for _ in range(LAST_SPACE + 1)]
@@ -231,12 +253,15 @@ class SnailSprint:
     def _set_up(self, position: Position) -> None:
         placed = [snail for tower in position.towers.values() for snail in tower]
         placed += list(position.podium)
-        if len(set(placed)) != len(placed) or not set(placed) <= set(range(NUM_SNAILS)):
-            raise ValueError(f"a position places each snail 0–5 at most once; got {position}")
+        if len(set(placed)) != len(placed) or not set(placed) <= set(self.racing):
+            raise ValueError(
+                f"a position places each racing snail 0–{len(self.racing) - 1} at most once; "
+                f"got {position}"
+            )
         if len(self.race_cards) != self.num_players or len(position.podium) >= len(PLACE_POINTS):
             raise ValueError("a position needs one race card per seat and a podium not yet full")
         for space, tower in position.towers.items():
-            if not 1 <= space <= LAST_SPACE or (self.holds_one[space] and len(tower) > 1):
+            if not 1 <= space <= self.last_space or (self.holds_one[space] and len(tower) > 1):
                 raise ValueError(f"space {space} cannot hold the snails {list(tower)}")
             self.stacks[space] = list(tower)
             for snail in tower:
@@ -244,7 +269,7 @@ class SnailSprint:
         self.podium = list(position.podium)
         for snail in self.podium:
             self.space[snail] = ON_PODIUM
-        self.stacks[START] = [s for s in range(NUM_SNAILS) if self.space[s] == START]
+        self.stacks[START] = [s for s in self.racing if self.space[s] == START]
         self.turn = position.turn
 
     # ----------------------------------------------------------------- the Game protocol
@@ -299,9 +324,11 @@ class SnailSprint:
     # ----------------------------------------------------------------- the rules
 
     def is_free(self, snail: int) -> bool:
-        """A snail may move if it is on the start or on top of its space."""
+        """A snail may move if it is on the start (and in the race) or on top of its space."""
         space = self.space[snail]
-        return space == START or (space != ON_PODIUM and self.stacks[space][-1] == snail)
+        if space == START:
+            return snail in self.racing
+        return space != ON_PODIUM and self.stacks[space][-1] == snail
 
     def next_space_showing(self, snail: int, symbol: int) -> int:
         """The first space strictly ahead of `snail` that shows `symbol`, else the podium.
@@ -309,7 +336,7 @@ class SnailSprint:
         An empty space shows its printed symbols; an occupied stacking space shows only its top
         snail's symbol; an occupied wall space shows nothing.
         """
-        for space in range(self.space[snail] + 1, LAST_SPACE + 1):
+        for space in range(self.space[snail] + 1, self.last_space + 1):
             stack = self.stacks[space]
             if not stack:
                 if symbol in self.track[space]:
@@ -319,9 +346,9 @@ class SnailSprint:
         return ON_PODIUM
 
     def next_space_holding(self, snail: int) -> int:
-        """One space forward: occupied wall spaces are skipped, towers climbed; after 36, the
-        podium."""
-        for space in range(self.space[snail] + 1, LAST_SPACE + 1):
+        """One space forward: occupied wall spaces are skipped, towers climbed; after the last
+        space, the podium."""
+        for space in range(self.space[snail] + 1, self.last_space + 1):
             if not (self.holds_one[space] and self.stacks[space]):
                 return space
         return ON_PODIUM
@@ -329,7 +356,7 @@ class SnailSprint:
     def rearmost_free_snail(self) -> int:
         """The free snail on the lowest space (on the start, the lowest index)."""
         return min(
-            (snail for snail in range(NUM_SNAILS) if self.is_free(snail)),
+            (snail for snail in self.racing if self.is_free(snail)),
             key=self.space.__getitem__,
         )
 
@@ -351,7 +378,7 @@ class SnailSprint:
     def _roll_until_decision(self) -> None:
         """Roll for the seat to play; a roll with one possible move is played at once (unless
         `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
-        pick, faces = self.chance.pick, SYMBOL_DIE.faces
+        pick, faces = self.chance.pick, self.die.faces
         while self.outcome is None and not self.truncated:
             self.dice = (pick(faces), pick(faces))
             self.moves = self.possible_moves(*self.dice)

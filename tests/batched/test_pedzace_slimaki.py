@@ -12,6 +12,7 @@ from snail_envs.agents.heuristics.pedzace_slimaki import PedzaceSlimakiHeuristic
 from snail_envs.pedzace_slimaki.rules import COLOURS
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.marks import slow
+from tests.names import PEDZACE_SLIMAKI
 
 EVERY_CARD = [(a, b) for i, a in enumerate(COLOURS) for b in COLOURS[i + 1 :]]
 
@@ -21,6 +22,7 @@ OPTION_SETS = [
     slow({"num_players": 5, "snail_face_backwards": True, "reward": "points"}),
     slow({"num_players": 4, "snail_face_backwards": True, "rounds": 3, "max_turns": 40}),
     {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
+    {"board_length": 3, "mushrooms": (), "max_turns": 12, "reward": "margin"},
     slow({"num_players": 4, "rounds": 3, "reward": "margin"}),
 ]
 
@@ -29,6 +31,13 @@ OPTION_SETS = [
 def test_random_games_replay_exactly_through_the_reference_rules(options: dict) -> None:
     # 6 × 2,000 = 12,000 games; every step compares seat, mask, observation, state, rewards, ends
     run_differential("pedzace_slimaki_v0", options, games=2_000, num_envs=200, seed=len(options))
+
+
+@pytest.mark.parametrize("option", [{"snails": 3, "cards": EVERY_CARD[:2]}, {"die_pips": 2}])
+def test_fewer_snails_or_pips_are_refused_naming_the_option(option: dict) -> None:
+    name = next(iter(option))
+    with pytest.raises(ValueError, match=f"plays only {name}=5, not "):
+        snail_envs.batched.make(PEDZACE_SLIMAKI, num_envs=2, **option)
 
 
 @pytest.mark.parametrize("reward", ["winlose", "points", "margin"])

@@ -10,6 +10,7 @@ import snail_envs.batched
 from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.marks import slow
+from tests.names import SNAIL_SPRINT
 
 OPTION_SETS = [
     {},
@@ -62,3 +63,15 @@ def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(
         episodes=300,
         opponents=opponents,
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "default"),
+    [({"track_length": 12}, 36), ({"snails": 3, "race_cards": ("Y", "P", "K")}, 6)],
+)
+def test_a_shorter_track_or_fewer_snails_are_refused_naming_the_option(
+    option: dict, default: int
+) -> None:
+    name = next(iter(option))
+    with pytest.raises(ValueError, match=f"plays only {name}={default}, not "):
+        snail_envs.batched.make(SNAIL_SPRINT, num_envs=2, **option)

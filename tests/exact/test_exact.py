@@ -16,7 +16,7 @@ from snail_envs.exact import load_game, observation_policy, tabulate
 from snail_envs.exact.cli import main
 from snail_envs.exact.solve import Sweeper, best_response, cfr_plus, exploitability
 from snail_envs.exact.tree import GameTree, TreeTooLarge, build_tree
-from tests.names import SNAP
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAP
 
 TINY = {"max_flips": 2}
 """The Snap mini cut to two flips: a tree of about a thousand nodes."""
@@ -131,3 +131,35 @@ def test_cfr_plus_solves_the_snap_mini_within_its_documented_budget() -> None:
     tree = build_tree(load_game(SNAP, "mini"))
     run = cfr_plus(tree, target=0.01, max_seconds=600)
     assert exploitability(tree, run.average).exploitability <= 0.01
+
+
+def test_the_pedzace_mini_cut_to_two_turns_is_solved_and_its_agents_tabulated() -> None:
+    """The Pędzące Ślimaki mini (three snails, dice of 1 and the snail face) cut to two turns:
+    CFR+ beats both the heuristic and random play, which exact best responses exploit."""
+    game = load_game(PEDZACE_SLIMAKI, "mini", {"max_turns": 2})
+    tree = build_tree(game)
+    run = cfr_plus(tree, target=0.001, max_iterations=2000)
+    solved = exploitability(tree, run.average).exploitability
+    assert solved <= 0.001
+    for spec in ("heuristic", "random"):
+        agent = make_agent(spec, PEDZACE_SLIMAKI, seed=0, options=game.setup.env_options)
+        assert exploitability(tree, tabulate(tree, game, agent)).exploitability > solved + 0.02
+
+
+@pytest.mark.slow
+def test_cfr_plus_solves_the_pedzace_mini_within_its_documented_budget() -> None:
+    tree = build_tree(load_game(PEDZACE_SLIMAKI, "mini"))
+    run = cfr_plus(tree, target=0.01, max_seconds=600)
+    assert exploitability(tree, run.average).exploitability <= 0.01
+
+
+def test_the_snail_sprint_mini_is_solved_and_random_play_is_exploitable() -> None:
+    """The Snail Sprint! mini (three snails, three spaces, three rolls): CFR+ solves it; random
+    play is exploitable."""
+    game = load_game(SNAIL_SPRINT, "mini")
+    tree = build_tree(game)
+    run = cfr_plus(tree, target=0.001, max_iterations=2000)
+    solved = exploitability(tree, run.average).exploitability
+    assert solved <= 0.001
+    agent = make_agent("random", SNAIL_SPRINT, seed=0, options=game.setup.env_options)
+    assert exploitability(tree, tabulate(tree, game, agent)).exploitability > solved + 0.02

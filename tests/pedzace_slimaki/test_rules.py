@@ -413,6 +413,61 @@ def test_a_shorter_board_and_other_mushrooms() -> None:
     assert table.game.leaf[RED] == 8 and table.game.outcome is not None
 
 
+THREE_CARDS = [(0, 1), (1, 2), (2, 0)]
+"""Cards that name only the first three snails (as dealt)."""
+THREE_CARD_OPTION = [("blue", "green"), ("green", "yellow"), ("yellow", "blue")]
+"""The same cards as the option `cards` names them."""
+
+
+def test_with_three_snails_only_the_first_three_snails_and_dice_race() -> None:
+    """Option `snails`: 'only the snails (and dice) of the first this many colours race'."""
+    table = Table(
+        {BLUE: 1, GREEN: S, YELLOW: 1}, deal=THREE_CARDS, snails=3, cards=THREE_CARD_OPTION
+    )
+    assert table.game.legal_actions(0) == [BLUE, GREEN, YELLOW]
+    assert table.game.faces[PURPLE] == table.game.faces[RED] == 0
+
+
+def test_with_three_snails_a_seat_that_would_receive_one_die_collects_all_three() -> None:
+    """Option `snails`: 'the dice cycle is the same with that many dice (a seat that would
+    receive one die collects them all)'."""
+    table = Table(
+        {BLUE: 1, GREEN: 1, YELLOW: 1}, deal=THREE_CARDS, snails=3, cards=THREE_CARD_OPTION
+    )
+    table.choose(BLUE, then={GREEN: 1, YELLOW: 1})
+    table.choose(GREEN, then={BLUE: 1, GREEN: 1, YELLOW: 1})
+    assert table.game.turn == 2 and table.game.set_aside == [False] * 5
+
+
+def test_snails_not_in_the_race_stay_off_the_board_and_score_no_place() -> None:
+    """Option `snails`: 'the other snails stay off the board and score no place'; the rearmost
+    leaf is the rearmost of the racing snails."""
+    position = Position(
+        leaves=at({BLUE: 2, GREEN: 1, YELLOW: 5}), held=(0, 1, 2), cards=THREE_CARDS
+    )
+    options = {"snails": 3, "cards": THREE_CARD_OPTION, "board_length": 6, "mushrooms": []}
+    table = Table({BLUE: 1, GREEN: 1, YELLOW: S}, position=position, **options)
+    table.choose(YELLOW)
+    assert table.game.outcome is not None
+    assert table.game.snail_places() == [2, 3, 5, 0, 0]
+
+
+def test_with_two_pips_a_die_shows_one_two_or_the_snail_face() -> None:
+    """Option `die_pips`: 'each die shows the pips 1 to this number and the snail face'."""
+    table = Table({BLUE: 2, GREEN: S, YELLOW: 1, PURPLE: 2, RED: 1}, die_pips=2)
+    assert table.game.faces == [2, S, 1, 2, 1]
+    with pytest.raises(ValueError, match=r"options: \[1, 2, 6\]"):
+        Table({BLUE: 3, GREEN: S, YELLOW: 1, PURPLE: 2, RED: 1}, die_pips=2)
+
+
+def test_the_shortest_board_ends_with_a_snail_face_from_the_start() -> None:
+    """Option `board_length`: 'the number of the last leaf, 2–100'; a snail face moves two
+    leaves."""
+    table = Table(five(S), board_length=2, mushrooms=[])
+    table.choose(RED)
+    assert table.game.leaf[RED] == 2 and table.game.outcome is not None
+
+
 # --------------------------------------------------------------------------- three races
 
 

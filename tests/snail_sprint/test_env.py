@@ -163,6 +163,12 @@ def test_bad_input_gets_a_clear_error() -> None:
         snail_envs.make("snail_sprint_v0", colour="red")
     with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4; got 1"):
         snail_envs.make("snail_sprint_v0", num_players=1)
+    with pytest.raises(ValueError, match="track_length must be an integer from 3 to 36; got 2"):
+        snail_envs.make("snail_sprint_v0", track_length=2)
+    with pytest.raises(ValueError, match="snails must be an integer from 3 to 6; got 2"):
+        snail_envs.make("snail_sprint_v0", snails=2)
+    with pytest.raises(ValueError, match="with snails=3 the race cards may name only the snails"):
+        snail_envs.make("snail_sprint_v0", snails=3)
     with pytest.raises(ValueError, match="unknown environment 'snail_race_v0'"):
         snail_envs.make("snail_race_v0")
     env = snail_envs.make("snail_sprint_v0")

@@ -361,3 +361,47 @@ def test_a_custom_board_is_laid_out_as_given() -> None:
     game = table([(STAR, STAR)], board=board)
     assert game.moves == {STAR: 1}
     assert game.track[31] == frozenset({FLOWER})
+
+
+# ------------------------------------------------------------------ short races
+
+
+def test_a_short_track_puts_the_podium_after_its_last_space() -> None:
+    """Option `track_length`: 'the podium follows space `track_length`'. On a track of 3 spaces
+    (K G B) no space shows a star: the flower snail goes straight to the podium."""
+    game = table([(STAR, FLOWER)], track_length=3)
+    assert game.moves == {STAR: ON_PODIUM, FLOWER: ON_PODIUM}
+    circle = table([(CIRCLE, CIRCLE)], track_length=3)
+    assert circle.moves == {CIRCLE: 1}
+
+
+def test_on_a_short_track_one_space_forward_from_the_last_space_is_the_podium() -> None:
+    """Option `track_length`: 'the spaces after it are not used'."""
+    game = table([(STAR, FLOWER)], towers={3: [CIRCLE]}, track_length=3)
+    assert game.next_space_holding(CIRCLE) == ON_PODIUM
+    assert game.next_space_holding(STAR) == 1
+
+
+def three_snails(
+    rolls: Sequence[tuple[Snail, Snail]], towers: dict[int, list[Snail]]
+) -> SnailSprint:
+    """A two-seat game of the star, flower and circle snails, race cards Y and P, scripted dice."""
+    options = SnailSprintOptions(snails=3, race_cards=("Y", "P", "K"), expose_forced_moves=True)
+    chance = ScriptedChance([face for roll in rolls for face in roll])
+    return SnailSprint(options, chance, Position(towers=towers, race_cards=("Y", "P")))
+
+
+def test_with_three_snails_the_dice_show_only_their_symbols() -> None:
+    """Option `snails`: 'the dice show only their symbols'."""
+    assert three_snails([(STAR, CIRCLE)], {}).moves == {STAR: 1, CIRCLE: 4}
+    with pytest.raises(ValueError, match=r"options: \[0, 1, 2\]"):
+        three_snails([(STAR, SQUARE)], {})
+
+
+def test_snails_out_of_the_race_stay_off_the_track() -> None:
+    """Option `snails`: 'the other snails stay off the track': they are not on the start and
+    never the rearmost free snail."""
+    game = three_snails([(STAR, STAR)], {1: [STAR, CIRCLE], 2: [FLOWER]})
+    assert game.stacks[START] == []
+    assert not game.is_free(SQUARE)
+    assert game.moves == {CIRCLE: 2}, "the blocked star's doubles move the rearmost racing snail"
