@@ -16,7 +16,8 @@ heuristic, compiled, in that many worlds drawn from the seat's view show a signi
 Snailed It!, with the `batched` extra), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a run or checkpoint folder of
 `snail-train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
-checkpoint folder of `snail-rllib`, or its `policy.pt`; needs torch, not Ray).
+checkpoint folder of `snail-rllib`, or its `policy.pt`; needs torch, not Ray), and `cfr:PATH` (a
+tabular policy file of `snail-exact --solve`, for the rule options it was solved for).
 
 Every agent is made for one table: `make_agent(kind, env_name, seed, options)` names the
 environment and the options it was made with, so that no agent guesses the rules from what it
@@ -54,7 +55,17 @@ __all__ = [
     "make_agent",
 ]
 
-AGENT_KINDS = ("random", "heuristic", "search", "ismcts", "rollout", "human", "ppo", "rllib")
+AGENT_KINDS = (
+    "random",
+    "heuristic",
+    "search",
+    "ismcts",
+    "rollout",
+    "human",
+    "ppo",
+    "rllib",
+    "cfr",
+)
 ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 """What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
 and game points or the lead in points as the value (one of the two)."""
@@ -145,6 +156,12 @@ def make_agent(
         from snail_envs.agents.rllib_policy import RLlibAgent
 
         return RLlibAgent.load(argument, env_name, seed=seed)
+    if name == "cfr":
+        if not argument:
+            raise ValueError(f"cfr agents name their policy file: cfr:PATH; got {kind!r}")
+        from snail_envs.agents.cfr import TabularPolicyAgent
+
+        return TabularPolicyAgent.load(argument, env_name, rules, seed=seed)
     raise ValueError(f"unknown agent {kind!r}; agents: {', '.join(AGENT_KINDS)}")
 
 

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from snail_envs.core.chance import SeededChance
+from snail_envs.core.chance import Chance, SeededChance
 from snail_envs.core.game import Game, GameSpec
 from snail_envs.core.options import check_choice, is_int, parse_options
 
@@ -102,7 +102,7 @@ class GameHost:
         self.state_space = self._observer.state_layout.box()
         self._num_actions = info.num_actions
         self.game: Game | None = None
-        self._chance: SeededChance | None = None
+        self._chance: Chance | None = None
         self._points: list[float] = []
         self._penalized = False
 
@@ -213,6 +213,14 @@ class GameHost:
         self._observer.reset(self.game)
         self._points = list(self.game.points())
         return self.game
+
+    def use_chance(self, chance: Chance) -> None:
+        """Draw every chance event from now on from `chance`: the rest of the game in progress,
+        and the next games reset without a seed (a seed brings back a seeded generator). The
+        OpenSpiel adapter feeds the game its chance outcomes this way."""
+        self._chance = chance
+        if self.game is not None:
+            self.game.chance = chance
 
     def _seat(self, agent: str) -> int:
         """The seat of `agent`, one of `possible_agents`."""

@@ -52,6 +52,11 @@ class Layout:
             [np.full(piece.size, piece.high, np.float32) for piece in pieces]
         )
 
+    def __deepcopy__(self, memo: dict) -> Layout:
+        """A layout never changes once made: copies of observers (search agents copy whole
+        environments) share it."""
+        return self
+
     def __getitem__(self, name: str) -> slice:
         """The index range of piece `name`."""
         return self._slices[name]
@@ -69,6 +74,21 @@ class Layout:
     def as_dict(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """The vector split into its named pieces (for reading and debugging)."""
         return {name: vector[piece] for name, piece in self._slices.items()}
+
+    def text(self, vector: np.ndarray) -> str:
+        """The vector as one line: each piece with a nonzero entry, then its nonzero entries
+        (`index` for a 1, `index=value` otherwise). Equal vectors give equal lines; it keys
+        tabular policies (`snail_envs.agents.cfr`) and OpenSpiel's observation strings."""
+        parts = []
+        for name, values in self.as_dict(vector).items():
+            entries = [
+                str(index) if value == 1 else f"{index}={value:g}"
+                for index, value in enumerate(values.tolist())
+                if value
+            ]
+            if entries:
+                parts.append(f"{name}: {' '.join(entries)}")
+        return " | ".join(parts)
 
     def table(self) -> str:
         """The pieces as a Markdown table: name, index range, bounds, meaning."""

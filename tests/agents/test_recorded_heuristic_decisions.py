@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import snail_envs
 from snail_envs.snailed_it.rules import NUM_ACTIONS as SNAILED_IT_ACTIONS
 from snail_envs.snap.rules import NUM_ACTIONS as SNAP_ACTIONS
 from tests.agents.record_heuristic_decisions import FIXTURE, heuristic_for
@@ -17,9 +18,14 @@ from tests.names import SNAP
 
 RECORDED = np.load(FIXTURE)
 VARIANTS = [
-    (env_name, {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()})
+    (
+        snail_envs.RETIRED_NAMES.get(env_name, env_name),
+        {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()},
+    )
     for env_name, options in json.loads(str(RECORDED["variants"]))
 ]
+"""The recorded variants, each under its game's current version (a version bump changes no
+heuristic decision: the observations of a retired version are read as the current one's)."""
 
 
 NUM_ACTIONS = {SNAP: SNAP_ACTIONS, "snailed_it_v0": SNAILED_IT_ACTIONS}

@@ -12,6 +12,7 @@ import pytest
 
 import snail_envs
 import snail_envs.batched
+from snail_envs.registry import FACTS
 from tests.hangs import error_without_hanging
 from tests.marks import slow
 from tests.names import SNAP
@@ -132,7 +133,8 @@ def test_random_actions_are_legal_and_games_end_with_win_lose_rewards(env_name: 
         out = batch.step(actions)
         paid = {-1.0, 0.0, 1.0} if env_name in ELIMINATIONS else {-1.0, 1.0}
         assert set(np.unique(out.rewards[out.terminated])) <= paid
-        assert (out.rewards[out.terminated].max(axis=1) == 1.0).all(), "someone wins"
+        best = min(1.0, FACTS[env_name].shared_win)  # a result shared as a draw pays less
+        assert (out.rewards[out.terminated].max(axis=1) >= best).all(), "someone wins or shares"
         ongoing = out.rewards[~out.terminated]
         if env_name in ELIMINATIONS:
             ongoing = ongoing[ongoing != -1.0]
@@ -373,8 +375,9 @@ def test_the_policy_hears_of_every_episode_before_it_is_asked_to_play_in_it() ->
         _, _, dones, _ = venv.step(np.argmax(venv.action_masks(), axis=1))
         episodes += int(dones.sum())
     began = np.concatenate(policy.began)
+    pending = int(venv.seating["began"].sum())  # announced when the policy is next asked
     # every episode is announced once: those that reached the learner, and those dealt again
-    assert began.size >= episodes and policy.asked
+    assert began.size + pending >= episodes and policy.asked
 
 
 def test_a_policy_playing_an_illegal_action_is_named() -> None:

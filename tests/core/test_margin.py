@@ -11,13 +11,12 @@ import snail_envs
 from snail_envs.core import host, testing
 from snail_envs.core.host import margin_rewards
 from tests.core.toy_game import ADD_ONE, CLAIM, PASS, ToyAEC, ToyParallel
-
-SNAP = next(name for name in snail_envs.ENV_NAMES if name.startswith("snap_"))
+from tests.names import SNAP
 
 MARGIN_PLAY = [
-    (SNAP, {"num_players": 2}, 100),
-    (SNAP, {"num_players": 3, "double": True, "slapjack": True}, 80),
-    (SNAP, {"num_players": 4, "ruleset": "snap_pot", "max_flips": 300}, 25),
+    (SNAP, {"num_players": 2}, 140),
+    (SNAP, {"num_players": 3, "double": True, "slapjack": True}, 200),
+    (SNAP, {"num_players": 4, "ruleset": "snap_pot", "max_flips": 300}, 80),
     ("snailed_it_v0", {"num_players": 4}, 40),
     ("snailed_it_v0", {"num_players": 3, "max_rounds": 2}, 60),
     ("snail_sprint_v0", {"num_players": 3}, 250),

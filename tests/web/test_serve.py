@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -23,6 +24,7 @@ from snail_envs.agents.serve.app import create_app
 from snail_envs.agents.serve.cli import listen, main
 from snail_envs.agents.serve.replays import ReplayFolder
 from snail_envs.agents.serve.settings import Settings
+from snail_envs.training.config import CONFIGS
 from tests.names import SNAP
 from tests.web.pages import QUICK_GAMES, Page
 from tests.web.servers import running_server
@@ -52,7 +54,8 @@ def test_the_welcome_lists_the_games_their_options_and_rule_presets(client: Test
     presets = {preset["name"]: preset for preset in snap["presets"]}
     assert "ppo" not in presets and {"classic", "equal_reflexes", "uneven_reflexes"} <= set(presets)
     assert presets["uneven_reflexes"]["reaction_delay"] == [0, 1, 2]
-    assert presets["noisy_sight"]["options"]["glimpse_error"] == "[0.6, 0.3, 0.0]"
+    noisy_sight = yaml.safe_load((CONFIGS / "snap" / "noisy_sight.yaml").read_text())
+    assert presets["noisy_sight"]["options"]["glimpse_error"] == str(noisy_sight["glimpse_error"])
     assert presets["picture"]["about"].startswith("Picture Snap: a themed deck")
     options = {option["name"]: option["default"] for option in snap["options"]}
     assert "num_players" not in options and "reaction_delay" not in options

@@ -1,0 +1,90 @@
+"""What explicit chance costs: random games through the OpenSpiel adapter and the PettingZoo env.
+
+    python benchmarks/openspiel_cost.py --games 5 --json openspiel_cost.json
+
+For every game (default options), `games` random games played through `snail_envs.openspiel`
+(chance outcomes drawn with their probabilities, uniform legal actions) and through the native
+parallel env (its seeded chance): the decisions and chance nodes of a game, and the CPU
+milliseconds of a game each way. The adapter plays a transition that draws k chance events k + 1
+times, each on a copy of the table (`snail_envs.core.openspiel`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from snail_envs.openspiel import GAME_NAMES, load
+
+
+def openspiel_games(name: str, games: int, seed: int) -> tuple[float, float, float]:
+    """Mean decisions, chance nodes and CPU seconds of a random game through OpenSpiel."""
+    game, rng = load(name), np.random.default_rng(seed)
+    decisions = chance = 0
+    start = time.process_time()
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=chances)))
+                chance += 1
+                continue
+            decisions += 1
+            if state.is_simultaneous_node():
+                players = range(state.num_players())
+                state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in players])
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+    return decisions / games, chance / games, (time.process_time() - start) / games
+
+
+def pettingzoo_games(name: str, games: int, seed: int) -> float:
+    """Mean CPU seconds of a random game through the native parallel env."""
+    env, rng = load(name).make_env(), random.Random(seed)
+    start = time.process_time()
+    for index in range(games):
+        env.reset(seed=seed + index)
+        while env.agents:
+            legal = {agent: env.legal_actions(agent) for agent in env.agents}
+            env.step({agent: rng.choice(actions) for agent, actions in legal.items() if actions})
+    return (time.process_time() - start) / games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the rows here as well")
+    arguments = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    print("| game | decisions | chance nodes | OpenSpiel ms | PettingZoo ms |")
+    print("|---|---:|---:|---:|---:|")
+    for name in GAME_NAMES:
+        decisions, chance, seconds = openspiel_games(name, arguments.games, arguments.seed)
+        native = pettingzoo_games(name, arguments.games, arguments.seed)
+        rows.append(
+            {
+                "game": name,
+                "decisions": decisions,
+                "chance_nodes": chance,
+                "openspiel_ms": 1000 * seconds,
+                "pettingzoo_ms": 1000 * native,
+            }
+        )
+        print(
+            f"| {name} | {decisions:.0f} | {chance:.0f} | {1000 * seconds:.0f} | "
+            f"{1000 * native:.1f} |"
+        )
+    if arguments.json:
+        arguments.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

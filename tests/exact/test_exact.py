@@ -1,0 +1,133 @@
+"""The exact tools (`snail_envs.exact`) on a tiny Snap: OpenSpiel agrees with its
+exploitability, CFR+ solves it, agents are tabulated and a solved policy plays as `cfr:PATH`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspiel")
+
+from snail_envs.agents import make_agent
+from snail_envs.exact import load_game, observation_policy, tabulate
+from snail_envs.exact.cli import main
+from snail_envs.exact.solve import Sweeper, best_response, cfr_plus, exploitability
+from snail_envs.exact.tree import GameTree, TreeTooLarge, build_tree
+from tests.names import SNAP
+
+TINY = {"max_flips": 2}
+"""The Snap mini cut to two flips: a tree of about a thousand nodes."""
+
+
+@pytest.fixture(scope="module")
+def tiny() -> tuple[GameTree, object]:
+    game = load_game(SNAP, "mini", TINY)
+    return build_tree(game), game
+
+
+def test_the_exploitability_of_random_play_is_openspiels(tiny: tuple) -> None:
+    import pyspiel
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import exploitability as openspiel_exploitability
+
+    tree, game = tiny
+    turns = pyspiel.convert_to_turn_based(game)
+    expected = openspiel_exploitability.exploitability(turns, policy.UniformRandomPolicy(turns))
+    ours = exploitability(tree, Sweeper(tree).uniform())
+    assert ours.exploitability == pytest.approx(expected, abs=1e-9)
+    assert ours.exploitability > 0.1
+
+
+def test_a_best_response_does_at_least_as_well_as_the_policy(tiny: tuple) -> None:
+    tree, _ = tiny
+    uniform = Sweeper(tree).uniform()
+    played = Sweeper(tree).values(uniform)[0]
+    for seat in range(2):
+        response, value = best_response(tree, uniform, seat)
+        assert value >= played[seat] - 1e-12
+        assert set(np.unique(response[Sweeper(tree).slot_seat == seat])) <= {0.0, 1.0}
+
+
+def test_cfr_plus_solves_the_tiny_mini(tiny: tuple) -> None:
+    tree, _ = tiny
+    run = cfr_plus(tree, target=0.001, max_iterations=2000)
+    assert run.progress[-1][1] <= 0.001
+    assert exploitability(tree, run.average).exploitability <= 0.001
+
+
+def test_random_play_tabulates_as_the_uniform_policy(tiny: tuple) -> None:
+    tree, game = tiny
+    policy = tabulate(tree, game, make_agent("random", SNAP, seed=0))
+    assert np.allclose(policy, Sweeper(tree).uniform())
+
+
+def test_a_solved_policy_plays_as_a_cfr_agent_and_keeps_its_value(
+    tiny: tuple, tmp_path: Path
+) -> None:
+    from snail_envs.agents import rule_options
+    from snail_envs.agents.cfr import TabularPolicyAgent
+
+    tree, game = tiny
+    run = cfr_plus(tree, target=0.001, max_iterations=2000)
+    options = game.setup.env_options
+    saved = TabularPolicyAgent(
+        SNAP, rule_options(options), observation_policy(tree, game, run.average)
+    )
+    path = tmp_path / "policy.json"
+    saved.save(path, {"algorithm": "CFR+"})
+    with pytest.raises(FileExistsError):
+        saved.save(path, {})
+    agent = make_agent(f"cfr:{path}", SNAP, options=options)
+    played = exploitability(tree, tabulate(tree, game, agent)).exploitability
+    # the tiny mini's observations tell its information states apart, so nothing is lost
+    assert played == pytest.approx(exploitability(tree, run.average).exploitability, abs=1e-9)
+
+
+def test_a_policy_file_for_other_rules_or_not_a_policy_is_refused(tmp_path: Path) -> None:
+    from snail_envs.agents.cfr import TabularPolicyAgent
+
+    TabularPolicyAgent(SNAP, {"max_flips": 2}, {}).save(tmp_path / "p.json", {})
+    with pytest.raises(ValueError, match="solved for the rule options"):
+        make_agent(f"cfr:{tmp_path / 'p.json'}", SNAP, options={"max_flips": 3})
+    (tmp_path / "bad.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(ValueError, match="not a policy file"):
+        make_agent(f"cfr:{tmp_path / 'bad.json'}", SNAP)
+
+
+def test_a_tree_over_the_budget_stops_naming_its_size(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(TreeTooLarge, match="more than 50 nodes"):
+        build_tree(load_game(SNAP, "mini"), max_nodes=50)
+    assert main(["--env", SNAP, "--agent", "random", "--max-nodes", "50"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "more than 50 nodes" in error
+
+
+def test_the_command_solves_and_saves_a_policy(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    path = tmp_path / "cfr.json"
+    arguments = [
+        "--env",
+        SNAP,
+        "--option",
+        "max_flips=2",
+        "--agent",
+        "random",
+        "--solve",
+        str(path),
+    ]
+    assert main(arguments) == 0
+    assert "| random |" in capsys.readouterr().out
+    assert json.loads(path.read_text())["solver"]["exploitability"] <= 0.01
+    assert main(arguments) == 2
+    assert "exists" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cfr_plus_solves_the_snap_mini_within_its_documented_budget() -> None:
+    tree = build_tree(load_game(SNAP, "mini"))
+    run = cfr_plus(tree, target=0.01, max_seconds=600)
+    assert exploitability(tree, run.average).exploitability <= 0.01
