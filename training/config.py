@@ -41,8 +41,9 @@ CONFIGS = Path(__file__).parent / "configs"
 """The shipped configs: package data of `snail_envs.training` (in the repository, the folder
 configs/, which training/configs links to)."""
 OPPONENT_KINDS = ("random", "heuristic", "self", "target")
-TRAINED_TARGETS = ("ppo",)
-"""The agents the `target` opponents may play: trained policies, frozen."""
+TRAINED_TARGETS = ("ppo", "cfr")
+"""The agents the `target` opponents may play, frozen: trained networks and tabular policies
+(`cfr:PATH`, of `snail-exact --solve`)."""
 STAGES = ("imitation", "ppo", "expert_iteration")
 """The training stages, in the order a run goes through those it names, each once; but
 `expert_iteration` may also come before `ppo` (after `imitation`)."""
@@ -276,10 +277,11 @@ class TrainConfig:
     trained policy `target`). Finite, non-negative, not all zero."""
     target: str | None = None
     """A frozen agent to train against (`snail-exploit`'s best response): a trained policy
-    (`ppo`, `ppo:PATH`), which plays the `target` opponents, one batched forward pass for all
-    the games waiting on it, or an agent the batched engine plays inside its kernels (`random`,
-    `heuristic`), which its own opponent kind plays. The learning curve also scores the learner
-    against it (the last of the evaluation opponents, which `keep_best` follows)."""
+    (`ppo`, `ppo:PATH`: one batched forward pass for all the games waiting on it; `cfr:PATH`:
+    a table, seat by seat), which plays the `target` opponents, or an agent the batched engine
+    plays inside its kernels (`random`, `heuristic`), which its own opponent kind plays. The
+    learning curve also scores the learner against it (the last of the evaluation opponents,
+    which `keep_best` follows)."""
     self_play_every: int = 50_000
     """Timesteps between two snapshots of the learner added to the self-play pool."""
     self_play_pool: int = 5

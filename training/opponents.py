@@ -112,6 +112,19 @@ class FrozenPolicy:
             return torch.distributions.Categorical(logits=logits).sample().numpy().astype(np.int64)
 
 
+class FrozenAgent:
+    """A frozen agent without a network (a `cfr:PATH` table) playing the "policy" seats of the
+    batched engine's games, seat by seat from each seat's observation."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        return np.array(
+            [self.agent.act(o, m) for o, m in zip(observations, masks, strict=True)], np.int64
+        )
+
+
 def frozen_target(config: TrainConfig) -> Any:
     """The run's `target`, a trained agent, as it plays in every seat it is given."""
     assert config.target is not None  # the config checks that target opponents have one
@@ -146,9 +159,10 @@ def make_vec_env(config: TrainConfig, pool: SelfPlayPool, policy: SelfPlayPolicy
             for kind, weight in config.opponents.items()
             if weight > 0
         }
-        outside: SelfPlayPolicy | FrozenPolicy | None = policy
+        outside: SelfPlayPolicy | FrozenPolicy | FrozenAgent | None = policy
         if config.opponents.get("target", 0) > 0:
-            outside = FrozenPolicy(frozen_target(config))
+            target = frozen_target(config)
+            outside = FrozenPolicy(target) if hasattr(target, "model") else FrozenAgent(target)
         try:
             venv = make_batched_vec_env(
                 config.env,
