@@ -43,7 +43,10 @@ from snail_envs.agents.cli import attribute_docs
 CONFIGS = Path(__file__).parent / "configs"
 """The shipped configs: package data of `snail_envs.training` (in the repository, the folder
 configs/, which training/configs links to)."""
-OPPONENT_KINDS = ("random", "heuristic", "self")
+OPPONENT_KINDS = ("random", "heuristic", "self", "target")
+TRAINED_TARGETS = ("ppo", "cfr")
+"""The agents the `target` opponents may play, frozen: trained networks and tabular policies
+(`cfr:PATH`, of `snail-exact --solve`)."""
 STAGES = ("imitation", "ppo", "expert_iteration")
 """The training stages, in the order a run goes through those it names, each once; but
 `expert_iteration` may also come before `ppo` (after `imitation`)."""
@@ -273,8 +276,15 @@ class TrainConfig:
     time to a stronger policy."""
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     """Weights of the opponent kinds each other seat is drawn from every episode: `random`,
-    `heuristic`, and `self` (a frozen earlier snapshot of the learner). Finite, non-negative,
-    not all zero."""
+    `heuristic`, `self` (a frozen earlier snapshot of the learner) and `target` (the frozen
+    trained policy `target`). Finite, non-negative, not all zero."""
+    target: str | None = None
+    """A frozen agent to train against (`snail-exploit`'s best response): a trained policy
+    (`ppo`, `ppo:PATH`: one batched forward pass for all the games waiting on it; `cfr:PATH`:
+    a table, seat by seat), which plays the `target` opponents, or an agent the batched engine
+    plays inside its kernels (`random`, `heuristic`), which its own opponent kind plays. The
+    learning curve also scores the learner against it (the last of the evaluation opponents,
+    which `keep_best` follows)."""
     self_play_every: int = 50_000
     """Timesteps between two snapshots of the learner added to the self-play pool."""
     self_play_pool: int = 5
@@ -359,6 +369,7 @@ class TrainConfig:
                 f"net_arch lists layer sizes, each at least 1; got {shown(self.net_arch)}",
             )
         _check_opponents(self.opponents)
+        self._check_target()
         try:
             env = snail_envs.make(self.env, **self.env_options)
         except (ValueError, TypeError) as problem:
@@ -399,6 +410,21 @@ class TrainConfig:
                     f"{' and '.join(blamed)} ask for {size / 2**30:,.1f} GiB of arrays, more "
                     f"than this machine's {memory / 2**30:,.1f} GiB of memory",
                 )
+
+    def _check_target(self) -> None:
+        """The `target` opponents need a trained `target`, and share the batched engine's one
+        outside player with no self-play."""
+        playing = self.opponents.get("target", 0) > 0
+        if playing and self.opponents.get("self", 0) > 0:
+            raise ConfigError(
+                "opponents", "opponents.target and opponents.self cannot both have weight"
+            )
+        if playing and (self.target or "").partition(":")[0] not in TRAINED_TARGETS:
+            raise ConfigError(
+                ("opponents", "target"),
+                "opponents.target plays a frozen trained policy: set target to "
+                f"{' or '.join(f'{kind}[:PATH]' for kind in TRAINED_TARGETS)}; got {self.target!r}",
+            )
 
     def _check_stages(self) -> None:
         """The stages, the anchor that needs a stage (or `init_from`) before ppo, the teacher,

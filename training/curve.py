@@ -29,7 +29,13 @@ TIMESTEPS = "timesteps"
 
 
 def evaluation_opponents(config: TrainConfig) -> list[str]:
-    return ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
+    """Random, the heuristic where the game has one, and the run's `target` last, if any."""
+    opponents = ["random", "heuristic"] if config.env in HEURISTICS else ["random"]
+    if config.target and config.target not in opponents:
+        opponents.append(config.target)
+    elif config.target:
+        opponents.append(opponents.pop(opponents.index(config.target)))
+    return opponents
 
 
 FINAL_REPLAYS = 3

@@ -24,6 +24,13 @@ into a new folder `runs/eval/<env>-<seed>-<n>/` (printed at the end), or into `-
 whose reports are never replaced without `--overwrite`. `--save-replays FOLDER` also keeps every
 game as a replay (`snail-replay`), one file a game named after its pairing and its number
 (`01-random-vs-heuristic-game001.jsonl`). The same seed gives the same tournament.
+
+`--duplicate` plays duplicate deals, as in bridge: a pairing's games come in groups that share
+one seed, so one deal (the same deck order, the same dice stream), played once in each seat
+assignment (both orders of the two agents; with `--seating one`, the lone agent in every seat).
+The luck of the deal then falls on both sides alike, and a score rate's interval is the normal
+interval over the deals' mean scores, which is narrower at equal games where the deal decides
+much of a game (docs/results.md, "Duplicate deals"). The report names its estimator.
 Trained policies load weights only; `--trust-checkpoint` also admits Stable-Baselines3 archives,
 which are pickles (see `snail_envs.agents.ppo`).
 """
@@ -234,16 +241,40 @@ def game_result(record: GameRecord, spec: str) -> float:
     return 1.0 if len(winners) == 1 else 0.5
 
 
+PLAIN = "independent games, 95% Wilson interval over the games"
+"""The estimator of a score rate whose games are dealt one by one."""
+DUPLICATE = (
+    "duplicate deals: each deal played once in every seat assignment, 95% normal interval over "
+    "the deals' mean scores"
+)
+"""The estimator of a score rate whose deals are played in every seat assignment (`--duplicate`)."""
+
+
 @dataclass
 class PairingResult:
     agents: tuple[str, ...]
     records: list[GameRecord] = field(default_factory=list)
+    deal_size: int = 1
+    """Consecutive games that share one deal (its seat assignments, `--duplicate`); 1: none."""
+
+    @property
+    def estimator(self) -> str:
+        return PLAIN if self.deal_size == 1 else DUPLICATE
 
     def score(self, spec: str) -> tuple[float, float, float]:
-        """Score rate of `spec` (win 1, shared ½) with its 95% Wilson interval."""
-        total = sum(game_result(record, spec) for record in self.records)
-        low, high = wilson_interval(total, len(self.records))
-        return total / max(1, len(self.records)), low, high
+        """Score rate of `spec` (win 1, shared ½) with its 95% interval: Wilson's over the games,
+        or with duplicate deals the normal interval over the deals' mean scores, whose spread
+        leaves out the luck of the deal (clipped to [0, 1])."""
+        results = [game_result(record, spec) for record in self.records]
+        if self.deal_size == 1:
+            low, high = wilson_interval(sum(results), len(results))
+            return sum(results) / max(1, len(results)), low, high
+        deals = [
+            sum(results[start : start + self.deal_size]) / self.deal_size
+            for start in range(0, len(results), self.deal_size)
+        ]
+        mean, low, high = mean_interval(deals)
+        return mean, max(0.0, low), min(1.0, high)
 
     def mean_points(self, spec: str) -> tuple[float, float, float]:
         points = [
@@ -279,6 +310,8 @@ class Tournament:
     """OpenSkill (mu, sigma) of each agent."""
     seating: str = "alternate"
     """How a pairing's agents share the seats: `alternate`, `one` (the first alone), `table`."""
+    estimator: str = PLAIN
+    """How the score rates and their intervals are computed (`PLAIN` or `DUPLICATE`)."""
     provenance: dict[str, Any] = field(default_factory=dict)
     """Where the results come from (see `provenance`): the command, seed, versions, files."""
 
@@ -362,6 +395,7 @@ class Tournament:
                     f"| {label[first.agent]} | {label[second.agent]} | "
                     f"{len(first.pairing.records)} | {' | '.join([*scores, *points])} |"
                 )
+        lines += ["", f"Score rates: {self.estimator}."]
         lines += ["", "| agent | rating (μ − 3σ) | μ | σ |", "|---|---:|---:|---:|"]
         for spec, (mu, sigma) in sorted(
             self.ratings.items(), key=lambda kv: -(kv[1][0] - 3 * kv[1][1])
@@ -390,6 +424,7 @@ class Tournament:
             "env": self.env_name,
             "options": self.options,
             "seating": self.seating,
+            "estimator": self.estimator,
             "agents": {label[spec]: spec for spec in self.agents},
             "rows": [
                 {"games": len(row[0].pairing.records), "sides": [side(entry) for entry in row]}
@@ -634,10 +669,13 @@ def run_tournament(
     replays: Path | None = None,
     overwrite: bool = False,
     command: str | None = None,
+    duplicate: bool = False,
 ) -> Tournament:
     """Play the tournament (see the module docstring); `trusted`: see `Lineup`. `replays`: a
     folder to save every game in (`replay_paths`), whose files must not exist unless
-    `overwrite`. `command`: the command line that asked for it, for its `provenance`."""
+    `overwrite`. `command`: the command line that asked for it, for its `provenance`.
+    `duplicate`: deal each pairing's games in groups of `deal_size` that share a seed (the same
+    deck order and dice stream), one game for each seat assignment, and score the deals."""
     if seating not in ("alternate", "one"):
         raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
@@ -648,12 +686,13 @@ def run_tournament(
         raise ValueError(f"--table seats every agent at one table: give {num_players} agents")
     if not table and len(agents) < 2:
         raise ValueError("a round robin needs at least two agents")
+    size = deal_size(games, num_players, seating, table) if duplicate else 1
     pairs = itertools.permutations if seating == "one" else itertools.combinations
     groups = [tuple(agents)] if table else list(pairs(agents, 2))
     model = PlackettLuce()
     ratings = {spec: model.rating(name=spec) for spec in agents}
     lineup = Lineup(env_name, trusted=trusted)
-    results = [PairingResult(group) for group in groups]
+    results = [PairingResult(group, deal_size=size) for group in groups]
     paths = replay_paths(replays, groups, games) if replays is not None else None
     if paths is not None:
         refuse_existing([path for pairing in paths for path in pairing], overwrite)
@@ -667,7 +706,7 @@ def run_tournament(
             else:
                 seats = seat_order(pairing.agents, num_players, game)
             replay = None if paths is None else paths[index][game]
-            game_seed = pairing_seed(seed, pairing.agents) + game
+            game_seed = pairing_seed(seed, pairing.agents) + game // size
             record = play_game(env_name, seats, game_seed, lineup, options, replay, overwrite)
             pairing.records.append(record)
             teams = [[ratings[spec]] for spec in pairing.agents]
@@ -683,10 +722,27 @@ def run_tournament(
         pairings=results,
         ratings={spec: (r.mu, r.sigma) for spec, r in ratings.items()},
         seating="table" if table else seating,
+        estimator=results[0].estimator,
         provenance=provenance(
             env_name, agents, seed, {**options, "num_players": num_players}, command
         ),
     )
+
+
+def deal_size(games: int, num_players: int, seating: str, table: bool) -> int:
+    """The games of one duplicate deal: one per seat assignment of a pairing's games (2 where
+    its agents alternate, which `seat_order` shifts by one from game to game; `num_players`
+    where one agent plays alone, `one_against_all` moving it round the table). `games` must
+    be a whole number of deals; a table of distinct agents has no duplicate."""
+    if table:
+        raise ValueError("--duplicate swaps the two agents of a pairing; --table has no pairs")
+    size = 2 if seating == "alternate" else num_players
+    if games % size:
+        raise ValueError(
+            f"--duplicate plays each deal in its {size} seat assignments: --games must be a "
+            f"multiple of {size}; got {games}"
+        )
+    return size
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
@@ -742,6 +798,12 @@ def main(argv: list[str] | None = None) -> Tournament:
         action="store_true",
         help="replace the reports already in --out and the replays in --save-replays",
     )
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="duplicate deals: play every deal (the same deck order and dice) once in each seat "
+        "assignment of a pairing, and score the deals (fewer games for the same interval)",
+    )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
     command = shlex.join(["snail-eval", *(sys.argv[1:] if argv is None else argv)])
@@ -764,6 +826,7 @@ def main(argv: list[str] | None = None) -> Tournament:
             replays=args.save_replays,
             overwrite=args.overwrite,
             command=command,
+            duplicate=args.duplicate,
         )
         print(tournament.markdown())
         folder = args.out or new_run_dir(EVAL_DIR, f"{args.env}-{args.seed}")

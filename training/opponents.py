@@ -1,11 +1,12 @@
 """The learner's opponents in the ppo stage: the configured mix of random players, the game's
-heuristic and frozen snapshots of the learner itself (the self-play pool), and the training games
-they play in.
+heuristic, frozen snapshots of the learner itself (the self-play pool) and a frozen trained
+target (`snail-exploit`'s best response), and the training games they play in.
 
 The learner holds one seat of each game, drawn anew each episode; the other seats are played by
 opponents drawn from `TrainConfig.opponents`. In the batched engine (`snail_envs.batched`, its
 learner vector env) random and heuristic opponents are played inside its kernels and the
-snapshots answer for all the games waiting on them at once (`SelfPlayPolicy`); with
+snapshots or the target answer for all the games waiting on them at once (`SelfPlayPolicy`,
+`FrozenPolicy`); with
 `batched=false`, each game is a `snail_envs.single_agent` view of the Python environment whose
 opponent seats draw from `opponent_mix` (the pool plays as `SelfPlayPool`).
 """
@@ -85,12 +86,58 @@ class SelfPlayPolicy:
         return actions
 
 
+class FrozenPolicy:
+    """A frozen trained agent (`PPOAgent`) playing the "policy" seats of the batched engine's
+    games: one forward pass of its network for all the seats waiting on it, acting as the agent
+    does (its most likely legal action, or a sample of its legal distribution where the agent
+    samples). The bare forward pass, without SB3's `predict` and its distribution objects, costs
+    about half as much (benchmarks/frozen_forward.py)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.network = agent.model
+        self.deterministic = agent.deterministic
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        import torch
+
+        network = self.network
+        with torch.no_grad():
+            features = network.extract_features(
+                torch.as_tensor(observations), network.pi_features_extractor
+            )
+            logits = network.action_net(network.mlp_extractor.forward_actor(features))
+            logits = logits.masked_fill(~torch.as_tensor(masks, dtype=torch.bool), -torch.inf)
+            if self.deterministic:
+                return logits.argmax(1).numpy().astype(np.int64)
+            return torch.distributions.Categorical(logits=logits).sample().numpy().astype(np.int64)
+
+
+class FrozenAgent:
+    """A frozen agent without a network (a `cfr:PATH` table) playing the "policy" seats of the
+    batched engine's games, seat by seat from each seat's observation."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        return np.array(
+            [self.agent.act(o, m) for o, m in zip(observations, masks, strict=True)], np.int64
+        )
+
+
+def frozen_target(config: TrainConfig) -> Any:
+    """The run's `target`, a trained agent, as it plays in every seat it is given."""
+    assert config.target is not None  # the config checks that target opponents have one
+    return make_agent(config.target, config.env, seed=config.seed, options=config.env_options)
+
+
 def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], list[float]]:
     """A fresh set of opponent callables (one per kind with weight > 0) and their weights."""
     makers = {
         "random": lambda: RandomAgent(config.seed),
         "heuristic": lambda: make_agent("heuristic", config.env, options=config.env_options),
         "self": lambda: pool,
+        "target": lambda: frozen_target(config).act,
     }
     if config.opponents.get("heuristic", 0) > 0 and config.env not in HEURISTICS:
         raise ValueError(f"no heuristic agent for {config.env}; set opponents.heuristic=0")
@@ -100,24 +147,28 @@ def opponent_mix(config: TrainConfig, pool: SelfPlayPool) -> tuple[list[Any], li
 
 def make_vec_env(config: TrainConfig, pool: SelfPlayPool, policy: SelfPlayPolicy | None) -> Any:
     """The training games: the batched engine's learner vector env (`policy` plays its "policy"
-    seats, the self-play opponents), or with `batched=false` single-agent views of the Python
-    environment."""
+    seats, the self-play opponents; or the frozen `target`, `FrozenPolicy`), or with
+    `batched=false` single-agent views of the Python environment."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     if config.batched:
         from snail_envs.batched import make_vec_env as make_batched_vec_env
 
         opponents = {
-            "policy" if kind == "self" else kind: weight
+            "policy" if kind in ("self", "target") else kind: weight
             for kind, weight in config.opponents.items()
             if weight > 0
         }
+        outside: SelfPlayPolicy | FrozenPolicy | FrozenAgent | None = policy
+        if config.opponents.get("target", 0) > 0:
+            target = frozen_target(config)
+            outside = FrozenPolicy(target) if hasattr(target, "model") else FrozenAgent(target)
         try:
             venv = make_batched_vec_env(
                 config.env,
                 config.n_envs,
                 opponents=opponents,
-                policy=policy if "policy" in opponents else None,
+                policy=outside if "policy" in opponents else None,
                 **config.env_options,
             )
         except ValueError as problem:

@@ -1,0 +1,135 @@
+"""Calibration of `snail-exploit` on the solvable minis: the learned best response's gain against
+each target beside the exact best response's.
+
+    python benchmarks/calibration.py --budget 3m --games 1000
+    python benchmarks/calibration.py --policy ppo:runs/snap_v2-0-1 --out calibration.json
+
+For every game with a mini (configs/<game>/mini.yaml, the preset `snail-exact` solves), for the
+targets random, heuristic, a trained policy (`--policy`; without it, a short `snail-train` run on
+the mini, `--policy-timesteps`) and the CFR+ policy (solved here to `--solve-to`), it computes
+the exact best response's expected return against the target, seats rotating (`snail_envs.exact`:
+the mini pays the margin, so this is the margin a best response can expect), and runs
+`snail-exploit` against the same target on the mini: the learned reply's mean margin over
+`--games` fresh games, with its 95% interval. The learned reply reaches the mark where its gain
+over the target's own return (the best response's advantage over playing the target itself, as
+`snail_envs.exact` counts it) is at least 90% of the exact one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from snail_envs.registry import GAME_FOLDERS, GAMES
+from snail_envs.training.exploit import Job, exploit
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+MARK = 0.9
+"""The share of the exact best response's gain the learned reply must reach."""
+
+
+def minis() -> list[tuple[str, dict[str, Any]]]:
+    """(env name, mini options) of every game that has a mini."""
+    found = []
+    for folder, game in zip(GAME_FOLDERS, GAMES, strict=True):
+        path = CONFIGS / folder / "mini.yaml"
+        if path.is_file():
+            found.append((game.env_name, yaml.safe_load(path.read_text())))
+    return found
+
+
+def trained_policy(env_name: str, options: dict[str, Any], timesteps: int, folder: Path) -> str:
+    """A `ppo:PATH` policy trained briefly on the mini against random and heuristic players."""
+    from snail_envs.training.config import load_config
+    from snail_envs.training.train import train
+
+    overrides = [
+        "stages=[ppo]",
+        "anchor_coef=0",
+        "keep_best=false",
+        f"total_timesteps={timesteps}",
+        "eval_games=0",
+        "final_eval_games=0",
+        f"env_options={json.dumps(options)}",
+        f"output_dir={folder}",
+    ]
+    summary = train(load_config(env_name, None, overrides), progress_bar=False)
+    return f"ppo:{summary['policy']}"
+
+
+def exact_targets(
+    env_name: str, targets: list[str], solve_to: float, cfr_path: Path
+) -> dict[str, dict[str, float]]:
+    """Each target's exact numbers (and the CFR+ policy's, saved at `cfr_path` as `cfr:PATH`):
+    its own return and the best response's, seats rotating."""
+    from snail_envs.agents import rule_options
+    from snail_envs.agents.cfr import TabularPolicyAgent
+    from snail_envs.exact import analyse, observation_policy
+
+    report, tree, game = analyse(env_name, "mini", targets, solve_to=solve_to)
+    assert report.cfr is not None and report.cfr_exploitability is not None
+    rules = rule_options(game.setup.env_options)
+    TabularPolicyAgent(report.game, rules, observation_policy(tree, game, report.cfr.average)).save(
+        cfr_path, {"algorithm": "CFR+", "iterations": report.cfr.iterations}
+    )
+    numbers = {result.spec: result.exploitability for result in report.agents}
+    numbers[f"cfr:{cfr_path}"] = report.cfr_exploitability
+    return {
+        spec: {
+            "own_return": sum(e.policy_returns) / len(e.policy_returns),
+            "best_response": e.best_response_rotating,
+        }
+        for spec, e in numbers.items()
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--budget", default="3m", help="snail-exploit's budget per target")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--policy", help="the trained target (default: one trained here)")
+    parser.add_argument("--policy-timesteps", type=int, default=50_000)
+    parser.add_argument("--solve-to", type=float, default=0.01)
+    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="calibration-"))
+    results: dict[str, Any] = {}
+    print("| game | target | exact BR gain | learned gain (95% CI) | share | CPU s |")
+    print("|---|---|---:|---:|---:|---:|")
+    for env_name, options in minis():
+        policy = args.policy or trained_policy(env_name, options, args.policy_timesteps, work)
+        targets = ["random", "heuristic", policy]
+        exact = exact_targets(env_name, targets, args.solve_to, work / f"cfr-{env_name}.json")
+        for target, numbers in exact.items():
+            start = time.process_time()
+            job = Job(env_name, target, options, parse(args.budget), games=args.games)
+            report = exploit(job, folder=work / f"{env_name}-{len(results)}", progress=False)
+            gain = numbers["best_response"] - numbers["own_return"]
+            low, high = (bound - numbers["own_return"] for bound in report["margin_ci95"])
+            learned = report["mean_margin"] - numbers["own_return"]
+            share = learned / gain if gain else float("nan")
+            seconds = time.process_time() - start
+            results[f"{env_name} {target}"] = {**numbers, "report": report, "share": share}
+            print(
+                f"| {env_name} mini | {target} | {gain:+.3f} | {learned:+.3f} "
+                f"({low:+.3f} to {high:+.3f}) | {share:.0%} | {seconds:.0f} |",
+                flush=True,
+            )
+    if args.out is not None:
+        args.out.write_text(json.dumps(results, indent=2, default=str))
+
+
+def parse(budget: str) -> float:
+    from snail_envs.training.exploit import parse_budget
+
+    return parse_budget(budget)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""The learned best response on a solvable mini, beside the exact best response."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from snail_envs.registry import GAME_FOLDERS, GAMES
+from snail_envs.training import exploit
+from snail_envs.training.exploit import Job
+from tests.names import SNAP
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@pytest.mark.slow
+def test_the_learned_reply_to_random_on_the_snap_mini_gains_no_more_than_the_exact_one(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("pyspiel")
+    from snail_envs.exact import analyse
+
+    folder = GAME_FOLDERS[[game.env_name for game in GAMES].index(SNAP)]
+    options = yaml.safe_load((CONFIGS / folder / "mini.yaml").read_text())
+    report, _, _ = analyse(SNAP, "mini", ["random"], solve_to=None)
+    (result,) = report.agents
+    exact = result.exploitability.best_response_rotating
+    job = Job(SNAP, "random", options, budget_seconds=30, games=300)
+    learned = exploit.exploit(job, folder=tmp_path / "run", progress=False)
+    low = learned["margin_ci95"][0]
+    # a best response to random gains; none gains more than the exact best response
+    assert low > 0
+    assert low <= exact
+    assert 0 < exact < 1
