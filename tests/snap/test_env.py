@@ -79,7 +79,7 @@ def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
 RANDOM_PLAY = [
     ({}, 1200),
     ({"ruleset": "snap_pot"}, 100),
-    ({"num_players": 4, "ruleset": "snap_pot", "slapjack": True, "max_flips": 300}, 60),
+    ({"num_players": 4, "ruleset": "snap_pot", "slapjack": True, "max_flips": 50}, 60),
     ({"num_players": 3, "speed": True}, 500),
     ({"num_players": 2, "speed": True, "ruleset": "snap_pot", "double": True}, 100),
     ({"num_players": 4, "double": True, "reward": "points"}, 200),
