@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
-from snail_envs.core.game import GameInfo, Outcome
+from snail_envs.core.game import GameInfo, Outcome, Termination
 from snail_envs.core.options import check_int, check_optional_int, is_int
 
 COLOURS = ("orange", "yellow", "blue", "pink")
@@ -403,18 +403,19 @@ class SnailedIt:
             self.totals[seat] += gained
         self.rounds_played += 1
         if max(self.totals) >= self.options.target:
-            self._finish(f"a total reached {self.options.target}")
+            self._finish(f"a total reached {self.options.target}", Termination.GOAL)
         elif self.rounds_played >= self.options.max_rounds:
-            self._finish(f"{self.rounds_played} rounds were played (max_rounds)")
+            self._finish(f"{self.rounds_played} rounds were played (max_rounds)", Termination.LIMIT)
         else:
             self.starter = (self.starter + 1) % self.num_players
             self._start_round()
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: str, termination: Termination) -> None:
         lowest = min(self.totals)
         self.outcome = Outcome(
             winners=frozenset(seat for seat, total in enumerate(self.totals) if total == lowest),
             reason=reason,
+            termination=termination,
         )
 
     def _start_round(self) -> None:

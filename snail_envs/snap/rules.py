@@ -1114,15 +1114,14 @@ class Snap:
     def _end_of_game(self) -> None:
         """A game is over (won, drawn or truncated). One game is the whole episode with
         `session="single"`; in a session the game counts, and the session ends or the next game
-        is dealt by the winner (after a game won by nobody, by the same dealer)."""
+        is dealt by the winner (after a game won by nobody, by the same dealer). A game is won
+        when it ended with one winner: a draw is always shared by the seats that go out together
+        or hold nothing, two or more, as is a tie for the most cards at a limit."""
         if self.options.session == "single":
             self.outcome = self.game_outcome
             return
         result = self.game_outcome
-        won = (
-            result is not None and not result.shared and result.termination is not Termination.DRAW
-        )
-        winner = min(result.winners) if won and result is not None else None
+        winner = min(result.winners) if result is not None and not result.shared else None
         self.games_played += 1
         if winner is not None:
             self.session_wins[winner] += 1

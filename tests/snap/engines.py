@@ -69,26 +69,25 @@ class CompiledTwin:
 
     def __init__(self, apply: Apply) -> None:
         self._apply = apply
-        self._batches: dict[str, Any] = {}
+        self._batches: dict[str, tuple[Any, Any]] = {}
         self.ticks = 0
         """The ticks checked on both engines."""
 
-    def _batch(self, options: SnapOptions) -> Any:
+    def _batch(self, options: SnapOptions) -> tuple[Any, Any]:
+        """A one-game batch of these rule options, and an observer of them."""
         keywords = rule_keywords(options)
         key = repr(sorted(keywords.items()))
         if key not in self._batches:
-            self._batches[key] = snail_envs.batched.make(
-                SNAP_ENV, 1, final_observations=True, **keywords
-            )
+            batch = snail_envs.batched.make(SNAP_ENV, 1, final_observations=True, **keywords)
+            self._batches[key] = batch, batch.spec.new_observer(batch.options)
         return self._batches[key]
 
     def apply(self, game: Snap, actions: Mapping[int, int]) -> None:
         """One tick of `game` on both engines, checked; then `game` plays it."""
-        batch = self._batch(game.options)
+        batch, observer = self._batch(game.options)
         batch.load(0, game, seed=self.ticks)
         follower = copy.deepcopy(game)
         follower.chance = batch.replay_chance(0)
-        observer = batch.spec.new_observer(batch.options)
         observer.reset(follower)
         live = [seat for seat in range(game.num_players) if follower.is_in_game(seat)]
         reference = Reference(follower, observer, list(follower.points()), live, 4)
