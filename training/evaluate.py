@@ -31,6 +31,11 @@ assignment (both orders of the two agents; with `--seating one`, the lone agent 
 The luck of the deal then falls on both sides alike, and a score rate's interval is the normal
 interval over the deals' mean scores, which is narrower at equal games where the deal decides
 much of a game (docs/results.md, "Duplicate deals"). The report names its estimator.
+`--exploit-budget 30m` also measures each agent's worst case after the tournament:
+`snail-exploit` (`snail_envs.training.exploit`) looks for the strongest reply to the agent with
+that budget (`--exploit-method`), into `exploit/<agent>/` of the results folder, and the report
+gains an exploitability column: the reply's lower bound with its 95% interval. Without it, the
+report cites the stored table (`EXPLOIT_TABLE`).
 Trained policies load weights only; `--trust-checkpoint` also admits Stable-Baselines3 archives,
 which are pickles (see `snail_envs.agents.ppo`).
 """
@@ -80,6 +85,21 @@ PACKAGES = (
     "openskill",
 )
 """The packages whose versions a report records besides snail_envs (those installed)."""
+EXPLOIT_TABLE = "docs/results.md, section \"Approximate exploitability\""
+"""Where the stored exploitability lower bounds of the shipped agents are, cited by a report
+that did not measure its own (`--exploit-budget`)."""
+EXPLOIT_FIELDS = (
+    "method",
+    "budget_seconds",
+    "games",
+    "score_rate",
+    "score_ci95",
+    "bound",
+    "lower_bound",
+    "lower_bound_ci95",
+    "folder",
+)
+"""What results.json keeps of each agent's `snail-exploit` report."""
 TRAINED_KINDS = ("ppo", "rllib")
 """The agents that play a policy from a file, which a report names."""
 
@@ -314,6 +334,8 @@ class Tournament:
     """How the score rates and their intervals are computed (`PLAIN` or `DUPLICATE`)."""
     provenance: dict[str, Any] = field(default_factory=dict)
     """Where the results come from (see `provenance`): the command, seed, versions, files."""
+    exploitability: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each agent's `snail-exploit` report (`--exploit-budget`); empty when not measured."""
 
     @property
     def labels(self) -> dict[str, str]:
@@ -401,8 +423,38 @@ class Tournament:
             self.ratings.items(), key=lambda kv: -(kv[1][0] - 3 * kv[1][1])
         ):
             lines.append(f"| {label[spec]} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
+        lines += ["", *self.exploitability_markdown()]
         lines += ["", *provenance_markdown(self.provenance, label)]
         return "\n".join(lines).rstrip() + "\n"
+
+    def exploitability_markdown(self) -> list[str]:
+        """The exploitability column: each agent's lower bound from its `snail-exploit` report,
+        or a line citing the stored table when none was measured."""
+        if not self.exploitability:
+            return [
+                "Exploitability: not measured here (`--exploit-budget 30m` measures each agent's "
+                f"lower bound); the shipped agents' are in {EXPLOIT_TABLE}."
+            ]
+        lines = [
+            "| agent | exploitability lower bound (95% CI) | reply's score rate | method | "
+            "budget | games | run folder |",
+            "|---|---|---|---|---:|---:|---|",
+        ]
+        for spec, report in self.exploitability.items():
+            low, high = report["lower_bound_ci95"]
+            rate = report["score_rate"]
+            lines.append(
+                f"| {self.labels[spec]} | {max(0.0, report['lower_bound']):+.1%} "
+                f"({low:+.1%} to {high:+.1%}) | {rate:.1%} | {report['method']} | "
+                f"{report['budget_seconds']:.0f}s | {report['games']:,} | {report['folder']} |"
+            )
+        bounds = {report["bound"] for report in self.exploitability.values()}
+        lines += [
+            "",
+            f"The {' and '.join(sorted(bounds))} lower bound: the best reply's score rate against "
+            "the agent less chance (0 when the reply does not beat chance).",
+        ]
+        return lines
 
     def results(self) -> dict[str, Any]:
         """Everything the reports show, as plain data (results.json)."""
@@ -441,6 +493,10 @@ class Tournament:
             "ratings": {
                 label[spec]: {"mu": mu, "sigma": sigma}
                 for spec, (mu, sigma) in self.ratings.items()
+            },
+            "exploitability": {
+                label[spec]: {key: report[key] for key in EXPLOIT_FIELDS}
+                for spec, report in self.exploitability.items()
             },
             "provenance": self.provenance,
         }
@@ -745,6 +801,52 @@ def deal_size(games: int, num_players: int, seating: str, table: bool) -> int:
     return size
 
 
+def exploit_jobs(
+    env_name: str,
+    agents: Sequence[str],
+    options: dict[str, Any],
+    budget: str,
+    method: str,
+    games: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The `snail-exploit` job of each distinct agent, each checked (a target that cannot be
+    frozen, or a budget too short, is refused here, before any game is played)."""
+    from snail_envs.training.exploit import Job, check_target, parse_budget
+
+    jobs = {}
+    for spec in dict.fromkeys(agents):
+        job = Job(
+            env=env_name,
+            target=spec,
+            options=options,
+            budget_seconds=parse_budget(budget),
+            seed=seed,
+            games=games,
+            method=method,
+        )
+        check_target(job)
+        jobs[spec] = job
+    return jobs
+
+
+def measure_exploitability(
+    jobs: dict[str, Any], folder: Path, overwrite: bool, command: str | None, progress: bool
+) -> dict[str, dict[str, Any]]:
+    """Run each agent's `snail-exploit` job into `folder/exploit/<agent>`, and return the
+    reports (each with the run folder it wrote)."""
+    from snail_envs.training.exploit import exploit
+
+    reports = {}
+    for spec, job in jobs.items():
+        run = folder / "exploit" / file_name_part(spec)
+        reports[spec] = {
+            **exploit(job, run, overwrite=overwrite, command=command, progress=progress),
+            "folder": str(run),
+        }
+    return reports
+
+
 def _progress_bar(total: int, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
@@ -804,6 +906,23 @@ def main(argv: list[str] | None = None) -> Tournament:
         help="duplicate deals: play every deal (the same deck order and dice) once in each seat "
         "assignment of a pairing, and score the deals (fewer games for the same interval)",
     )
+    parser.add_argument(
+        "--exploit-budget",
+        metavar="BUDGET",
+        help="also measure each agent's exploitability lower bound with snail-exploit, this "
+        "long an agent (90s, 30m, 2h); default: not measured, the report cites the stored table",
+    )
+    parser.add_argument(
+        "--exploit-method",
+        default="learned",
+        help="how snail-exploit looks for the reply (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--exploit-games",
+        type=int,
+        default=1000,
+        help="fresh games that measure each reply (default: %(default)s)",
+    )
     add_trust_flag(parser)
     args = parser.parse_args(argv)
     command = shlex.join(["snail-eval", *(sys.argv[1:] if argv is None else argv)])
@@ -814,6 +933,19 @@ def main(argv: list[str] | None = None) -> Tournament:
         snail_envs.make(args.env, **dict(args.option))
         for spec in dict.fromkeys(args.agents):
             make_agent(spec, args.env, options=dict(args.option), trusted=args.trust_checkpoint)
+        jobs = (
+            {}
+            if args.exploit_budget is None
+            else exploit_jobs(
+                args.env,
+                args.agents,
+                dict(args.option),
+                args.exploit_budget,
+                args.exploit_method,
+                args.exploit_games,
+                args.seed,
+            )
+        )
         tournament = run_tournament(
             args.env,
             args.agents,
@@ -828,8 +960,11 @@ def main(argv: list[str] | None = None) -> Tournament:
             command=command,
             duplicate=args.duplicate,
         )
-        print(tournament.markdown())
         folder = args.out or new_run_dir(EVAL_DIR, f"{args.env}-{args.seed}")
+        tournament.exploitability = measure_exploitability(
+            jobs, folder, args.overwrite, command, progress=True
+        )
+        print(tournament.markdown())
         for path in tournament.write(folder, args.overwrite):
             print(f"wrote {path}")
         print(f"results folder: {folder}")
