@@ -85,7 +85,7 @@ PACKAGES = (
     "openskill",
 )
 """The packages whose versions a report records besides snail_envs (those installed)."""
-EXPLOIT_TABLE = "docs/results.md, section \"Approximate exploitability\""
+EXPLOIT_TABLE = 'docs/results.md, section "Approximate exploitability"'
 """Where the stored exploitability lower bounds of the shipped agents are, cited by a report
 that did not measure its own (`--exploit-budget`)."""
 EXPLOIT_FIELDS = (
@@ -376,85 +376,8 @@ class Tournament:
         return [[scores.get((row, column)) for column in agents] for row in agents]
 
     def markdown(self) -> str:
-        label = self.labels
-        lines = [f"### {self.env_name} {self.options or ''}".rstrip(), ""]
-        if self.seating == "table":
-            lines += [
-                "| agent | games | score rate (95% CI) | mean points (95% CI) |",
-                "|---|---:|---|---|",
-            ]
-            (row,) = self.rows()
-            for side in row:
-                rate, low, high = side.score()
-                mean, mlow, mhigh = side.mean_points()
-                lines.append(
-                    f"| {label[side.agent]} | {len(side.pairing.records)} | "
-                    f"{rate:.1%} ({low:.1%}–{high:.1%}) | {mean:.2f} ({mlow:.2f}–{mhigh:.2f}) |"
-                )
-        else:
-            if self.seating == "one":
-                others = self.options["num_players"] - 1
-                lines += [
-                    f"Each side's score rate is from the games it plays alone, against {others} "
-                    "seats of the other.",
-                    "",
-                ]
-            lines += [
-                "| A | B | games | A's score rate (95% CI) | B's score rate (95% CI) "
-                "| A's mean points (95% CI) | B's mean points (95% CI) |",
-                "|---|---|---:|---|---|---|---|",
-            ]
-            for first, second in self.rows():
-                scores = [
-                    f"{rate:.1%} ({low:.1%}–{high:.1%})"
-                    for rate, low, high in (first.score(), second.score())
-                ]
-                points = [
-                    f"{mean:.2f} ({low:.2f}–{high:.2f})"
-                    for mean, low, high in (first.mean_points(), second.mean_points())
-                ]
-                lines.append(
-                    f"| {label[first.agent]} | {label[second.agent]} | "
-                    f"{len(first.pairing.records)} | {' | '.join([*scores, *points])} |"
-                )
-        lines += ["", f"Score rates: {self.estimator}."]
-        lines += ["", "| agent | rating (μ − 3σ) | μ | σ |", "|---|---:|---:|---:|"]
-        for spec, (mu, sigma) in sorted(
-            self.ratings.items(), key=lambda kv: -(kv[1][0] - 3 * kv[1][1])
-        ):
-            lines.append(f"| {label[spec]} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
-        lines += ["", *self.exploitability_markdown()]
-        lines += ["", *provenance_markdown(self.provenance, label)]
-        return "\n".join(lines).rstrip() + "\n"
-
-    def exploitability_markdown(self) -> list[str]:
-        """The exploitability column: each agent's lower bound from its `snail-exploit` report,
-        or a line citing the stored table when none was measured."""
-        if not self.exploitability:
-            return [
-                "Exploitability: not measured here (`--exploit-budget 30m` measures each agent's "
-                f"lower bound); the shipped agents' are in {EXPLOIT_TABLE}."
-            ]
-        lines = [
-            "| agent | exploitability lower bound (95% CI) | reply's score rate | method | "
-            "budget | games | run folder |",
-            "|---|---|---|---|---:|---:|---|",
-        ]
-        for spec, report in self.exploitability.items():
-            low, high = report["lower_bound_ci95"]
-            rate = report["score_rate"]
-            lines.append(
-                f"| {self.labels[spec]} | {max(0.0, report['lower_bound']):+.1%} "
-                f"({low:+.1%} to {high:+.1%}) | {rate:.1%} | {report['method']} | "
-                f"{report['budget_seconds']:.0f}s | {report['games']:,} | {report['folder']} |"
-            )
-        bounds = {report["bound"] for report in self.exploitability.values()}
-        lines += [
-            "",
-            f"The {' and '.join(sorted(bounds))} lower bound: the best reply's score rate against "
-            "the agent less chance (0 when the reply does not beat chance).",
-        ]
-        return lines
+        """The report (results.md): `results_markdown` of `results`."""
+        return results_markdown(self.results())
 
     def results(self) -> dict[str, Any]:
         """Everything the reports show, as plain data (results.json)."""
@@ -498,6 +421,12 @@ class Tournament:
                 label[spec]: {key: report[key] for key in EXPLOIT_FIELDS}
                 for spec, report in self.exploitability.items()
             },
+            "ratings_order": [
+                label[spec]
+                for spec, (mu, sigma) in sorted(
+                    self.ratings.items(), key=lambda kv: -(kv[1][0] - 3 * kv[1][1])
+                )
+            ],
             "provenance": self.provenance,
         }
 
@@ -614,6 +543,110 @@ class Tournament:
         figure.tight_layout()
         figure.savefig(path, dpi=100)
         plt.close(figure)
+
+
+def results_markdown(data: dict[str, Any], report: bool = True) -> str:
+    """The tables of a tournament from its results.json data: the score table, the estimator,
+    the ratings and each agent's exploitability lower bound where measured. As a `report`
+    (results.md) also a heading, where the stored exploitability is when none was measured, and
+    where the results come from; without, the tables alone, as the docs show a stored
+    results.json (docs/hooks/results_tables.py)."""
+    options = data["options"]
+    lines = [f"### {data['env']} {options or ''}".rstrip(), ""] if report else []
+    lines += _score_table(data)
+    lines += ["", f"Score rates: {data.get('estimator', PLAIN)}."]
+    lines += ["", "| agent | rating (μ − 3σ) | μ | σ |", "|---|---:|---:|---:|"]
+    ratings = data["ratings"]
+    order = data.get("ratings_order") or sorted(
+        ratings, key=lambda name: -(ratings[name]["mu"] - 3 * ratings[name]["sigma"])
+    )
+    for name in order:
+        mu, sigma = ratings[name]["mu"], ratings[name]["sigma"]
+        lines.append(f"| {name} | {mu - 3 * sigma:.1f} | {mu:.1f} | {sigma:.2f} |")
+    if report or data.get("exploitability"):
+        lines += ["", *exploitability_markdown(data.get("exploitability", {}))]
+    if report:
+        lines += ["", *provenance_markdown(data["provenance"], labels_of(data))]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def labels_of(data: dict[str, Any]) -> dict[str, str]:
+    """Each agent's label in results.json data, by its full name."""
+    return {spec: label for label, spec in data["agents"].items()}
+
+
+def _score_table(data: dict[str, Any]) -> list[str]:
+    """The rows of a tournament's score table (see `Tournament.rows`)."""
+    rows = data["rows"]
+    if data["seating"] == "table":
+        lines = [
+            "| agent | games | score rate (95% CI) | mean points (95% CI) |",
+            "|---|---:|---|---|",
+        ]
+        for side in rows[0]["sides"]:
+            lines.append(
+                f"| {side['agent']} | {rows[0]['games']} | {_rate(side)} | {_points(side)} |"
+            )
+        return lines
+    lines = []
+    if data["seating"] == "one":
+        others = data["options"]["num_players"] - 1
+        lines += [
+            f"Each side's score rate is from the games it plays alone, against {others} "
+            "seats of the other.",
+            "",
+        ]
+    lines += [
+        "| A | B | games | A's score rate (95% CI) | B's score rate (95% CI) "
+        "| A's mean points (95% CI) | B's mean points (95% CI) |",
+        "|---|---|---:|---|---|---|---|",
+    ]
+    for row in rows:
+        first, second = row["sides"]
+        lines.append(
+            f"| {first['agent']} | {second['agent']} | {row['games']} | {_rate(first)} | "
+            f"{_rate(second)} | {_points(first)} | {_points(second)} |"
+        )
+    return lines
+
+
+def _rate(side: dict[str, Any]) -> str:
+    low, high = side["score_ci95"]
+    return f"{side['score_rate']:.1%} ({low:.1%}–{high:.1%})"
+
+
+def _points(side: dict[str, Any]) -> str:
+    low, high = side["points_ci95"]
+    return f"{side['mean_points']:.2f} ({low:.2f}–{high:.2f})"
+
+
+def exploitability_markdown(reports: dict[str, dict[str, Any]]) -> list[str]:
+    """The exploitability column: each agent's lower bound from its `snail-exploit` report (by
+    label), or a line citing the stored table when none was measured."""
+    if not reports:
+        return [
+            "Exploitability: not measured here (`--exploit-budget 30m` measures each agent's "
+            f"lower bound); the shipped agents' are in {EXPLOIT_TABLE}."
+        ]
+    lines = [
+        "| agent | exploitability lower bound (95% CI) | reply's score rate | method | "
+        "budget | games | run folder |",
+        "|---|---|---|---|---:|---:|---|",
+    ]
+    for label, report in reports.items():
+        low, high = report["lower_bound_ci95"]
+        lines.append(
+            f"| {label} | {max(0.0, report['lower_bound']):+.1%} ({low:+.1%} to {high:+.1%}) | "
+            f"{report['score_rate']:.1%} | {report['method']} | "
+            f"{report['budget_seconds']:.0f}s | {report['games']:,} | {report['folder']} |"
+        )
+    bounds = {report["bound"] for report in reports.values()}
+    lines += [
+        "",
+        f"The {' and '.join(sorted(bounds))} lower bound: the best reply's score rate against "
+        "the agent less chance (0 when the reply does not beat chance).",
+    ]
+    return lines
 
 
 def short_labels(agents: Sequence[str]) -> dict[str, str]:

@@ -1,17 +1,36 @@
-"""The headline results table, written from docs/data/headline.json.
+"""The results tables of the docs, written from the data the tools wrote (docs/data/).
 
-The README and docs/results.md show the same table; tests/docs/test_results.py holds the
-README's copy to this data, so that no copy can go stale on its own.
+A page holds a marker where a table goes; the site's hook (`site.py`) replaces it as the site is
+built, so that no table can differ from its data:
+
+- `<!-- headline-results -->`: the headline table, from headline.json. The README holds a copy,
+  which tests/docs/test_site.py holds to the data.
+- `<!-- data: eval/NAME.json -->`: a tournament's tables, from the results.json that `snail-eval`
+  wrote (`snail_envs.training.evaluate.results_markdown`, the report's own tables).
+- `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
+  the report.json files that `snail-exploit` wrote, one per cell, in exploit/.
+
+A marker that names no data, or data that is not there, stops the build naming the page and
+the marker.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-HEADLINE_DATA = Path(__file__).parents[1] / "data" / "headline.json"
+from snail_envs.registry import GAMES
+from snail_envs.training.evaluate import results_markdown
+
+DATA = Path(__file__).parents[1] / "data"
+HEADLINE_DATA = DATA / "headline.json"
 HEADLINE_MARKER = "<!-- headline-results -->"
+DATA_MARKER = re.compile(r"<!-- data: ([^ ]+) -->")
+EXPLOIT_TARGETS = ("random", "heuristic", "ppo", "search")
+"""The rows of the exploitability table, in order (a report's target is one of them, or a
+`kind:...` spec of one of these kinds)."""
 
 
 def cell_text(cell: dict[str, Any]) -> str:
@@ -38,3 +57,73 @@ def headline_table(path: Path = HEADLINE_DATA) -> str:
     for row in data["rows"]:
         lines.append(f"| {row['game']} | " + " | ".join(map(cell_text, row["cells"])) + " |")
     return "\n".join(lines)
+
+
+def tournament_tables(path: Path) -> str:
+    """A stored `snail-eval` results.json as its report's tables (no heading, no provenance:
+    the page gives the command above the marker)."""
+    return results_markdown(json.loads(path.read_text()), report=False).rstrip()
+
+
+def exploit_cell(report: dict[str, Any]) -> str:
+    """One cell: the lower bound with its interval (bold where the reply beats chance), the
+    reply's score, the arm or method that found it, and the CPU seconds of the command."""
+    low, high = report["lower_bound_ci95"]
+    if high < 0:
+        text = f"0 (reply below chance, {report['score_rate']:.1%})"
+    else:
+        text = f"{report['lower_bound']:+.1%} ({low:+.1%} to {high:+.1%})"
+        if low > 0:
+            text = f"**{text}**"
+        text += f"; score {report['score_rate']:.1%}"
+    found_by = f"{report['reply']} arm" if report["method"] == "learned" else report["method"]
+    cpu = report.get("cpu_seconds")
+    return f"{text}, {found_by}" + ("" if cpu is None else f", {cpu:.0f} CPU s")
+
+
+def exploit_table(folder: Path = DATA / "exploit") -> str:
+    """The exploitability table: a row per target kind, a column per game (its 2-player
+    version), a cell per stored `snail-exploit` report (— where none is stored)."""
+    reports = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+    cells: dict[tuple[str, str], str] = {}
+    for report in reports:
+        kind = report["target"].partition(":")[0]
+        if kind not in EXPLOIT_TARGETS:
+            raise ValueError(f"{report['target']!r}: a target kind among {EXPLOIT_TARGETS}")
+        cells[kind, report["env"]] = exploit_cell(report)
+    names = {game.env_name: game.title for game in GAMES}
+    lines = [
+        "| target | " + " | ".join(f"{title} (`{env}`)" for env, title in names.items()) + " |",
+        "|---" * (len(names) + 1) + "|",
+    ]
+    for kind in EXPLOIT_TARGETS:
+        row = [cells.get((kind, env), "—") for env in names]
+        lines.append(f"| {kind} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def data_table(name: str) -> str:
+    """The table a `<!-- data: NAME -->` marker stands for."""
+    if name == "exploit":
+        return exploit_table()
+    path = DATA / name
+    if name.startswith("eval/") and path.is_file():
+        return tournament_tables(path)
+    raise ValueError(
+        f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}) "
+        "or exploit"
+    )
+
+
+def fill_tables(markdown: str, page: str) -> str:
+    """`markdown` with every results marker replaced by its table; a marker that names no data
+    is a `ValueError` naming the page."""
+    markdown = markdown.replace(HEADLINE_MARKER, headline_table())
+
+    def table(match: re.Match[str]) -> str:
+        try:
+            return data_table(match.group(1))
+        except (ValueError, OSError, KeyError) as error:
+            raise ValueError(f"{page}: {error}") from None
+
+    return DATA_MARKER.sub(table, markdown)

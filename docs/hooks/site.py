@@ -3,8 +3,8 @@
 - `games/`: a page per game of `snail_envs.registry.GAMES` (`game_pages`), with its GIF and
   seat-view picture (`game_media`), and the list of games; the nav's "Games" section lists them.
 - `changelog.md`: the environments' version histories (`changelog`), as CHANGELOG.md holds them.
-- `<!-- headline-results -->` in a page: the headline results table (`results_tables`), from
-  docs/data/headline.json.
+- `<!-- headline-results -->` and `<!-- data: ... -->` in a page: the results tables
+  (`results_tables`), from the data in docs/data/ that the tools wrote.
 
 Nothing generated is written into docs/: the files exist only in the built site.
 """
@@ -21,7 +21,7 @@ from changelog import changelog_markdown
 from game_media import game_media
 from game_pages import game_page, games_index, media_paths, page_path
 from mkdocs.structure.files import File, Files
-from results_tables import HEADLINE_MARKER, headline_table
+from results_tables import fill_tables
 
 from snail_envs.registry import GAMES
 
@@ -50,6 +50,4 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    if HEADLINE_MARKER in markdown:
-        return markdown.replace(HEADLINE_MARKER, headline_table())
-    return markdown
+    return fill_tables(markdown, page.file.src_path)

@@ -98,12 +98,14 @@ def game_page_holds(site: Path, game: GameInfo) -> None:
 
 
 def results_page_holds(site: Path) -> None:
-    """The results page and the README show the headline table of docs/data/headline.json."""
+    """The results page shows its tables from docs/data/, and the README the headline table."""
     table = headline_table()
     assert table in (ROOT / "README.md").read_text()
     results = (site / "results" / "index.html").read_text(encoding="utf-8")
-    assert "<!-- headline-results -->" not in results
+    assert "<!-- headline-results -->" not in results and "<!-- data:" not in results
     assert "50.2% (47.1–53.2)" in results
+    assert "19.4% (17.1%–22.0%)" in results  # the stored Snail Sprint! tournament
+    assert "+6.2% (+3.1% to +9.2%)" in results  # the stored exploitability reports
 
 
 def test_the_changelog_holds_every_version_history() -> None:

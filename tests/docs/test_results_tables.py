@@ -1,0 +1,71 @@
+"""The docs' results tables are made from the data the tools wrote (results_tables.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from snail_envs.training.evaluate import results_markdown
+from tests.docs.site import ROOT
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT
+
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+import results_tables
+from results_tables import exploit_table, fill_tables
+
+STORED_EVAL = "eval/snail_sprint_v0-seed1.json"
+
+
+def report(env: str, target: str, rate: float, low: float, high: float) -> dict[str, object]:
+    return {
+        "env": env,
+        "target": target,
+        "method": "learned",
+        "reply": "clone",
+        "score_rate": rate,
+        "lower_bound": rate - 0.5,
+        "lower_bound_ci95": [low - 0.5, high - 0.5],
+        "cpu_seconds": 61.4,
+    }
+
+
+def test_each_exploit_report_fills_its_cell_and_the_rest_say_not_measured(tmp_path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps(report(SNAIL_SPRINT, "ppo:x.pt", 0.6, 0.57, 0.63)))
+    (tmp_path / "b.json").write_text(json.dumps(report(PEDZACE_SLIMAKI, "random", 0.2, 0.18, 0.23)))
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in
+            exploit_table(tmp_path).splitlines()[2:]}  # fmt: skip
+    header = exploit_table(tmp_path).splitlines()[0].split(" | ")[1:]
+    sprint = next(i for i, title in enumerate(header) if SNAIL_SPRINT in title)
+    pedzace = next(i for i, title in enumerate(header) if PEDZACE_SLIMAKI in title)
+    assert rows["ppo"][sprint].startswith("**+10.0% (+7.0% to +13.0%)**; score 60.0%, clone arm")
+    assert "61 CPU s" in rows["ppo"][sprint]
+    assert rows["random"][pedzace].startswith("0 (reply below chance, 20.0%)")
+    assert rows["heuristic"][sprint] == "—"
+    assert sum(cell.strip(" |") == "—" for row in rows.values() for cell in row) == 4 * 4 - 2
+
+
+def test_a_stored_tournament_shows_the_tables_its_report_showed() -> None:
+    data = json.loads((results_tables.DATA / STORED_EVAL).read_text())
+    filled = fill_tables(f"<!-- data: {STORED_EVAL} -->", "results.md")
+    assert filled == results_markdown(data, report=False).rstrip()
+    assert "| random | heuristic | 1000 | 19.4% (17.1%–22.0%) |" in filled
+
+
+def test_a_marker_that_names_no_data_stops_the_build_naming_the_page() -> None:
+    with pytest.raises(ValueError, match=r"results\.md: <!-- data: eval/missing\.json --> names"):
+        fill_tables("<!-- data: eval/missing.json -->", "results.md")
+
+
+def test_every_marker_of_the_results_page_has_its_data() -> None:
+    page = (ROOT / "docs" / "results.md").read_text()
+    filled = fill_tables(page, "results.md")
+    assert "<!-- data:" not in filled and "<!-- headline-results -->" not in filled
+
+
+def test_the_stored_exploit_reports_are_snail_exploit_reports() -> None:
+    for path in sorted((results_tables.DATA / "exploit").glob("*.json")):
+        stored = json.loads(path.read_text())
+        assert path.stem == f"{stored['env']}-{stored['target'].partition(':')[0]}", path.name
+        assert stored["games"] >= 1000 and stored["cpu_seconds"] > 0, path.name
