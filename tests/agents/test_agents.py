@@ -18,8 +18,8 @@ from snail_envs.agents import (
     make_agent,
 )
 from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
-from snail_envs.agents.play import main as play_main
-from snail_envs.agents.play import play_game
+from snail_envs.apps.play import main as play_main
+from snail_envs.apps.play import play_game
 from snail_envs.core.testing import deciding_agents, play_steps
 from snail_envs.snail_sprint.observer import OBSERVATION
 from snail_envs.snail_sprint.rules import Snail
@@ -181,7 +181,7 @@ def test_play_ends_on_ctrl_c_with_one_line(monkeypatch, capsys) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("snail_envs.agents.play.play_game", interrupted)
+    monkeypatch.setattr("snail_envs.apps.play.play_game", interrupted)
     with pytest.raises(SystemExit) as stopped:
         play_main(["snail_sprint_v0", "--seats", "human,random"])
     assert stopped.value.code == 130

@@ -8,8 +8,8 @@ import pytest
 
 import snail_envs
 from snail_envs.agents import HumanAgent, choose_action, make_agent
-from snail_envs.agents.play import main as play_main
-from snail_envs.agents.play import play_game
+from snail_envs.apps.play import main as play_main
+from snail_envs.apps.play import play_game
 from snail_envs.docstrings import rulebook
 from snail_envs.registry import GAMES
 

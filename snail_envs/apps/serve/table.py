@@ -8,7 +8,7 @@ threads at once.
 What a page is shown (`seat_frame`) comes from its seat's view alone: the picture and the text of
 `render_seat` (the public table and the seat's own hidden information), the seat's legal moves
 when it decides, and who is to act. The log a person reads is the narration from their seat
-(`snail_envs.agents.narration`); in the games it does not narrate (the races, where every move is
+(`snail_envs.apps.narration`); in the games it does not narrate (the races, where every move is
 made on the open board) it is each turn's decision, which every seat sees made. A page watching
 bots play is a spectator's: the table as `render_text` and the spectator picture show it, and
 every decision but the idle ones (Snap's wait, a toss window's pass).
@@ -29,10 +29,10 @@ import numpy as np
 import snail_envs
 from snail_envs.agents import choose_action
 from snail_envs.agents.human import IDLE_ACTIONS
-from snail_envs.agents.narration import NARRATED, Narrator
-from snail_envs.agents.replay import game_result, start_replay
-from snail_envs.agents.serve.bots import PERSON, make_bot
-from snail_envs.agents.serve.catalog import REALTIME_GAME
+from snail_envs.apps.narration import NARRATED, Narrator
+from snail_envs.apps.replay import game_result, start_replay
+from snail_envs.apps.serve.bots import PERSON, make_bot
+from snail_envs.apps.serve.catalog import REALTIME_GAME
 from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL
 
 SNAP_KEYS = (("Space", " ", SNAP), ("P", "p", SNAP_POOL), ("S", "s", SLAP))

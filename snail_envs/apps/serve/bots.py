@@ -20,7 +20,7 @@ from typing import Any
 
 from snail_envs.agents import ismcts_iterations, make_agent, rollout_worlds, search_settings
 from snail_envs.agents.search import BATCH, ITERATIONS
-from snail_envs.agents.serve.settings import BotLimits
+from snail_envs.apps.serve.settings import BotLimits
 
 PERSON = "human"
 """The seat spec of the person at the page (as `make_agent` names people)."""

@@ -7,10 +7,10 @@
 `--seats` names one agent per seat (as `snail_envs.agents.make_agent` does: `random`, `heuristic`,
 `search[:ITERATIONS]`, `ismcts[:ITERATIONS]`, `rollout`, `human`, ...); the number of seats is the
 number of players. With no human seated, the game is shown turn by turn. People are told every event
-that changes their hand or the table (`snail_envs.agents.narration`); at their prompt they choose by
+that changes their hand or the table (`snail_envs.apps.narration`); at their prompt they choose by
 number, and `help` lists the commands (`quit` leaves). `--quiet` shows only what the people seated
 see and the results: no bot decisions, no table between turns. `--record` also writes an animation
-of the game (GIF, one picture per decision, needs Pillow; see `snail_envs.agents.video`),
+of the game (GIF, one picture per decision, needs Pillow; see `snail_envs.apps.video`),
 `--save-replay` a replay of it (`snail-replay`, which re-plays and shows it); an existing file is
 replaced only with `--overwrite`. `--trust-checkpoint` lets `ppo:PATH` load a Stable-Baselines3
 archive, which is a pickle (trained policies otherwise load weights only)."""
@@ -26,9 +26,9 @@ from snail_envs.agents import HumanAgent, choose_action, make_agent
 from snail_envs.agents.cli import add_trust_flag, command_errors
 from snail_envs.agents.files import refuse_existing
 from snail_envs.agents.human import LeftTheGame
-from snail_envs.agents.narration import Narrator
-from snail_envs.agents.replay import start_replay
-from snail_envs.agents.video import write_gif, written
+from snail_envs.apps.narration import Narrator
+from snail_envs.apps.replay import start_replay
+from snail_envs.apps.video import write_gif, written
 from snail_envs.cli import add_rule_options, env_name
 from snail_envs.docstrings import rulebook
 
@@ -47,7 +47,7 @@ def play_game(
 ) -> dict[str, float]:
     """Play one game; returns each agent's return (all 0 if a person quits). Prints the table
     and each decision when `show` and not `quiet`; people always see the table as their own seat
-    sees it before their decisions, and are told what changed since (`snail_envs.agents.narration`);
+    sees it before their decisions, and are told what changed since (`snail_envs.apps.narration`);
     at the end, a lone person sees its seat's view too. `record`: a GIF to write, `save_replay`: a
     replay to write (`snail-replay`), which must not exist unless `overwrite`; `trusted`: see
     `snail_envs.agents.make_agent`."""

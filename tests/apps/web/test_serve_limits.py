@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from snail_envs.agents.serve.app import create_app
-from snail_envs.agents.serve.catalog import REALTIME_GAME
-from snail_envs.agents.serve.settings import BotLimits, Settings
-from snail_envs.agents.serve.table import Table
 from snail_envs.agents.stopping import Stopped, check_stop
-from tests.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
-from tests.web.servers import running_server
+from snail_envs.apps.serve.app import create_app
+from snail_envs.apps.serve.catalog import REALTIME_GAME
+from snail_envs.apps.serve.settings import BotLimits, Settings
+from snail_envs.apps.serve.table import Table
+from tests.apps.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
+from tests.apps.web.servers import running_server
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
 """A game played by turns, over in seconds."""
 PAGE_WORKER = "snail-serve-page"
@@ -171,7 +171,7 @@ def test_a_stop_signal_ends_the_server_whatever_its_bots_are_doing(stop: signal.
     """A server whose page's bots would think for hours ends soon after SIGTERM or Ctrl-C."""
     import websockets
 
-    command = [sys.executable, "-m", "snail_envs.agents.serve", "--port", "0"]
+    command = [sys.executable, "-m", "snail_envs.apps.serve", "--port", "0"]
     command += ["--max-ismcts-iterations", "100000000"]
     server = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -1,18 +1,18 @@
 """Take the README's screenshot of the page (docs/images/snail_serve.png): a Snailed It! game
 against two heuristic bots, a few moves in, the person to decide.
 
-    python -m tests.web.readme_screenshot
+    python -m tests.apps.web.readme_screenshot
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from snail_envs.agents.serve.settings import Settings
-from tests.web.browser import click_first_move, open_page, page_state, set_table, wait_until
-from tests.web.servers import headless_chromium, running_server
+from snail_envs.apps.serve.settings import Settings
+from tests.apps.web.browser import click_first_move, open_page, page_state, set_table, wait_until
+from tests.apps.web.servers import headless_chromium, running_server
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "snail_serve.png"
+SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "images" / "snail_serve.png"
 MOVES_BEFORE = 4
 
 

@@ -20,17 +20,17 @@ import yaml
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
-from snail_envs.agents.serve.app import create_app
-from snail_envs.agents.serve.catalog import REALTIME_GAME
-from snail_envs.agents.serve.cli import allowed_hosts, listen, main
-from snail_envs.agents.serve.replays import ReplayFolder
-from snail_envs.agents.serve.settings import Settings
+from snail_envs.apps.serve.app import create_app
+from snail_envs.apps.serve.catalog import REALTIME_GAME
+from snail_envs.apps.serve.cli import allowed_hosts, listen, main
+from snail_envs.apps.serve.replays import ReplayFolder
+from snail_envs.apps.serve.settings import Settings
 from snail_envs.training.config import CONFIGS
+from tests.apps.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
+from tests.apps.web.servers import running_server
 from tests.names import SNAP
-from tests.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
-from tests.web.servers import running_server
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
 """A game played by turns."""
 
@@ -470,7 +470,7 @@ def test_the_command_warns_off_loopback_and_names_a_port_in_use() -> None:
             [
                 sys.executable,
                 "-m",
-                "snail_envs.agents.serve",
+                "snail_envs.apps.serve",
                 "--host",
                 "0.0.0.0",
                 "--port",
@@ -492,17 +492,17 @@ def test_the_command_warns_off_loopback_and_names_a_port_in_use() -> None:
 def test_the_page_ships_in_the_wheel_and_the_command_is_declared() -> None:
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    patterns = project["tool"]["setuptools"]["package-data"]["snail_envs.agents"]
-    for path in (ROOT / "agents" / "web").iterdir():
+    patterns = project["tool"]["setuptools"]["package-data"]["snail_envs.apps"]
+    for path in (ROOT / "snail_envs" / "apps" / "web").iterdir():
         assert any(fnmatch.fnmatch(f"web/{path.name}", p) for p in patterns), path.name
-    assert project["project"]["scripts"]["snail-serve"] == "snail_envs.agents.serve.cli:main"
+    assert project["project"]["scripts"]["snail-serve"] == "snail_envs.apps.serve.cli:main"
     assert "snail_envs[web]" in project["project"]["optional-dependencies"]["dev"]
 
 
 def test_only_the_server_imports_the_web_libraries() -> None:
     code = (
-        "import sys, snail_envs.agents, snail_envs.agents.play, snail_envs.agents.replay\n"
-        "import snail_envs.agents.serve.cli\n"
+        "import sys, snail_envs.agents, snail_envs.apps.play, snail_envs.apps.replay\n"
+        "import snail_envs.apps.serve.cli\n"
         "print([m for m in ('starlette', 'uvicorn', 'websockets') if m in sys.modules])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

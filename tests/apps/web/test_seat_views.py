@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from snail_envs.agents.serve.catalog import parse_options
-from snail_envs.agents.serve.table import PERSON, Seating, Table, seat_frame
+from snail_envs.apps.serve.catalog import parse_options
+from snail_envs.apps.serve.table import PERSON, Seating, Table, seat_frame
 from snail_envs.snailed_it.rules import card_name
+from tests.apps.web.pages import QUICK_GAMES
 from tests.names import SNAP
-from tests.web.pages import QUICK_GAMES
 
 TABLES = [
     ("snailed_it_v0", {"num_players": 3}),

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import snail_envs
-from snail_envs.agents import replay as replays
-from snail_envs.agents.play import main as play_main
-from snail_envs.agents.play import play_game
-from snail_envs.agents.replay import (
+from snail_envs.apps import replay as replays
+from snail_envs.apps.play import main as play_main
+from snail_envs.apps.play import play_game
+from snail_envs.apps.replay import (
     Replay,
     ReplayMismatch,
     browse,
@@ -144,7 +144,7 @@ def test_a_game_ended_by_a_penalized_illegal_action_replays(tmp_path: Path) -> N
 
 def test_a_replay_re_simulates_alike_in_another_process(tmp_path: Path) -> None:
     path = saved_game(tmp_path, SNAP, "heuristic,random", seed=5)
-    command = [sys.executable, "-m", "snail_envs.agents.replay", str(path), "--no-interactive"]
+    command = [sys.executable, "-m", "snail_envs.apps.replay", str(path), "--no-interactive"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("re-simulated, every one as recorded")
@@ -394,7 +394,7 @@ def test_gif_frames_name_the_agents_under_the_table(tmp_path) -> None:
     """Each frame is the picture of the table with a strip below it naming the seats' agents."""
     from PIL import Image
 
-    from snail_envs.agents.video import CAPTION_HEIGHT, write_gif
+    from snail_envs.apps.video import CAPTION_HEIGHT, write_gif
 
     path = saved_game(tmp_path, "snail_sprint_v0")
     pictures = [p.picture for p in positions(read_replay(path), pictures=True)]
@@ -459,7 +459,7 @@ def test_the_mp4_holds_one_frame_per_decision(tmp_path: Path, capsys) -> None:
 
 def test_mp4_without_the_video_extra_says_what_to_install(tmp_path, monkeypatch, capsys) -> None:
     path = saved_game(tmp_path, "snail_sprint_v0")
-    monkeypatch.setattr("snail_envs.agents.video.importlib.util.find_spec", lambda name: None)
+    monkeypatch.setattr("snail_envs.apps.video.importlib.util.find_spec", lambda name: None)
     assert replay_error([str(path), "--mp4", str(tmp_path / "game.mp4")], capsys) == (
         "MP4 videos need imageio and imageio-ffmpeg: pip install 'snail_envs[video]' "
         "(imageio is not installed)"

@@ -1,5 +1,5 @@
 // The page of snail-serve. It shows what the server sends and sends what the person does:
-// the rules, the bots and every check live on the server (snail_envs.agents.serve).
+// the rules, the bots and every check live on the server (snail_envs.apps.serve).
 "use strict";
 
 const $ = (id) => document.getElementById(id);

@@ -1,6 +1,6 @@
 """The web application: the page, its static files, and one WebSocket session per page.
 
-`/` is the page (`agents/web/index.html`), `/static/...` its scripts and styles, served from
+`/` is the page (`apps/web/index.html`), `/static/...` its scripts and styles, served from
 that folder alone (Starlette's `StaticFiles` refuses any path that leads out of it), and `/ws`
 the WebSocket each page opens: a new `Session` with its own game. A WebSocket opened by a page
 of another site (its `Origin` is not this server) is refused, so that no other site can play
@@ -24,12 +24,12 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from snail_envs.agents.serve.catalog import catalog
-from snail_envs.agents.serve.session import Session
-from snail_envs.agents.serve.settings import Settings
+from snail_envs.apps.serve.catalog import catalog
+from snail_envs.apps.serve.session import Session
+from snail_envs.apps.serve.settings import Settings
 
 WEB = Path(__file__).resolve().parents[1] / "web"
-"""The page's files: package data of `snail_envs.agents`."""
+"""The page's files: package data of `snail_envs.apps`."""
 PAGE_POLICY = (
     "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
     "base-uri 'none'; frame-ancestors 'none'"

@@ -19,9 +19,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from snail_envs.agents.serve.settings import Settings
-from tests.names import SNAP
-from tests.web.browser import (
+from snail_envs.apps.serve.settings import Settings
+from tests.apps.web.browser import (
     call_snap_on_every_match,
     open_page,
     page_state,
@@ -31,8 +30,9 @@ from tests.web.browser import (
     type_into,
     wait_until,
 )
-from tests.web.pages import QUICK_GAMES
-from tests.web.servers import headless_chromium, running_server
+from tests.apps.web.pages import QUICK_GAMES
+from tests.apps.web.servers import headless_chromium, running_server
+from tests.names import SNAP
 
 pytestmark = pytest.mark.slow  # each test drives a browser: the full suite runs them
 

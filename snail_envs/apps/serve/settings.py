@@ -15,7 +15,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 class BotLimits:
     """What one page may ask of the server's bots, so that no page holds the machine: the
     defaults keep a decision to a few seconds of one core and a network to a few megabytes.
-    `snail-serve --max-NAME` raises or lowers each (`snail_envs.agents.serve.bots` applies
+    `snail-serve --max-NAME` raises or lowers each (`snail_envs.apps.serve.bots` applies
     them)."""
 
     bots: int = max(game.max_players for game in GAMES)

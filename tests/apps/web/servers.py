@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from snail_envs.agents.serve.settings import Settings
+from snail_envs.apps.serve.settings import Settings
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 DRIVER_NAMES = ("chromedriver", "chromium.chromedriver")
@@ -27,8 +27,8 @@ def running_server(settings: Settings) -> Iterator[tuple[str, Any]]:
     `snail-serve` runs it: its address and the application."""
     import uvicorn
 
-    from snail_envs.agents.serve.app import create_app
-    from snail_envs.agents.serve.cli import listen
+    from snail_envs.apps.serve.app import create_app
+    from snail_envs.apps.serve.cli import listen
 
     app = create_app(settings)
     listener = listen("127.0.0.1", 0)

@@ -3,7 +3,7 @@
 Only that folder is read, and only the replays it lists: a name the page sends must be one of
 `ReplayFolder.names()` (a plain `.jsonl` file directly in the folder, not a link leading out of
 it), so no name reaches another file. Opening one re-simulates and checks the whole game
-(`snail_envs.agents.replay`); a bad file or a mismatch is a `ValueError` the page is shown.
+(`snail_envs.apps.replay`); a bad file or a mismatch is a `ValueError` the page is shown.
 The page then asks for the table before any decision: its text comes from the check, its
 picture (the spectator's, as `snail-replay --gif` draws it) from re-simulating up to there,
 continuing forward from the position shown last.
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from snail_envs.agents.replay import Replay, positions, read_replay, simulate
-from snail_envs.agents.serve.table import png_data_url
+from snail_envs.apps.replay import Replay, positions, read_replay, simulate
+from snail_envs.apps.serve.table import png_data_url
 
 
 class ReplayFolder:

@@ -36,7 +36,7 @@ The command re-simulates the replay, checks it, and shows the game in the termin
 environment's text view, one decision at a time): interactively (Enter or n: next decision,
 b or p: back, a number: that decision, q, Ctrl-C or the end of input: quit), or straight through
 with `--no-interactive`. `--gif OUT` and `--mp4 OUT` render the game instead
-(`snail_envs.agents.video`: one picture per decision); an existing output is replaced only with
+(`snail_envs.apps.video`: one picture per decision); an existing output is replaced only with
 `--overwrite`. A mismatch or a bad file ends the command with one line and exit status 1.
 docs/replays.md tells more.
 """
@@ -57,7 +57,7 @@ import numpy as np
 import snail_envs
 from snail_envs.agents.cli import command_errors, fail
 from snail_envs.agents.files import refuse_existing, write_text
-from snail_envs.agents.video import VIDEO_HINT, require_video, write_gif, write_mp4, written
+from snail_envs.apps.video import VIDEO_HINT, require_video, write_gif, write_mp4, written
 
 FORMAT = "snail_envs.replay"
 VERSION = 1

@@ -26,8 +26,8 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from snail_envs.agents.serve.catalog import MAX_OPTION_TEXT, REALTIME_GAME, parse_options
-from snail_envs.agents.serve.table import Seating
+from snail_envs.apps.serve.catalog import MAX_OPTION_TEXT, REALTIME_GAME, parse_options
+from snail_envs.apps.serve.table import Seating
 
 MESSAGE_TYPES = ("start", "act", "pace", "stop", "save", "open_replay", "replay_step")
 MAX_SPEC = 300

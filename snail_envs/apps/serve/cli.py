@@ -1,4 +1,4 @@
-"""The command `snail-serve` (`python -m snail_envs.agents.serve`): the browser app's server.
+"""The command `snail-serve` (`python -m snail_envs.apps.serve`): the browser app's server.
 
     snail-serve                                   # http://127.0.0.1:8000/
     snail-serve --port 8080 --replays games/ --save-dir games/
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from snail_envs.agents.cli import command_errors, fail
-from snail_envs.agents.serve.settings import LOOPBACK_HOSTS, BotLimits, Settings
+from snail_envs.apps.serve.settings import LOOPBACK_HOSTS, BotLimits, Settings
 
 LIMIT_HELP = {
     "bots": "bot seats a table may have",
@@ -66,7 +66,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from snail_envs.agents import serve
+    from snail_envs.apps import serve
 
     parser = argparse.ArgumentParser(
         prog="snail-serve", description=(serve.__doc__ or "").splitlines()[0]
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             import uvicorn
 
-            from snail_envs.agents.serve.app import create_app
+            from snail_envs.apps.serve.app import create_app
         except ModuleNotFoundError as missing:
             if missing.name not in ("starlette", "uvicorn", "yaml", "PIL"):
                 raise

@@ -1,7 +1,7 @@
 """One page's session: its WebSocket, its game, its replay viewer, its idle timer.
 
 The server holds all game logic; a page only shows what it is sent and sends what the person
-does. A session reads the page's messages one at a time (`snail_envs.agents.serve.messages`
+does. A session reads the page's messages one at a time (`snail_envs.apps.serve.messages`
 checks each; a bad one is answered with an error the page shows, and the session goes on), and a
 game task drives its `Table`:
 
@@ -37,9 +37,10 @@ from typing import Any, TypeVar
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from snail_envs.agents.serve.bots import PERSON, check_bots
-from snail_envs.agents.serve.catalog import AGENT_SUGGESTIONS
-from snail_envs.agents.serve.messages import (
+from snail_envs.agents.stopping import Stopped, stop_on
+from snail_envs.apps.serve.bots import PERSON, check_bots
+from snail_envs.apps.serve.catalog import AGENT_SUGGESTIONS
+from snail_envs.apps.serve.messages import (
     MAX_PACE_MS,
     BadMessage,
     integer,
@@ -48,10 +49,9 @@ from snail_envs.agents.serve.messages import (
     short,
     string,
 )
-from snail_envs.agents.serve.replays import ReplayFolder, ReplayView
-from snail_envs.agents.serve.settings import Settings
-from snail_envs.agents.serve.table import Table
-from snail_envs.agents.stopping import Stopped, stop_on
+from snail_envs.apps.serve.replays import ReplayFolder, ReplayView
+from snail_envs.apps.serve.settings import Settings
+from snail_envs.apps.serve.table import Table
 
 LOG = logging.getLogger(__name__)
 DEFAULT_PACE_MS = 400
@@ -351,4 +351,4 @@ HANDLERS: dict[str, Handler] = {
     "open_replay": Session._open_replay,
     "replay_step": Session._replay_step,
 }
-"""Each message type's handler (`snail_envs.agents.serve.messages.MESSAGE_TYPES`)."""
+"""Each message type's handler (`snail_envs.apps.serve.messages.MESSAGE_TYPES`)."""

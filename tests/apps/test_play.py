@@ -8,9 +8,9 @@ import pytest
 
 import snail_envs
 from snail_envs.agents import choose_action, make_agent
-from snail_envs.agents.narration import Narrator
-from snail_envs.agents.play import main as play_main
-from snail_envs.agents.play import play_game
+from snail_envs.apps.narration import Narrator
+from snail_envs.apps.play import main as play_main
+from snail_envs.apps.play import play_game
 from snail_envs.core.host import GameHost
 from tests.names import SNAP
 

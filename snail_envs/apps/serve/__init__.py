@@ -2,7 +2,7 @@
 
     snail-serve                                    # then open http://127.0.0.1:8000/
     snail-serve --replays games/ --save-dir games/ --tick-ms 150
-    python -m snail_envs.agents.serve --help
+    python -m snail_envs.apps.serve --help
 
 In the page a person picks a game, a rule preset of `configs/<game>/` or options of their own,
 and an agent for every other seat (any `make_agent` spec: `heuristic`, `random`, `ismcts:500`,
@@ -15,7 +15,7 @@ exists). Needs the `web` extra: `pip install "snail_envs[web]"`.
 
 The server holds every rule: it drives the same AEC environments and agents as `snail-play`,
 each page's game its own (`session`), and sends a page only its seat's view (`table`); the page
-shows what it is sent and sends what the person does (`agents/web/`: plain HTML, CSS and
+shows what it is sent and sends what the person does (`snail_envs/apps/web/`: plain HTML, CSS and
 JavaScript, no build step). Every message from a page is checked (`messages`).
 
 ## Snap in real time
@@ -67,7 +67,7 @@ The server listens on 127.0.0.1 unless told otherwise (`--host` elsewhere warns:
 reaches it can play and have it load policy files by path, `ppo:PATH`, weights only). It answers
 only its own host names (127.0.0.1, localhost, [::1], or `--host`'s, and `--allowed-host`'s),
 so a site whose name is pointed at this machine (DNS rebinding) gets nothing, and refuses
-WebSockets opened by pages of any other origin. It serves no file outside `agents/web/`, reads
+WebSockets opened by pages of any other origin. It serves no file outside `apps/web/`, reads
 replays from the `--replays` folder alone (a name the page sends must be one of the files it
 lists there), drops a page that has sent nothing for `--idle-timeout` seconds (600), and
 answers every bad message with a short error the page shows, going on: an error quotes at most
