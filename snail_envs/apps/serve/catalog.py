@@ -19,16 +19,14 @@ import yaml
 
 import snail_envs
 from snail_envs.cli import parse_option
-from snail_envs.snap.rules import FACTS as SNAP_FACTS
 from snail_envs.training.config import CONFIGS
 
 SET_BY_SEATS = ("num_players", "reaction_delay")
-"""Options the seats give: one seat a player, and in Snap each seat's `reaction_delay`."""
+"""Options the seats give: one seat a player, and in a game with reflexes (Snap) each seat's
+`reaction_delay`."""
 HOST_OPTIONS = {"reward": "winlose"}
 """Options of every environment beside the rules that a table may set, with their defaults
 (presets such as `dense_points` set `reward`)."""
-REALTIME_GAME = SNAP_FACTS.env_name
-"""The game a person plays on the wall clock (`--tick-ms`), the reaction game."""
 AGENT_SUGGESTIONS = (
     "heuristic",
     "random",
@@ -88,13 +86,16 @@ def preset(path: Path) -> dict[str, Any]:
 
 
 def game_entry(env_name: str) -> dict[str, Any]:
-    """One game of the catalog: its name, title, player range, options and presets."""
+    """One game of the catalog: its name, title, player range, whether a person plays it on
+    the wall clock (its `realtime` fact) and its seats have reflexes (`reaction_delay`), its
+    options and presets."""
     spec = snail_envs.make(env_name).unwrapped.spec
     defaults = dataclasses.asdict(spec.options_class())
+    fields = [field for field in dataclasses.fields(spec.options_class) if field.init]
     options = [
         {"name": field.name, "default": option_text(defaults[field.name])}
-        for field in dataclasses.fields(spec.options_class)
-        if field.init and field.name not in SET_BY_SEATS
+        for field in fields
+        if field.name not in SET_BY_SEATS
     ]
     options += [{"name": name, "default": text} for name, text in HOST_OPTIONS.items()]
     return {
@@ -102,7 +103,8 @@ def game_entry(env_name: str) -> dict[str, Any]:
         "title": spec.info.title,
         "min_players": spec.info.min_players,
         "max_players": spec.info.max_players,
-        "realtime": env_name == REALTIME_GAME,
+        "realtime": spec.info.realtime,
+        "reaction_delays": any(field.name == "reaction_delay" for field in fields),
         "options": options,
         "presets": [preset(path) for path in rule_presets(env_name)],
     }

@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         "--tick-ms",
         type=int,
         default=Settings.tick_ms,
-        help=f"milliseconds a tick of real-time Snap lasts (default: {Settings.tick_ms})",
+        help=f"milliseconds a tick of a real-time game (Snap) lasts (default: {Settings.tick_ms})",
     )
     parser.add_argument(
         "--idle-timeout",

@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from snail_envs.apps.serve.catalog import MAX_OPTION_TEXT, REALTIME_GAME, parse_options
+from snail_envs.apps.serve.catalog import MAX_OPTION_TEXT, parse_options
 from snail_envs.apps.serve.table import Seating
 
 MESSAGE_TYPES = ("start", "act", "pace", "stop", "save", "open_replay", "replay_step")
@@ -105,8 +105,9 @@ def string(message: Mapping[str, Any], name: str, longest: int = MAX_SPEC) -> st
 
 def read_seating(message: Mapping[str, Any], games: Mapping[str, Mapping[str, Any]]) -> Seating:
     """The table a `start` message asks for, `games` being the catalog by name: the game, one
-    seat a player (with Snap's reaction delays, each seat's or none), the options it names (only
-    those the catalog lists for the game), and the seed (drawn when null)."""
+    seat a player (in a game whose seats have reflexes, each seat's reaction delay or none),
+    the options it names (only those the catalog lists for the game), and the seed (drawn when
+    null)."""
     name = string(message, "game")
     if name not in games:
         raise BadMessage(f"unknown game {echo(name)}; games: {', '.join(games)}")
@@ -124,8 +125,10 @@ def read_seating(message: Mapping[str, Any], games: Mapping[str, Mapping[str, An
         specs.append(string(seat, "agent").strip())
         if seat.get("reaction_delay") is not None:
             delays.append(integer(seat, "reaction_delay", 0, 1000))
-    if delays and (len(delays) != len(seats) or name != REALTIME_GAME):
-        raise BadMessage(f"reaction delays are given for every seat or none, in {REALTIME_GAME}")
+    if delays and not game["reaction_delays"]:
+        raise BadMessage(f"{name} has no reaction delays; seats' reaction_delay must be null")
+    if delays and len(delays) != len(seats):
+        raise BadMessage("reaction delays are given for every seat or none")
     texts = message.get("options", {})
     known = [option["name"] for option in game["options"]]
     if not isinstance(texts, dict) or not all(

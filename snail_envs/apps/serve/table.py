@@ -28,15 +28,10 @@ import numpy as np
 
 import snail_envs
 from snail_envs.agents import choose_action
-from snail_envs.agents.human import IDLE_ACTIONS
+from snail_envs.agents.human import idle_action
 from snail_envs.apps.narration import NARRATED, Narrator
 from snail_envs.apps.replay import game_result, start_replay
 from snail_envs.apps.serve.bots import PERSON, make_bot
-from snail_envs.apps.serve.catalog import REALTIME_GAME
-from snail_envs.snap.rules import SLAP, SNAP, SNAP_POOL
-
-SNAP_KEYS = (("Space", " ", SNAP), ("P", "p", SNAP_POOL), ("S", "s", SLAP))
-"""The keys of Snap's calls in real time: the key's name, its `KeyboardEvent.key`, the action."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +75,7 @@ def seat_frame(env: Any, agent: str | None, who: Sequence[str], realtime: bool) 
     legal = host.legal_actions(agent) if agent is not None and deciding else []
     moves = [{"action": action, "label": host.action_to_string(agent, action)} for action in legal]
     if realtime:
-        moves = [move for move in moves if move["label"] not in IDLE_ACTIONS]
+        moves = [move for move in moves if move["action"] not in host.spec.info.idle_actions]
     elif len(moves) == 1:
         moves = []  # a single choice is taken for the person
     frame = {
@@ -89,7 +84,7 @@ def seat_frame(env: Any, agent: str | None, who: Sequence[str], realtime: bool) 
         "moves": moves,
         "status": status_line(env, who),
     }
-    if env.unwrapped.spec.info.env_name == REALTIME_GAME:
+    if host.spec.info.realtime:
         frame["flips"] = game.flips
     return frame
 
@@ -126,7 +121,8 @@ class Table:
         if len(people) > 1:
             raise ValueError("one person sits at a page; the other seats are bots")
         self.person: str | None = people[0] if people else None
-        self.realtime = self.person is not None and seating.env_name == REALTIME_GAME
+        host = self.env.unwrapped
+        self.realtime = self.person is not None and host.spec.info.realtime
         self.who = [
             "you" if spec == PERSON else f"{agent} ({spec})"
             for agent, spec in zip(agents, seating.seats, strict=True)
@@ -139,7 +135,6 @@ class Table:
         self.replay = start_replay(
             seating.env_name, seating.options, seating.seed, self.env, seating.seats
         )
-        host = self.env.unwrapped
         self.narrator = None if self.person is None else Narrator(host, self.person)
         self.narrated = type(host.game) in NARRATED
         self._log: list[str] = []
@@ -185,20 +180,20 @@ class Table:
         }
 
     def keys(self) -> list[dict[str, Any]]:
-        """The keys of the person's calls in real time (none in a game played by turns): Snap's
-        calls, the slap only in Slapjack."""
+        """The keys of the person's calls in real time (none in a game played by turns): the
+        game's `call_keys`, each where its rule option is on (Snap's slap only in Slapjack)."""
         if not self.realtime or self.person is None:
             return []
         host = self.env.unwrapped
         return [
             {
-                "name": name,
-                "key": key,
-                "action": action,
-                "label": host.action_to_string(self.person, action),
+                "name": call.name,
+                "key": call.key,
+                "action": call.action,
+                "label": host.action_to_string(self.person, call.action),
             }
-            for name, key, action in SNAP_KEYS
-            if action != SLAP or host.options.slapjack
+            for call in host.spec.info.call_keys
+            if call.option is None or getattr(host.options, call.option)
         ]
 
     def settle(self) -> None:
@@ -223,10 +218,7 @@ class Table:
     def idle_action(self, agent: str) -> int | None:
         """`agent`'s action that lets the moment go by (wait, pass), if it has one now."""
         host = self.env.unwrapped
-        for action in host.legal_actions(agent):
-            if host.action_to_string(agent, action) in IDLE_ACTIONS:
-                return action
-        return None
+        return idle_action(host, host.legal_actions(agent))
 
     def bot_action(self, agent: str) -> int:
         """The bot's choice for `agent`, from that seat's view only (`choose_action`)."""
@@ -244,7 +236,7 @@ class Table:
         self._step(agent, action)
         seat = self.env.possible_agents.index(agent)
         if self.person is None:
-            if decision not in IDLE_ACTIONS:
+            if action not in self.env.unwrapped.spec.info.idle_actions:
                 self._log.append(f"{self.who[seat]}: {decision}")
         elif not self.narrated and alone:
             self._log.append(f"{self.who[seat]}: {decision}{note}")
@@ -252,8 +244,9 @@ class Table:
             self._log += self.narrator.events()
 
     def play_realtime_tick(self, call: int | None) -> str | None:
-        """One tick of Snap on the wall clock: the person makes `call` (None: waits), the bots
-        decide. A call the person may not make now is not made; the reason is returned."""
+        """One tick of a real-time game on the wall clock: the person makes `call` (None:
+        waits), the bots decide. A call the person may not make now is not made; the reason
+        is returned."""
         refused = None
         for agent in self.tick_agents():
             if agent != self.person:
@@ -266,7 +259,7 @@ class Table:
                 except ValueError as problem:
                     refused = f"your call was not made: {problem}"
             if action is None:
-                raise RuntimeError(f"{agent} has no idle action in a tick of {REALTIME_GAME}")
+                raise RuntimeError(f"{agent} has no idle action in a tick of real-time play")
             self.play(agent, action)
         self.settle()
         return refused

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.names import SNAP
+from snail_envs.registry import GAMES
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT, SNAP
 
 LOCAL = "http://127.0.0.1:8000"
 """The address the test client's requests go to (the server answers its own host names only)."""
 SOCKET = "ws://127.0.0.1:8000/ws"
 """The test client's page socket, at that address."""
 QUICK_GAMES: dict[str, dict[str, str]] = {
-    "snailed_it_v0": {"hand_size": "3", "target": "1"},
-    "snail_sprint_v0": {},
-    "pedzace_slimaki_v0": {"board_length": "8", "mushrooms": "[4]"},
+    SNAILED_IT: {"hand_size": "3", "target": "1"},
+    SNAIL_SPRINT: {},
+    PEDZACE_SLIMAKI: {"board_length": "8", "mushrooms": "[4]"},
     SNAP: {"match_key": "picture", "pictures": "3", "copies": "2", "refresh": "shuffle"},
 }
 """Options of each game under which a game is over in seconds (as the page sends them)."""
+REALTIME_GAME = next(game.env_name for game in GAMES if game.realtime)
+"""The game a person plays on the wall clock (its facts say so)."""
+TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
+"""A game played turn by turn."""
 
 
 class Page:

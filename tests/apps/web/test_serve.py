@@ -21,17 +21,16 @@ from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
 from snail_envs.apps.serve.app import create_app
-from snail_envs.apps.serve.catalog import REALTIME_GAME
 from snail_envs.apps.serve.cli import allowed_hosts, listen, main
 from snail_envs.apps.serve.replays import ReplayFolder
 from snail_envs.apps.serve.settings import Settings
+from snail_envs.registry import GAMES
 from snail_envs.training.config import CONFIGS
-from tests.apps.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
+from tests.apps.web.pages import LOCAL, QUICK_GAMES, REALTIME_GAME, SOCKET, TURN_GAME, Page
 from tests.apps.web.servers import running_server
 from tests.names import SNAP
 
 ROOT = Path(__file__).resolve().parents[3]
-TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
 """A game played by turns."""
 
 
@@ -150,6 +149,23 @@ def test_the_slap_key_comes_with_slapjack(client: TestClient) -> None:
         table = page.start(SNAP, ["human", "random"], {"slapjack": "True"}, delays=[0, 2])
         page.send("stop")
     assert [(key["name"], key["label"]) for key in table["keys"]][-1] == ("S", "slap a Jack")
+
+
+def test_the_server_reads_game_facts_and_names_no_game(client: TestClient) -> None:
+    """Which game runs on the clock, its call keys and its idle moves are facts of the game
+    (`GameInfo`): no environment name, and no game's own module, appears in the server."""
+    with client.websocket_connect(SOCKET) as socket_:
+        games = Page(socket_).welcome["games"]
+    assert {game["name"]: game["realtime"] for game in games} == {
+        game.env_name: game.realtime for game in GAMES
+    }
+    server = ROOT / "snail_envs" / "apps" / "serve"
+    for source in server.glob("*.py"):
+        code = source.read_text(encoding="utf-8")
+        for game in GAMES:
+            folder = game.env_name.rpartition("_v")[0]
+            assert game.env_name not in code, source.name
+            assert f"snail_envs.{folder}" not in code, source.name
 
 
 def test_bad_messages_are_answered_with_errors_and_the_session_goes_on(

@@ -18,14 +18,12 @@ from starlette.testclient import TestClient
 
 from snail_envs.agents.stopping import Stopped, check_stop
 from snail_envs.apps.serve.app import create_app
-from snail_envs.apps.serve.catalog import REALTIME_GAME
 from snail_envs.apps.serve.settings import BotLimits, Settings
 from snail_envs.apps.serve.table import Table
-from tests.apps.web.pages import LOCAL, QUICK_GAMES, SOCKET, Page
+from tests.apps.web.pages import LOCAL, QUICK_GAMES, SOCKET, TURN_GAME, Page
 from tests.apps.web.servers import running_server
 
 ROOT = Path(__file__).resolve().parents[3]
-TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
 """A game played by turns, over in seconds."""
 PAGE_WORKER = "snail-serve-page"
 """The name every page's worker thread starts with."""
