@@ -16,10 +16,11 @@ changed:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from snail_envs.apps.seats import with_names
 from snail_envs.snailed_it.rules import SnailedIt, card_name
 from snail_envs.snap.render import last_calls_text
 from snail_envs.snap.rules import WAIT, Snap
@@ -156,15 +157,22 @@ NARRATED: dict[type, tuple[Looker, Teller]] = {
 
 class Narrator:
     """Follows `agent`'s seat at `host`'s table (a game host, `env.unwrapped`); `events()` tells
-    what changed since the last call, one line an event."""
+    what changed since the last call, one line an event, naming the other seats by `names` (each
+    seat's, as `snail_envs.apps.seats.seat_names` gives them) when given, by agent id if not."""
 
-    def __init__(self, host: Any, agent: str) -> None:
+    def __init__(self, host: Any, agent: str, names: Sequence[str] | None = None) -> None:
         self._host = host
         self.agent = agent
+        self._names = names
         self._seat = host.possible_agents.index(agent)
         self._narrated = NARRATED.get(type(host.game))
         self._view = self._take_view()
         self._private = host.private_text(agent)
+
+    @property
+    def name(self) -> str:
+        """The name of the seat followed (its agent id when no names were given)."""
+        return self.agent if self._names is None else self._names[self._seat]
 
     def _take_view(self) -> Any:
         return None if self._narrated is None else self._narrated[0](self._host.game, self._seat)
@@ -177,4 +185,6 @@ class Narrator:
         if narrated is None and private != self._private:
             lines.append(f"now {private}")
         self._view, self._private = self._take_view(), private
-        return lines
+        if self._names is None:
+            return lines
+        return [with_names(line, self._names) for line in lines]

@@ -28,6 +28,7 @@ from snail_envs.agents.files import refuse_existing
 from snail_envs.agents.human import LeftTheGame
 from snail_envs.apps.narration import Narrator
 from snail_envs.apps.replay import start_replay
+from snail_envs.apps.seats import seat_names
 from snail_envs.apps.video import write_gif, written
 from snail_envs.cli import add_rule_options, env_name
 from snail_envs.docstrings import rulebook
@@ -61,7 +62,8 @@ def play_game(
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
     people = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
-    narrators = [Narrator(env.unwrapped, agent) for agent in people]
+    names = dict(zip(env.possible_agents, seat_names(seats), strict=True))
+    narrators = [Narrator(env.unwrapped, agent, list(names.values())) for agent in people]
     verbose = show and not quiet
     watching = verbose and not people
     frames = []
@@ -80,10 +82,7 @@ def play_game(
                 print(env.unwrapped.render_text())
             action = choose_action(players[agent], env, agent)
             if verbose:
-                print(
-                    f"> {agent} ({seats[env.possible_agents.index(agent)]}): "
-                    f"{env.unwrapped.action_to_string(agent, action)}\n"
-                )
+                print(f"> {names[agent]}: {env.unwrapped.action_to_string(agent, action)}\n")
             env.step(action)
             replay.record(env, agent, action)
             tell(narrators)
@@ -94,10 +93,8 @@ def play_game(
         humans = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
         host = env.unwrapped
         print(host.render_seat(humans[0]) if len(humans) == 1 else host.render_text())
-        for agent, kind in zip(env.possible_agents, seats, strict=True):
-            print(
-                f"{agent} ({kind}): {'won' if returns[agent] > 0 else 'lost'} ({returns[agent]:+g})"
-            )
+        for agent, name in names.items():
+            print(f"{name}: {'won' if returns[agent] > 0 else 'lost'} ({returns[agent]:+g})")
     if record:
         frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
         seated = dict(zip(env.possible_agents, seats, strict=True))
@@ -112,7 +109,7 @@ def tell(narrators: list[Narrator]) -> None:
     """Print what changed for each person seated (named, when several share the terminal)."""
     for narrator in narrators:
         for line in narrator.events():
-            print(f"  {narrator.agent}: {line}" if len(narrators) > 1 else f"  {line}")
+            print(f"  {narrator.name}: {line}" if len(narrators) > 1 else f"  {line}")
 
 
 class PrintRules(argparse.Action):

@@ -57,6 +57,7 @@ import numpy as np
 import snail_envs
 from snail_envs.agents.cli import command_errors, fail
 from snail_envs.agents.files import refuse_existing, write_text
+from snail_envs.apps.seats import seat_names
 from snail_envs.apps.video import VIDEO_HINT, require_video, write_gif, write_mp4, written
 
 FORMAT = "snail_envs.replay"
@@ -91,6 +92,11 @@ class Replay:
     steps: list[Step] = field(default_factory=list)
     result: dict[str, Any] | None = None
     snail_envs_version: str = snail_envs.__version__
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Each seat's name as people read it ("You", "heuristic": `snail_envs.apps.seats`)."""
+        return dict(zip(self.agents, seat_names(list(self.agents.values())), strict=True))
 
     def record(self, env: Any, agent: str, action: int | None) -> None:
         """Add the step `agent` has just taken in `env` with `action`."""
@@ -401,8 +407,10 @@ def check(replay: Replay) -> None:
         pass
 
 
-def _numbers(rewards: Mapping[str, float]) -> str:
-    return "{" + ", ".join(f"{agent}: {value:+g}" for agent, value in rewards.items()) + "}"
+def _numbers(rewards: Mapping[str, float], names: Mapping[str, str] | None = None) -> str:
+    named = names or {}
+    paid = (f"{named.get(agent, agent)}: {value:+g}" for agent, value in rewards.items())
+    return "{" + ", ".join(paid) + "}"
 
 
 @dataclass(frozen=True)
@@ -418,6 +426,7 @@ def positions(replay: Replay, pictures: bool = False) -> Iterator[Position]:
     finished seats, which change nothing, are left out) and at the end: its text view with the
     decision taken, and with `pictures` its `rgb_array` picture."""
     decisions = sum(step.action is not None for step in replay.steps)
+    names = replay.names
     made = 0
     for step, env in simulate(replay):
         host = env.unwrapped
@@ -427,14 +436,14 @@ def positions(replay: Replay, pictures: bool = False) -> Iterator[Position]:
             continue
         else:
             made += 1
-            spec = replay.agents.get(step.agent, "?")
             paid = {agent: reward for agent, reward in step.rewards.items() if reward}
             text = (
-                f"{host.render_text()}\n[decision {made}/{decisions}] {step.agent} ({spec}): "
+                f"{host.render_text()}\n[decision {made}/{decisions}] "
+                f"{names.get(step.agent, step.agent)}: "
                 f"{describe_action(host, step.agent, step.action)}"
             )
             if paid:
-                text += f"\n  rewards: {_numbers(paid)}"
+                text += f"\n  rewards: {_numbers(paid, names)}"
         picture = host.spec.render_rgb(host.game) if pictures else None
         yield Position(text, picture)
 
@@ -452,8 +461,9 @@ def describe_result(replay: Replay) -> str:
     """Who won, each seat's return, as lines of text."""
     result = replay.result or {}
     winners = result.get("winners", [])
+    names = replay.names
     lines = [
-        f"{agent} ({replay.agents.get(agent, '?')}): "
+        f"{names.get(agent, agent)}: "
         f"{'won' if agent in winners else 'lost' if winners else 'no outcome'} ({total:+g})"
         for agent, total in result.get("returns", {}).items()
     ]

@@ -2,7 +2,7 @@
 
 Each picture is shown for `FRAME_SECONDS`, and the last, the end of the game, for
 `FINAL_FRAME_SECONDS`, so that a looping GIF lets the result be read before it starts again.
-Given the seats' agents, every picture gets a caption naming them (`player_0: heuristic`). A GIF
+Given the seats' agents, every picture gets a caption naming them (`You: player_0`). A GIF
 is written with Pillow (the `render` extra), in one palette for all its frames, which stores
 identical consecutive pictures (the seats of one Snap reaction window deciding on an unchanged
 table, say) as one frame shown as long as all of them: the count of frames written is read back
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from snail_envs.agents.files import atomic_path
+from snail_envs.apps.seats import seat_names
 
 FRAME_SECONDS = 0.7
 """How long each picture of the table is shown."""
@@ -112,20 +113,27 @@ def write_mp4(
 
 
 def captioned(pictures: Sequence[np.ndarray], agents: Mapping[str, str] | None) -> list[np.ndarray]:
-    """The pictures, each with a strip below naming the seats' agents (`player_0: heuristic ·
-    player_1: random`); the pictures themselves when `agents` is None."""
+    """The pictures, each with a strip below naming who plays each seat (`caption`); the
+    pictures themselves when `agents` is None."""
     if agents is None:
         return list(pictures)
     from PIL import Image, ImageDraw
 
     from snail_envs.core.picture import font
 
-    text = "  ·  ".join(f"{agent}: {kind}" for agent, kind in agents.items())
+    text = caption(agents)
     width = pictures[0].shape[1]
     strip = Image.new("RGB", (width, CAPTION_HEIGHT), "white")
     ImageDraw.Draw(strip).text((8, 5), text, fill="black", font=font(14))
     below = np.asarray(strip)
     return [np.concatenate([picture, below[:, : picture.shape[1]]]) for picture in pictures]
+
+
+def caption(agents: Mapping[str, str]) -> str:
+    """The caption of a game's pictures: each seat's name and the agent id the pictures label
+    it with (`You: player_0  ·  heuristic: player_1`), from the seats' agent specs."""
+    names = seat_names(list(agents.values()))
+    return "  ·  ".join(f"{name}: {agent}" for name, agent in zip(names, agents, strict=True))
 
 
 def written(path: str | Path, frames: int, pictures: int) -> str:

@@ -138,7 +138,7 @@ def test_play_runs_a_full_game_with_bots_and_records_it(tmp_path, capsys) -> Non
     target = tmp_path / "game.gif"
     play_main(["snail_sprint_v0", "--seats", "heuristic,random,ismcts:5", "--record", str(target)])
     out = capsys.readouterr().out
-    assert "player_2 (ismcts:5):" in out and "game over" in out
+    assert "> ismcts: " in out and "game over" in out
     from PIL import Image
 
     with Image.open(target) as gif:

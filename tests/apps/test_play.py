@@ -26,7 +26,7 @@ def test_choices_are_numbered_and_a_number_takes_one(monkeypatch, capsys) -> Non
     out = capsys.readouterr().out
     assert "  1. move the" in out and "  2. move the" in out
     assert "player_0, your choice (1-" in out
-    assert "> player_0 (human): move the" in out
+    assert "> You: move the" in out
 
 
 def test_a_single_choice_is_taken_for_the_person_with_a_line(monkeypatch, capsys) -> None:

@@ -120,7 +120,7 @@ def test_a_truncated_game_replays_with_no_winner(tmp_path: Path) -> None:
     assert replay.result["truncated"] and replay.result["winners"] == []
     assert replay.result["reason"] is None
     check(read_replay(replay.save(tmp_path / "game.jsonl")))
-    assert "player_0 (script): no outcome" in list(positions(replay))[-1].text
+    assert "script 1: no outcome" in list(positions(replay))[-1].text
 
 
 def test_a_game_ended_by_a_penalized_illegal_action_replays(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ def test_a_game_ended_by_a_penalized_illegal_action_replays(tmp_path: Path) -> N
     offender = next(agent for agent, total in replay.result["returns"].items() if total < 0)
     assert sorted(replay.result["returns"].values()) == [-1.0, 0.0]
     check(read_replay(replay.save(tmp_path / "game.jsonl")))
-    assert f"{offender} (script): no outcome (-1)" in list(positions(replay))[-1].text
+    assert f"{replay.names[offender]}: no outcome (-1)" in list(positions(replay))[-1].text
 
 
 def test_a_replay_re_simulates_alike_in_another_process(tmp_path: Path) -> None:
@@ -325,8 +325,8 @@ def test_no_interactive_prints_every_decision_then_the_result(tmp_path, capsys) 
     out = capsys.readouterr().out
     decisions = sum(step.action is not None for step in read_replay(path).steps)
     assert out.count("[decision ") == decisions
-    assert f"[decision 1/{decisions}] player_0 (heuristic): " in out
-    assert "player_0 (heuristic): lost (-1)\nplayer_1 (random): won (+1)" in out
+    assert f"[decision 1/{decisions}] heuristic: " in out
+    assert "heuristic: lost (-1)\nrandom: won (+1)" in out
     assert out.rstrip().endswith(
         f"{path}: {len(read_replay(path).steps)} steps of snail_sprint_v0 (seed 3) "
         "re-simulated, every one as recorded"

@@ -20,10 +20,9 @@ from typing import Any
 
 from snail_envs.agents import ismcts_iterations, make_agent, rollout_worlds, search_settings
 from snail_envs.agents.search import BATCH, ITERATIONS
+from snail_envs.apps.seats import PERSON
 from snail_envs.apps.serve.settings import BotLimits
 
-PERSON = "human"
-"""The seat spec of the person at the page (as `make_agent` names people)."""
 NO_FILE = "no such agent file"
 NOT_A_POLICY = "not a weights-only policy"
 SHIPPED = "ppo"

@@ -1,11 +1,12 @@
-"""What the page offers before a game: the games, their options and rule presets, the agents.
+"""What the page offers before a game: the games, their rules, options and presets, the agents.
 
 The page lists each game's rule options with their defaults, written as text the way
 `snail-play -o name=value` takes them (a Python literal, or a word for a string), and the rule
 presets of `configs/<game>/` (every YAML file there but the training configs, `ppo*.yaml`), each
 with the comment at its top. The number of players is set by the seats, and in Snap so is
 `reaction_delay` (a seat's reflexes, in ticks): the page shows them beside each seat, so the
-options table leaves them out.
+options table leaves them out. Each game comes with its rules, the text of the docs' "How to
+play", and each kind of bot with its one-line description (`snail_envs.agents.AGENT_KINDS`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 import yaml
 
 import snail_envs
+from snail_envs.agents import AGENT_KINDS
 from snail_envs.cli import parse_option
+from snail_envs.docstrings import rulebook
 from snail_envs.training.config import CONFIGS
 
 SET_BY_SEATS = ("num_players", "reaction_delay")
@@ -38,6 +41,8 @@ AGENT_SUGGESTIONS = (
     "ppo:PATH",
 )
 """Agent specs the page proposes for the bots' seats; any `make_agent` spec may be typed."""
+SERVED_KINDS = tuple(kind for kind in AGENT_KINDS if kind not in ("human", "rllib"))
+"""The kinds of bots a page may seat (the person's seat is `human`; `rllib` is not served)."""
 MAX_OPTION_TEXT = 2000
 """The longest option value the page may send, in characters (a custom track fits)."""
 
@@ -88,7 +93,7 @@ def preset(path: Path) -> dict[str, Any]:
 def game_entry(env_name: str) -> dict[str, Any]:
     """One game of the catalog: its name, title, player range, whether a person plays it on
     the wall clock (its `realtime` fact) and its seats have reflexes (`reaction_delay`), its
-    options and presets."""
+    options, presets and rules."""
     spec = snail_envs.make(env_name).unwrapped.spec
     defaults = dataclasses.asdict(spec.options_class())
     fields = [field for field in dataclasses.fields(spec.options_class) if field.init]
@@ -107,6 +112,29 @@ def game_entry(env_name: str) -> dict[str, Any]:
         "reaction_delays": any(field.name == "reaction_delay" for field in fields),
         "options": options,
         "presets": [preset(path) for path in rule_presets(env_name)],
+        "rules": rules_entry(env_name),
+    }
+
+
+def agent_catalog() -> dict[str, Any]:
+    """The agents the page offers: the specs it proposes and each kind of bot with its line of
+    description (`snail_envs.agents.AGENT_KINDS`), which the page shows beside each seat."""
+    return {
+        "suggestions": list(AGENT_SUGGESTIONS),
+        "kinds": {kind: AGENT_KINDS[kind] for kind in SERVED_KINDS},
+    }
+
+
+def rules_entry(env_name: str) -> dict[str, Any]:
+    """The rules of a game as the page's Rules panel shows them: the text of the docs' "How to
+    play" and of `snail-play GAME --rules` (`snail_envs.docstrings.rulebook`), in sections. The
+    page sets it as text, never as HTML."""
+    book = rulebook(env_name)
+    return {
+        "title": book.title,
+        "sections": [
+            {"heading": section.heading, "text": section.body} for section in book.sections
+        ],
     }
 
 

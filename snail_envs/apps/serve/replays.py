@@ -64,6 +64,7 @@ class ReplayView:
             "env": self.replay.env,
             "seed": self.replay.seed,
             "agents": self.replay.agents,
+            "names": self.replay.names,
             "count": len(self.texts),
         }
 

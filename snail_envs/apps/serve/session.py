@@ -38,8 +38,9 @@ from typing import Any, TypeVar
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from snail_envs.agents.stopping import Stopped, stop_on
-from snail_envs.apps.serve.bots import PERSON, check_bots
-from snail_envs.apps.serve.catalog import AGENT_SUGGESTIONS
+from snail_envs.apps.seats import PERSON
+from snail_envs.apps.serve.bots import check_bots
+from snail_envs.apps.serve.catalog import agent_catalog
 from snail_envs.apps.serve.messages import (
     MAX_PACE_MS,
     BadMessage,
@@ -100,7 +101,7 @@ class Session:
                 "type": "welcome",
                 "session": self.id,
                 "games": self._catalog,
-                "agents": list(AGENT_SUGGESTIONS),
+                "agents": agent_catalog(),
                 "person": PERSON,
                 "replays": self._replay_names(),
                 "can_save": self.settings.save_dir is not None,

@@ -31,7 +31,8 @@ from snail_envs.agents import choose_action
 from snail_envs.agents.human import idle_action
 from snail_envs.apps.narration import NARRATED, Narrator
 from snail_envs.apps.replay import game_result, start_replay
-from snail_envs.apps.serve.bots import PERSON, make_bot
+from snail_envs.apps.seats import PERSON, seat_names
+from snail_envs.apps.serve.bots import make_bot
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,7 @@ class Table:
         self.person: str | None = people[0] if people else None
         host = self.env.unwrapped
         self.realtime = self.person is not None and host.spec.info.realtime
-        self.who = [
-            "you" if spec == PERSON else f"{agent} ({spec})"
-            for agent, spec in zip(agents, seating.seats, strict=True)
-        ]
+        self.who = seat_names(seating.seats)
         self.bots = {
             agent: make_bot(spec, seating.env_name, seating.seed + index, seating.options)
             for index, (agent, spec) in enumerate(zip(agents, seating.seats, strict=True))
@@ -135,7 +133,7 @@ class Table:
         self.replay = start_replay(
             seating.env_name, seating.options, seating.seed, self.env, seating.seats
         )
-        self.narrator = None if self.person is None else Narrator(host, self.person)
+        self.narrator = None if self.person is None else Narrator(host, self.person, self.who)
         self.narrated = type(host.game) in NARRATED
         self._log: list[str] = []
 
@@ -171,6 +169,7 @@ class Table:
             "seats": [
                 {
                     "agent": self.seating.seats[seat],
+                    "id": self.env.possible_agents[seat],
                     "who": self.who[seat],
                     "reaction_delay": None if delays is None else delays[seat],
                 }

@@ -9,6 +9,7 @@ const DEFAULT_BOT_DELAY = 2;
 
 const state = {
   session: null,
+  personSeat: 0, // the seat the person chose (null: nobody, watching); only the person changes it
   welcome: null,
   games: {},
   table: null,
@@ -70,9 +71,10 @@ function welcome(message) {
     option.value = game.name;
     return option;
   }));
-  $("agent-list").replaceChildren(...message.agents.map((spec) => {
+  $("agent-list").replaceChildren(...message.agents.suggestions.map((spec) => {
     const option = element("option");
     option.value = spec;
+    option.label = agentAbout(spec) || "";
     return option;
   }));
   $("pace").value = message.pace_ms;
@@ -105,7 +107,19 @@ function chooseGame() {
     : "";
   drawOptions(game);
   drawSeats();
+  showRules($("rules"), game.rules);
   $("preset-about").textContent = "";
+}
+
+// The rules are text from the server (the docs' "How to play"), set as text, never as HTML.
+function showRules(container, rules) {
+  container.replaceChildren(element("p", rules.title, "about"), ...rules.sections.flatMap(
+    (section) => [element("h4", section.heading), element("pre", section.text)],
+  ));
+}
+
+function agentAbout(spec) {
+  return state.welcome.agents.kinds[spec.trim().split(":")[0]];
 }
 
 function drawOptions(game) {
@@ -126,55 +140,109 @@ function drawOptions(game) {
   }));
 }
 
+// The number of players the box holds, or null while it holds no valid number (a person
+// typing: "" after a backspace): the seats then stay as they are.
+function playerCount() {
+  const game = currentGame();
+  const text = $("players").value;
+  const count = Number(text);
+  const valid = text !== "" && Number.isInteger(count) &&
+    count >= game.min_players && count <= game.max_players;
+  return valid ? count : null;
+}
+
 function drawSeats() {
-  const body = $("seats").tBodies[0];
-  const count = Number($("players").value);
-  while (body.rows.length > count) body.deleteRow(-1);
-  while (body.rows.length < count) {
-    const seat = body.rows.length;
-    const row = body.insertRow();
-    row.insertCell().textContent = `player_${seat}`;
-    const you = element("input");
-    you.type = "radio";
-    you.name = "you";
-    you.value = String(seat);
-    you.id = `you-${seat}`;
-    you.checked = seat === 0 && !$("nobody").checked && !document.querySelector("input[name=you]:checked");
-    you.addEventListener("change", markPerson);
-    row.insertCell().append(you);
-    const agent = element("input");
-    agent.id = `agent-${seat}`;
-    agent.setAttribute("list", "agent-list");
-    agent.value = DEFAULT_BOT;
-    row.insertCell().append(agent);
-    const delay = element("input");
-    delay.id = `delay-${seat}`;
-    delay.type = "number";
-    delay.min = "0";
-    delay.value = String(DEFAULT_BOT_DELAY);
-    const cell = row.insertCell();
-    cell.className = "realtime-only";
-    cell.append(delay);
+  const game = currentGame();
+  const count = playerCount();
+  $("players").setCustomValidity(
+    count === null ? `${game.title} seats ${game.min_players} to ${game.max_players} players` : "",
+  );
+  $("seat-note").textContent = "";
+  if (count === null) {
+    $("seat-note").textContent = `Players: ${game.min_players} to ${game.max_players}; ` +
+      `the table keeps its ${$("seats").tBodies[0].rows.length} seats until then.`;
+    markPerson();
+    return;
   }
-  if (!document.querySelector("input[name=you]:checked")) $("nobody").checked = true;
+  const body = $("seats").tBodies[0];
+  while (body.rows.length > count) body.deleteRow(-1);
+  while (body.rows.length < count) addSeat(body);
+  if (state.personSeat !== null && state.personSeat >= count) {
+    state.personSeat = count - 1;
+    $("seat-note").textContent = `You now sit at player_${count - 1}: the table has ${count} seats.`;
+  }
+  markPerson();
+}
+
+function addSeat(body) {
+  const seat = body.rows.length;
+  const row = body.insertRow();
+  row.insertCell().textContent = `player_${seat}`;
+  const you = element("input");
+  you.type = "radio";
+  you.name = "you";
+  you.value = String(seat);
+  you.id = `you-${seat}`;
+  you.addEventListener("change", () => choosePerson(seat));
+  row.insertCell().append(you);
+  const agent = element("input");
+  agent.id = `agent-${seat}`;
+  agent.setAttribute("list", "agent-list");
+  agent.value = DEFAULT_BOT;
+  agent.addEventListener("input", () => describeSeat(seat));
+  row.insertCell().append(agent);
+  const about = element("span", "", "agent-about");
+  about.id = `about-${seat}`;
+  row.insertCell().append(about);
+  const delay = element("input");
+  delay.id = `delay-${seat}`;
+  delay.type = "number";
+  delay.min = "0";
+  delay.value = String(DEFAULT_BOT_DELAY);
+  const cell = row.insertCell();
+  cell.className = "realtime-only";
+  cell.append(delay);
+}
+
+function choosePerson(seat) {
+  state.personSeat = seat;
+  $("seat-note").textContent = "";
   markPerson();
 }
 
 function personSeat() {
-  const chosen = document.querySelector("input[name=you]:checked");
-  return chosen && chosen.value !== "" ? Number(chosen.value) : null;
+  return state.personSeat;
 }
 
+// Show the person's choice (a seat, or nobody) as the radios, the agents' boxes and the Start
+// button say it: the choice changes only when the person clicks, never by editing Players.
 function markPerson() {
   const person = personSeat();
+  $("nobody").checked = person === null;
   for (const row of $("seats").tBodies[0].rows) {
     const seat = row.rowIndex - 1;
+    $(`you-${seat}`).checked = seat === person;
     const agent = $(`agent-${seat}`);
     agent.disabled = seat === person;
     agent.placeholder = seat === person ? "you" : "";
     if (seat === person && $(`delay-${seat}`).value === String(DEFAULT_BOT_DELAY)) {
       $(`delay-${seat}`).value = "0";
     }
+    describeSeat(seat);
+  }
+  $("start").textContent = person === null ? "Watch the bots play" : `Play as player_${person}`;
+}
+
+function describeSeat(seat) {
+  const about = $(`about-${seat}`);
+  const spec = $(`agent-${seat}`).value;
+  const known = agentAbout(spec);
+  about.classList.toggle("unknown", seat !== personSeat() && !known);
+  if (seat === personSeat()) {
+    about.textContent = "you: your moves show as buttons";
+  } else {
+    about.textContent = known ||
+      `no such agent; agents: ${Object.keys(state.welcome.agents.kinds).join(", ")}`;
   }
 }
 
@@ -203,8 +271,12 @@ function choosePreset() {
 function start() {
   const game = currentGame();
   const person = personSeat();
+  if (playerCount() === null) {
+    showError(`Players: ${game.title} seats ${game.min_players} to ${game.max_players} players`);
+    return;
+  }
   const seats = [];
-  for (let seat = 0; seat < Number($("players").value); seat += 1) {
+  for (let seat = 0; seat < playerCount(); seat += 1) {
     seats.push({
       agent: seat === person ? state.welcome.person : $(`agent-${seat}`).value,
       reaction_delay: game.realtime ? Number($(`delay-${seat}`).value) : null,
@@ -226,16 +298,17 @@ function table(message) {
   state.over = false;
   state.lastFlips = -1;
   state.flipShownAt = null;
-  $("start").textContent = "Start";
+  markPerson();
   $("setup").hidden = true;
   $("game-view").hidden = false;
   showTitle(message, message.seed);
+  showRules($("game-rules"), state.games[message.game].rules);
   $("seat-list").replaceChildren(...message.seats.map((seat) => {
     const delay = seat.reaction_delay;
-    let text = seat.who === "you" ? `${seat.agent}: you` : seat.who;
+    let text = `${seat.who} (${seat.id})`;
     if (delay !== null) {
       text += `: calls from tick ${delay + 1} of a window on (reaction delay ${delay})`;
-      if (message.realtime && seat.who !== "you") {
+      if (message.realtime && seat.agent !== state.welcome.person) {
         text += `, as a press ${delay * message.tick_ms}–${(delay + 1) * message.tick_ms} ms ` +
           "after the flip would";
       }
@@ -361,7 +434,7 @@ function showReplays(names) {
 
 function replay(message) {
   state.replayCount = message.count;
-  const agents = Object.entries(message.agents).map(([seat, spec]) => `${seat} ${spec}`);
+  const agents = Object.entries(message.names).map(([seat, name]) => `${name} (${seat})`);
   $("replay-title").textContent =
     `${message.name}: ${message.env}, seed ${message.seed} (${agents.join(", ")})`;
   $("replay-slider").max = message.count - 1;
@@ -398,7 +471,7 @@ const HANDLERS = {
   replay_position: replayPosition,
   error: (message) => {
     showError(message.message);
-    $("start").textContent = "Start";
+    markPerson();
     for (const button of $("moves").children) button.disabled = false;
   },
   dropped: (message) => {
@@ -410,8 +483,12 @@ const HANDLERS = {
 document.addEventListener("DOMContentLoaded", () => {
   $("game").addEventListener("change", chooseGame);
   $("preset").addEventListener("change", choosePreset);
-  $("players").addEventListener("change", drawSeats);
-  $("nobody").addEventListener("change", markPerson);
+  $("players").addEventListener("input", drawSeats);
+  $("players").addEventListener("change", () => {
+    if (playerCount() === null) $("players").value = $("seats").tBodies[0].rows.length;
+    drawSeats();
+  });
+  $("nobody").addEventListener("change", () => choosePerson(null));
   $("start").addEventListener("click", start);
   $("pace").addEventListener("input", () => showPace($("pace"), $("pace-out")));
   $("live-pace").addEventListener("input", () => {

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from snail_envs.apps.seats import PERSON
 from snail_envs.apps.serve.catalog import parse_options
-from snail_envs.apps.serve.table import PERSON, Seating, Table, seat_frame
+from snail_envs.apps.serve.table import Seating, Table, seat_frame
 from snail_envs.snailed_it.rules import card_name
 from tests.apps.web.pages import QUICK_GAMES
 from tests.names import SNAP

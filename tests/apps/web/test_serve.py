@@ -20,10 +20,12 @@ import yaml
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
+from snail_envs.agents import AGENT_KINDS
 from snail_envs.apps.serve.app import create_app
 from snail_envs.apps.serve.cli import allowed_hosts, listen, main
 from snail_envs.apps.serve.replays import ReplayFolder
 from snail_envs.apps.serve.settings import Settings
+from snail_envs.docstrings import rulebook
 from snail_envs.registry import GAMES
 from snail_envs.training.config import CONFIGS
 from tests.apps.web.pages import LOCAL, QUICK_GAMES, REALTIME_GAME, SOCKET, TURN_GAME, Page
@@ -65,6 +67,22 @@ def test_the_welcome_lists_the_games_their_options_and_rule_presets(client: Test
     assert options["ruleset"] == "classic" and options["reward"] == "winlose"
 
 
+def test_the_welcome_describes_each_agent_and_holds_each_games_rules(client: TestClient) -> None:
+    """One source each: the agents' lines are `AGENT_KINDS`, the rules the docs' "How to
+    play" (`rulebook`), which `snail-play GAME --rules` prints too."""
+    with client.websocket_connect(SOCKET) as socket_:
+        welcome = Page(socket_).welcome
+    kinds = welcome["agents"]["kinds"]
+    assert kinds["heuristic"] == AGENT_KINDS["heuristic"] and "rllib" not in kinds
+    assert all(spec.partition(":")[0] in kinds for spec in welcome["agents"]["suggestions"])
+    for game in welcome["games"]:
+        book = rulebook(game["name"])
+        assert game["rules"]["title"] == book.title
+        assert [(part["heading"], part["text"]) for part in game["rules"]["sections"]] == [
+            (section.heading, section.body) for section in book.sections
+        ]
+
+
 def test_every_rule_preset_sets_a_table_as_the_page_sends_it(client: TestClient) -> None:
     with client.websocket_connect(SOCKET) as socket_:
         page = Page(socket_)
@@ -94,7 +112,11 @@ def test_a_person_plays_each_game_to_its_end(client: TestClient, game: str) -> N
     assert "player_0's view" in frames[0]["text"] or "(you)" in frames[0]["text"]
     assert any(frame["log"] for frame in frames)
     assert frames[-1]["status"].startswith("game over")
-    assert any(line.startswith("you: ") for line in frames[-1]["result"])
+    assert any(line.startswith("You: ") for line in frames[-1]["result"])
+    told = [frame["status"] for frame in frames] + frames[-1]["result"]
+    told += [line for frame in frames for line in frame["log"]]
+    assert not [line for line in told if "player_" in line], "seats are named, not numbered"
+    assert [seat["who"] for seat in table["seats"]] == ["You", "heuristic"]
 
 
 def test_watching_bots_at_an_adjustable_pace(client: TestClient) -> None:
@@ -110,7 +132,8 @@ def test_watching_bots_at_an_adjustable_pace(client: TestClient) -> None:
         frames = page.play_to_the_end()
     assert not any(frame["moves"] for frame in frames)
     decisions = [line for frame in frames for line in frame["log"]]
-    assert decisions and all(re.match(r"player_\d \((heuristic|random)\): ", d) for d in decisions)
+    names = ("heuristic 1: ", "random: ", "heuristic 2: ")
+    assert decisions and all(decision.startswith(names) for decision in decisions)
     assert "pass" not in " ".join(decisions).split(": ")
 
 
@@ -430,6 +453,7 @@ def test_finished_games_are_saved_as_new_replays_and_stepped_through(
         opened = page.receive("replay")
         assert opened["env"] == "pedzace_slimaki_v0" and opened["seed"] == 7
         assert opened["agents"] == {"player_0": "human", "player_1": "heuristic"}
+        assert opened["names"] == {"player_0": "You", "player_1": "heuristic"}
         shown = page.receive("replay_position")
         assert shown["index"] == 0 and shown["picture"].startswith("data:image/png")
         last = opened["count"] - 1
@@ -437,8 +461,8 @@ def test_finished_games_are_saved_as_new_replays_and_stepped_through(
             page.send("replay_step", index=index)
             shown = page.receive("replay_position")
             assert shown["index"] == index
-            ending = "player_0 (human): won" if index == last else f"[decision {index + 1}/"
-            assert ending in shown["text"] or "player_0 (human): lost" in shown["text"]
+            ending = "You: won" if index == last else f"[decision {index + 1}/"
+            assert ending in shown["text"] or "You: lost" in shown["text"]
         page.send("replay_step", index=last + 1)
         assert page.error().startswith(f"index must be an integer from 0 to {last}")
         for name in ("../replays/" + first["name"], "/etc/passwd", "notes.txt"):
