@@ -4,11 +4,15 @@
     snail-serve --replays games/ --save-dir games/ --tick-ms 150
     python -m snail_envs.apps.serve --help
 
-In the page a person picks a game, a rule preset of `configs/<game>/` or options of their own,
-and an agent for every other seat (any `make_agent` spec: `heuristic`, `random`, `ismcts:500`,
-`rollout`, `search`, `ppo`, `ppo:PATH`, ...), then plays: the table as their seat sees it, their
-legal moves as buttons, a narrated log from their seat, the result. With nobody seated the bots
-play each other at a pace the page sets (and changes while they play). The Replays tab opens the
+In the page a person picks a game (its rules shown from `snail_envs.docstrings.rulebook`), a
+rule preset of `configs/<game>/` or options of their own, their seat, and an agent for every
+other seat (any `make_agent` spec: `heuristic`, `random`, `ismcts:500`, `rollout`, `search`,
+`ppo`, `ppo:PATH`, ..., each described by its line of `snail_envs.agents.AGENT_KINDS`), then
+presses Start and plays: the table as their seat sees it, their legal moves as buttons, a
+narrated log from their seat, the result, the seats named "You" and by their agents
+(`snail_envs.apps.seats`). The seat choice is the person's alone: editing the number of players
+never un-seats them, and only Start starts a game. With nobody seated the bots play each other
+at a pace the page sets (and changes while they play). The Replays tab opens the
 replays of the `--replays` folder (`docs/replays.md`) and steps through them; a finished game is
 saved there with Save replay when `--save-dir` names that folder (never over a file that
 exists). Needs the `web` extra: `pip install "snail_envs[web]"`.

@@ -157,19 +157,24 @@ function drawSeats() {
   $("players").setCustomValidity(
     count === null ? `${game.title} seats ${game.min_players} to ${game.max_players} players` : "",
   );
-  $("seat-note").textContent = "";
+  const note = $("seat-note");
   if (count === null) {
-    $("seat-note").textContent = `Players: ${game.min_players} to ${game.max_players}; ` +
+    note.textContent = `Players: ${game.min_players} to ${game.max_players}; ` +
       `the table keeps its ${$("seats").tBodies[0].rows.length} seats until then.`;
+    note.dataset.waiting = "yes";
     markPerson();
     return;
+  }
+  if (note.dataset.waiting) {
+    note.textContent = "";
+    delete note.dataset.waiting;
   }
   const body = $("seats").tBodies[0];
   while (body.rows.length > count) body.deleteRow(-1);
   while (body.rows.length < count) addSeat(body);
   if (state.personSeat !== null && state.personSeat >= count) {
     state.personSeat = count - 1;
-    $("seat-note").textContent = `You now sit at player_${count - 1}: the table has ${count} seats.`;
+    note.textContent = `You now sit at player_${count - 1}: the table has ${count} seats.`;
   }
   markPerson();
 }
@@ -484,10 +489,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("game").addEventListener("change", chooseGame);
   $("preset").addEventListener("change", choosePreset);
   $("players").addEventListener("input", drawSeats);
-  $("players").addEventListener("change", () => {
-    if (playerCount() === null) $("players").value = $("seats").tBodies[0].rows.length;
-    drawSeats();
-  });
+  $("players").addEventListener("change", drawSeats);
   $("nobody").addEventListener("change", () => choosePerson(null));
   $("start").addEventListener("click", start);
   $("pace").addEventListener("input", () => showPace($("pace"), $("pace-out")));

@@ -19,7 +19,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from snail_envs.agents import AGENT_KINDS
 from snail_envs.apps.serve.settings import Settings
+from snail_envs.docstrings import rulebook
 from tests.apps.web.browser import (
     call_snap_on_every_match,
     open_page,
@@ -75,7 +77,7 @@ def test_a_person_plays_a_whole_game_by_clicking_moves(
     assert play_by_clicks(browser) > 0
     browser.save_screenshot(str(screenshots / f"{game}.png"))
     result = texts(browser, "#result p")
-    assert any(re.match(r"you: (won|lost) \([+-]1\)", line) for line in result), result
+    assert any(re.match(r"You: (won|lost) \([+-]1\)", line) for line in result), result
     assert texts(browser, "#status")[0].startswith("game over")
     assert texts(browser, "#log li"), "the narration is empty"
     picture = browser.find_element(By.ID, "picture")
@@ -92,12 +94,13 @@ def test_snap_in_real_time_a_key_press_wins_against_a_slow_bot(
     set_table(browser, SNAP, ["human", "heuristic"], options=options, delays=[0, 7], seed=2)
     browser.execute_script(FRAME_TIMES)
     seats = texts(browser, "#seat-list li")
-    assert "player_1 (heuristic): calls from tick 8 of a window on (reaction delay 7)" in seats[1]
+    assert seats[0].startswith("You (player_0)")
+    assert "heuristic (player_1): calls from tick 8 of a window on (reaction delay 7)" in seats[1]
     assert "1050–1200 ms after the flip" in seats[1]
     assert call_snap_on_every_match(browser) > 0
     browser.save_screenshot(str(screenshots / "snap_realtime.png"))
     log = " ".join(texts(browser, "#log li"))
-    assert "player_0 snap (right)" in log and "you captured" in log
+    assert "You snap (right)" in log and "you captured" in log
     reactions = texts(browser, "#reactions li")
     assert reactions and all(
         re.fullmatch(r"call snap: \d+ ms after the flip", r) for r in reactions
@@ -124,9 +127,8 @@ def test_watching_bots_then_saving_and_stepping_through_the_replay(
     assert texts(browser, "#game-title")[0].endswith(": watching")
     browser.find_element(By.ID, "live-pace").send_keys(Keys.HOME)  # the fastest pace
     wait_until(lambda: page_state(browser)["over"])
-    assert all(
-        re.match(r"player_\d \((heuristic|random)\): ", line) for line in texts(browser, "#log li")
-    )
+    names = ("heuristic 1: ", "random: ", "heuristic 2: ")
+    assert all(line.startswith(names) for line in texts(browser, "#log li"))
     browser.find_element(By.ID, "save").click()
     saved = wait_until(lambda: texts(browser, "#saved")[0])
     name = saved.removeprefix("saved as ")
@@ -169,3 +171,79 @@ def test_a_bad_table_is_an_error_in_the_page_and_the_page_goes_on(
     type_into(browser, "agent-1", "random")
     browser.find_element(By.ID, "start").click()
     wait_until(lambda: browser.find_element(By.ID, "game-view").is_displayed())
+
+
+def seat_choice(driver: Any) -> dict[str, Any]:
+    """Which radio is checked (a seat's number, "" for nobody), the seats, and the Start label."""
+    return driver.execute_script(
+        """
+        const chosen = document.querySelector("input[name=you]:checked");
+        return {
+          chosen: chosen ? chosen.value : null,
+          seats: document.querySelectorAll("#seats tbody tr").length,
+          start: document.getElementById("start").textContent,
+          setup: !document.getElementById("setup").hidden,
+        };
+        """
+    )
+
+
+def test_editing_players_keeps_the_person_seated_and_starts_nothing(
+    browser: Any, server: str
+) -> None:
+    """Backspace empties the Players box and typing refills it: the person stays in the seat
+    they chose (the last one, if theirs is gone), and only Start starts a game."""
+    open_page(browser, server)
+    Select(browser.find_element(By.ID, "game")).select_by_value("snailed_it_v0")
+    type_into(browser, "players", "3")
+    browser.find_element(By.ID, "you-2").click()
+    players = browser.find_element(By.ID, "players")
+    players.send_keys(Keys.END, Keys.BACKSPACE)
+    assert seat_choice(browser) == {
+        "chosen": "2",
+        "seats": 3,
+        "start": "Play as player_2",
+        "setup": True,
+    }
+    assert "keeps its 3 seats" in texts(browser, "#seat-note")[0]
+    players.send_keys("4", Keys.TAB)
+    assert seat_choice(browser)["chosen"] == "2" and seat_choice(browser)["seats"] == 4
+    type_into(browser, "players", "2")
+    assert seat_choice(browser) == {
+        "chosen": "1",
+        "seats": 2,
+        "start": "Play as player_1",
+        "setup": True,
+    }
+    assert "You now sit at player_1" in texts(browser, "#seat-note")[0]
+    browser.find_element(By.ID, "nobody").click()
+    type_into(browser, "players", "3")
+    assert seat_choice(browser)["chosen"] == "" and seat_choice(browser)["start"].startswith(
+        "Watch"
+    )
+
+
+def test_each_seat_says_what_its_agent_is(browser: Any, server: str) -> None:
+    open_page(browser, server)
+    Select(browser.find_element(By.ID, "game")).select_by_value("snail_sprint_v0")
+    browser.find_element(By.ID, "you-0").click()
+    assert texts(browser, "#about-0")[0].startswith("you")
+    assert texts(browser, "#about-1")[0] == AGENT_KINDS["heuristic"]
+    type_into(browser, "agent-1", "ismcts:500")
+    assert texts(browser, "#about-1")[0] == AGENT_KINDS["ismcts"]
+    type_into(browser, "agent-1", "wizard")
+    assert texts(browser, "#about-1")[0].startswith("no such agent; agents: random, heuristic")
+
+
+def test_the_rules_panel_shows_the_rulebook_as_text(browser: Any, server: str) -> None:
+    open_page(browser, server)
+    Select(browser.find_element(By.ID, "game")).select_by_value(SNAP)
+    browser.find_element(By.CSS_SELECTOR, "#rules-box summary").click()
+    book = rulebook(SNAP)
+    headings = texts(browser, "#rules h4")
+    assert headings == [section.heading for section in book.sections]
+    bodies = browser.execute_script(
+        "return [...document.querySelectorAll('#rules pre')].map((pre) => pre.textContent);"
+    )
+    assert bodies == [section.body for section in book.sections]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#rules pre *"), "set as text, not HTML"
