@@ -28,7 +28,7 @@ def help_text(idle: str | None) -> str:
     ]
     if idle is not None:
         lines += [
-            f"  Enter alone: {idle} (in Snap: let one tick go by)",
+            f"  Enter alone: {idle} (let the moment go by once)",
             f"  wait N: {idle} now and at your next N-1 decisions where you may {idle}, "
             "stopping early when the table offers a play (a claim in Snap, a card that fits)",
         ]
