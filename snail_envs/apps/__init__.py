@@ -6,6 +6,7 @@ watch and show games.
 - `snail_envs.apps.replay`: `snail-replay` and the replay format a played game is kept in.
 - `snail_envs.apps.narration`: what changed, told from one seat, for the people playing.
 - `snail_envs.apps.video`: a game as a GIF or an MP4, one picture per decision.
+- `snail_envs.apps.seats`: the seats' names people read ("You", "heuristic") in all of these.
 
 Agents (`snail_envs.agents`, the person's `HumanAgent` among them) choose moves; the apps seat
 them at a table and show the game.
