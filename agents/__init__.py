@@ -56,17 +56,21 @@ __all__ = [
     "make_agent",
 ]
 
-AGENT_KINDS = (
-    "random",
-    "heuristic",
-    "search",
-    "ismcts",
-    "rollout",
-    "human",
-    "ppo",
-    "rllib",
-    "cfr",
-)
+AGENT_KINDS: dict[str, str] = {
+    "random": "a legal move at random",
+    "heuristic": "the game's hand-written player (its strategy is in its docstring)",
+    "search": "IS-MCTS compiled in the batched engines: search:4096 iterations or search:0.5s a "
+    "move",
+    "ismcts": "IS-MCTS in Python: ismcts:ITERATIONS, then :heuristic, :model, :points or :margin",
+    "rollout": "the heuristic, overruled where paired rollouts show a better move (games with a "
+    "searchable engine)",
+    "human": "a person: the table as their seat sees it, their moves by name",
+    "ppo": "the policy trained and shipped for the game; ppo:PATH, a policy of snail-train",
+    "rllib": "a policy trained by snail-rllib: rllib:PATH",
+    "cfr": "a tabular policy solved by snail-exact --solve: cfr:PATH",
+}
+"""Each kind of agent `make_agent` makes, with its description in a line (`snail-serve`'s
+page shows it beside each seat)."""
 ISMCTS_CHOICES = ("heuristic", "model", "points", "margin")
 """What may follow `ismcts:ITERATIONS`: heuristic rollouts, the heuristic as the opponent model,
 and game points or the lead in points as the value (one of the two)."""

@@ -8,8 +8,12 @@ from typing import Any
 from snail_envs.agents.base import Agent
 from snail_envs.docstrings import rulebook
 
-IDLE_ACTIONS = ("wait", "pass")
-"""The names of the actions that let the moment go by (Snap's wait, a toss window's pass)."""
+
+def idle_action(host: Any, legal: list[int]) -> int | None:
+    """The action among `legal` that lets the moment go by (the game's `idle_actions` fact:
+    Snap's wait, a toss window's pass), if there is one; `host` is the environment."""
+    idle = host.spec.info.idle_actions
+    return next((action for action in legal if action in idle), None)
 
 
 class LeftTheGame(Exception):
@@ -24,7 +28,7 @@ def help_text(idle: str | None) -> str:
     ]
     if idle is not None:
         lines += [
-            f"  Enter alone: {idle} (in Snap: let one tick go by)",
+            f"  Enter alone: {idle} (let the moment go by once)",
             f"  wait N: {idle} now and at your next N-1 decisions where you may {idle}, "
             "stopping early when the table offers a play (a claim in Snap, a card that fits)",
         ]
@@ -62,7 +66,7 @@ class HumanAgent:
         host = env.unwrapped
         legal = host.legal_actions(agent)
         names = [host.action_to_string(agent, action) for action in legal]
-        idle = next((a for a, name in zip(legal, names, strict=True) if name in IDLE_ACTIONS), None)
+        idle = idle_action(host, legal)
         if self._idle_left and idle is not None:
             if not self._play_offered(env, agent, idle):
                 self._idle_left -= 1

@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="fresh pages timed (default: 5)")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "snail_envs.agents.serve", "--port", "0"]
+    command = [sys.executable, "-m", "snail_envs.apps.serve", "--port", "0"]
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None

@@ -162,6 +162,7 @@ def test_the_wheel_holds_snail_envs_alone_with_its_configs_and_baselines(wheel: 
         assert f"snail_envs/training/configs/{game}/ppo.yaml" in names
         assert f"snail_envs/agents/checkpoints/{env}.pt" in names
     assert "snail_envs/agents/heuristics/__init__.py" in names
+    assert "snail_envs/apps/web/index.html" in names  # the page of snail-serve
 
 
 @pytest.mark.slow

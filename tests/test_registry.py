@@ -3,6 +3,7 @@ the library (environments, batched engines, heuristics, searchable games) derive
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import pytest
@@ -69,3 +70,20 @@ def test_the_name_keyed_lists_derive_from_the_facts() -> None:
     }
     assert tuple(g.env_name for g in GAMES if g.searchable) == SEARCHABLE
     assert set(SEARCHABLE) <= set(snail_envs.batched.ENGINES), "a searched game needs an engine"
+
+
+@pytest.mark.parametrize("env_name", NAMES)
+def test_the_idle_actions_and_call_keys_are_actions_and_options_of_the_game(env_name: str) -> None:
+    """A real-time game offers an idle action every tick and calls by key; a call key's option
+    is one of the game's rule options."""
+    game = FACTS[env_name]
+    actions = [*game.idle_actions, *(key.action for key in game.call_keys)]
+    assert all(0 <= action < game.num_actions for action in actions)
+    assert not set(game.idle_actions) & {key.action for key in game.call_keys}
+    if game.realtime:
+        assert game.simultaneous and game.idle_actions and game.call_keys
+    options = {
+        field.name
+        for field in dataclasses.fields(snail_envs.make(env_name).unwrapped.spec.options_class)
+    }
+    assert {key.option for key in game.call_keys} - {None} <= options

@@ -65,7 +65,7 @@ from snail_envs.agents import choose_action, make_agent
 from snail_envs.agents.cli import add_trust_flag, command_errors, console_script
 from snail_envs.agents.files import atomic_path, refuse_existing
 from snail_envs.agents.ppo import POLICY_FILE
-from snail_envs.agents.replay import start_replay
+from snail_envs.apps.replay import start_replay
 from snail_envs.cli import add_rule_options, env_name
 from snail_envs.core.stats import mean_interval, wilson_interval
 from snail_envs.training.checkpoints import new_run_dir

@@ -1,6 +1,6 @@
 """The pictures of each game's page: a GIF of a heuristic game and one seat's view.
 
-Both are drawn by the environments' own renderers and written by `snail_envs.agents.video`, the
+Both are drawn by the environments' own renderers and written by `snail_envs.apps.video`, the
 same code as `snail-play --record`, when the site is built: nothing drawn is kept in the
 repository, so no picture can fall out of step with the renderers.
 """
@@ -16,7 +16,7 @@ import numpy as np
 
 import snail_envs
 from snail_envs.agents import choose_action, make_agent
-from snail_envs.agents.video import write_gif
+from snail_envs.apps.video import write_gif
 from snail_envs.core.game import GameInfo
 
 SEED = 0

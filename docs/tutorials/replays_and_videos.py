@@ -10,9 +10,9 @@ The same from the command line: `snail-play snail_sprint_v0 --seats heuristic,ra
 import argparse
 from pathlib import Path
 
-from snail_envs.agents.play import play_game
-from snail_envs.agents.replay import positions, read_replay
-from snail_envs.agents.video import write_gif
+from snail_envs.apps.play import play_game
+from snail_envs.apps.replay import positions, read_replay
+from snail_envs.apps.video import write_gif
 
 ENV_NAME = "snail_sprint_v0"
 

@@ -120,6 +120,20 @@ class Observer(Protocol):
 
 
 @dataclass(frozen=True)
+class CallKey:
+    """A key a person presses to make a call of a real-time game (`GameInfo.realtime`)."""
+
+    name: str
+    """The key as a person reads it ("Space", "P")."""
+    key: str
+    """The key as a browser names it (`KeyboardEvent.key`, lower case: " ", "p")."""
+    action: int
+    option: str | None = None
+    """The boolean rule option without which the call is no move of the game (Snap's slap:
+    `slapjack`); None if the call always is one."""
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """Facts about a game, declared once beside its rules (`FACTS` in `<game>/rules.py`) and
     read there by the rules, the observer, the environment, the generic tests and the registry
@@ -151,6 +165,15 @@ class GameInfo:
     shared_win: float = 1.0
     """What `reward="winlose"` pays each seat of a shared result (an `Outcome` with two or more
     winners): +1, a win, unless the game's rules call it a draw (Snap since `snap_v2`: 0)."""
+    idle_actions: tuple[int, ...] = ()
+    """The actions that let the moment go by (Snap's wait, a toss window's pass): what a person
+    takes with Enter at the terminal, and what the clock takes for them in real time."""
+    realtime: bool = False
+    """Whether a person plays the game on the wall clock: its ticks pass whether anyone acts,
+    the person's calls are keys (`call_keys`), and every tick offers each seat an idle action.
+    The game counts the events a person reacts to as `flips` (Snap's cards turned)."""
+    call_keys: tuple[CallKey, ...] = ()
+    """The keys of a real-time game's calls."""
 
 
 @dataclass(frozen=True)

@@ -180,6 +180,7 @@ FACTS = GameInfo(
     engine="snail_envs.batched.snailed_it:SnailedItBatch",
     searchable=True,
     heuristic="snail_envs.agents.heuristics.snailed_it:SnailedItHeuristic",
+    idle_actions=(PASS,),
 )
 
 

@@ -176,7 +176,7 @@ from dataclasses import dataclass, field
 
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
-from snail_envs.core.game import GameInfo, Outcome, Termination
+from snail_envs.core.game import CallKey, GameInfo, Outcome, Termination
 from snail_envs.core.options import check_bool, check_choice, check_int, check_optional_int
 
 WAIT, SNAP, SNAP_POOL, SLAP = range(4)
@@ -219,6 +219,13 @@ FACTS = GameInfo(
     engine="snail_envs.batched.snap:SnapBatch",
     heuristic="snail_envs.agents.heuristics.snap:SnapHeuristic",
     shared_win=0.0,
+    idle_actions=(WAIT,),
+    realtime=True,
+    call_keys=(
+        CallKey("Space", " ", SNAP),
+        CallKey("P", "p", SNAP_POOL),
+        CallKey("S", "s", SLAP, option="slapjack"),
+    ),
 )
 
 

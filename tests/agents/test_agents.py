@@ -18,8 +18,8 @@ from snail_envs.agents import (
     make_agent,
 )
 from snail_envs.agents.heuristics.snail_sprint import SnailSprintHeuristic
-from snail_envs.agents.play import main as play_main
-from snail_envs.agents.play import play_game
+from snail_envs.apps.play import main as play_main
+from snail_envs.apps.play import play_game
 from snail_envs.core.testing import deciding_agents, play_steps
 from snail_envs.snail_sprint.observer import OBSERVATION
 from snail_envs.snail_sprint.rules import Snail
@@ -138,7 +138,7 @@ def test_play_runs_a_full_game_with_bots_and_records_it(tmp_path, capsys) -> Non
     target = tmp_path / "game.gif"
     play_main(["snail_sprint_v0", "--seats", "heuristic,random,ismcts:5", "--record", str(target)])
     out = capsys.readouterr().out
-    assert "player_2 (ismcts:5):" in out and "game over" in out
+    assert "> ismcts: " in out and "game over" in out
     from PIL import Image
 
     with Image.open(target) as gif:
@@ -181,7 +181,7 @@ def test_play_ends_on_ctrl_c_with_one_line(monkeypatch, capsys) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("snail_envs.agents.play.play_game", interrupted)
+    monkeypatch.setattr("snail_envs.apps.play.play_game", interrupted)
     with pytest.raises(SystemExit) as stopped:
         play_main(["snail_sprint_v0", "--seats", "human,random"])
     assert stopped.value.code == 130

@@ -129,7 +129,7 @@ return images.filter((image) => !image.complete || image.naturalWidth === 0).map
 
 @pytest.mark.slow
 def test_every_page_opens_in_chromium_without_errors_or_missing_images(site: Path) -> None:
-    from tests.web.servers import headless_chromium
+    from tests.apps.web.servers import headless_chromium
 
     driver = headless_chromium()
     try:

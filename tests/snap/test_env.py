@@ -613,7 +613,7 @@ def test_retired_versions_raise_an_error_naming_the_current_one(retired: str) ->
         "snail_envs.training.evaluate:--env",
         "snail_envs.training.rllib_train:--env",
         "snail_envs.agents.convert:--env",
-        "snail_envs.agents.play:",
+        "snail_envs.apps.play:",
         "snail_envs.demo:",
     ],
 )

@@ -179,7 +179,7 @@ def test_a_crafted_checkpoint_runs_no_code_when_resumed(runs: dict, tmp_path: Pa
 
 
 def test_a_crafted_policy_runs_no_code_in_the_commands(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from snail_envs.agents.play import main as play
+    from snail_envs.apps.play import main as play
 
     marker = tmp_path / "payload-ran"
     evil = tmp_path / "evil.pt"

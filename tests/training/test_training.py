@@ -15,7 +15,7 @@ import yaml
 import snail_envs
 from snail_envs.agents import HEURISTICS, make_agent
 from snail_envs.agents.ppo import PPOAgent
-from snail_envs.agents.replay import check, read_replay
+from snail_envs.apps.replay import check, read_replay
 from snail_envs.training import evaluate, opponents, train
 from snail_envs.training.config import (
     CONFIGS,
