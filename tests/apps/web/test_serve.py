@@ -163,7 +163,8 @@ def test_snap_ticks_on_the_wall_clock_and_a_quick_call_beats_a_slow_bot(
     assert "you captured" in " ".join(log)
     assert errors[0].startswith("your call was not made: player_0: action 2 is illegal now")
     gaps = sorted(later - earlier for earlier, later in itertools.pairwise(times))
-    assert 0.03 <= gaps[len(gaps) // 2] <= 0.08  # 40 ms ticks
+    # the ticks wait for the clock (40 ms each); a loaded machine may only make them later
+    assert gaps[len(gaps) // 2] >= 0.03
 
 
 def test_the_slap_key_comes_with_slapjack(client: TestClient) -> None:
