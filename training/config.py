@@ -565,7 +565,6 @@ class TrainConfig:
             except ValueError as problem:
                 raise ConfigError("stages", str(problem)) from None
 
-
     def _check_league(self) -> None:
         """The league's clone needs a stage (or `init_from`) before it; its heuristic a game
         with one; its `ppo:PATH` members weights-only policies of this game and options."""
@@ -588,7 +587,8 @@ class TrainConfig:
                 try:
                     load_member(spec, self.env, self.env_options)
                 except ValueError as problem:
-                    raise ConfigError("league.population", f"league.population: {problem}") from None
+                    message = f"league.population: {problem}"
+                    raise ConfigError("league.population", message) from None
 
 
 MAX_GAMES = 2**20
@@ -841,10 +841,10 @@ def read_yaml(text: str, where: str) -> Any:
     return value
 
 
-def default_config_path(env: str) -> Path:
-    """The shipped config of `env`: `configs/<game>/ppo.yaml` (`<game>` is the env name without
-    its version, `snail_sprint_v0` → `snail_sprint`)."""
-    return CONFIGS / env.rpartition("_v")[0] / "ppo.yaml"
+def default_config_path(env: str, preset: str = "ppo") -> Path:
+    """The shipped config `preset` of `env`: `configs/<game>/<preset>.yaml` (`<game>` is the env
+    name without its version, `snail_sprint_v0` → `snail_sprint`); by default `ppo.yaml`."""
+    return CONFIGS / env.rpartition("_v")[0] / f"{preset}.yaml"
 
 
 def load_config(

@@ -21,8 +21,9 @@ The league folder (`<run>/league/`) holds the network members (`<name>.pt` besid
 weights only), `state.json` (the members, the score matrix, the meta-strategy, the best member
 and the rounds' reports), `payoff.md` (the matrix as a table) and `payoff.png` (its heatmap).
 The run's policy is the best member: of the clone and the trained members, the network whose
-payoff against the Nash mixture is highest (the Nash mixture's own members score 0 against it, and any better member more), not
-merely the last trained, which may beat the meta-strategy's mixture less than an earlier one.
+payoff against the Nash mixture is highest (the mixture's own members score 0 against it, a
+member that beats it more), not merely the last trained, which a later round's mixture may
+exploit more than an earlier member.
 """
 
 from __future__ import annotations
@@ -193,7 +194,9 @@ def opponent_weights(state: LeagueState, settings: LeagueConfig) -> np.ndarray:
     """The meta-strategy's weights of the members as the next member's opponents."""
     if settings.meta_solver == "nash":
         return np.array(state.meta_strategy)
-    return pfsp_weights(np.array(state.scores), state.names.index(state.best), settings.pfsp_exponent)
+    return pfsp_weights(
+        np.array(state.scores), state.names.index(state.best), settings.pfsp_exponent
+    )
 
 
 def solve(state: LeagueState) -> None:
@@ -298,7 +301,10 @@ def fill_scores(
             forward = pairings[0].score(first)
             backward = (pairings[0] if sitting == "alternate" else pairings[1]).score(second)
             scores[i][j], intervals[i][j] = round(forward[0], 6), [round(v, 6) for v in forward[1:]]
-            scores[j][i], intervals[j][i] = round(backward[0], 6), [round(v, 6) for v in backward[1:]]
+            scores[j][i], intervals[j][i] = (
+                round(backward[0], 6),
+                [round(v, 6) for v in backward[1:]],
+            )
     state.scores, state.intervals = scores, intervals
 
 
@@ -321,9 +327,7 @@ def payoff_markdown(state: LeagueState) -> str:
         cells = " | ".join(
             "—" if i == j else f"{state.scores[i][j]:.1%}" for j in range(len(names))
         )
-        lines.append(
-            f"| {name} | {cells} | {state.meta_strategy[i]:.3f} | {gains[i]:+.3f} |"
-        )
+        lines.append(f"| {name} | {cells} | {state.meta_strategy[i]:.3f} | {gains[i]:+.3f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -352,4 +356,3 @@ def draw_payoff(state: LeagueState, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
     plt.close(figure)
-

@@ -22,7 +22,7 @@ def nash_mixture(payoff: np.ndarray) -> np.ndarray:
     """The mixture x over the rows that maximises its worst payoff min_j (x @ payoff)[j]: the
     linear program max v subject to payoffᵀx ≥ v, Σx = 1, x ≥ 0. A `ValueError` for a matrix
     that is not square and finite."""
-    from scipy.optimize import linprog
+    from scipy.optimize import linprog  # type: ignore[import-untyped]
 
     matrix = np.asarray(payoff, np.float64)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or not np.isfinite(matrix).all():
@@ -35,7 +35,12 @@ def nash_mixture(payoff: np.ndarray) -> np.ndarray:
     total = np.append(np.ones(members), 0.0)[None, :]
     bounds = [(0.0, None)] * members + [(None, None)]
     solved = linprog(
-        cost, A_ub=at_most, b_ub=np.zeros(members), A_eq=total, b_eq=[1.0], bounds=bounds,
+        cost,
+        A_ub=at_most,
+        b_ub=np.zeros(members),
+        A_eq=total,
+        b_eq=[1.0],
+        bounds=bounds,
         method="highs",
     )
     if not solved.success:

@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+import snail_envs.batched
 from snail_envs.agents.ppo import load_policy, save_policy
 from snail_envs.training import train
-from snail_envs.training.config import load_config
+from snail_envs.training.config import LeagueConfig, load_config
 from snail_envs.training.league import Population, load_member
 from snail_envs.training.meta_strategy import nash_mixture, pfsp_weights, zero_sum
 from snail_envs.training.opponents import FrozenPopulation
@@ -91,7 +93,9 @@ def test_a_frozen_population_draws_one_member_per_game_by_its_weights() -> None:
     games = np.arange(4000)
     population.begin_episodes(games)
     asked = np.repeat(games, 2)  # two seats of every game
-    actions = population(np.zeros((asked.size, 1), np.float32), np.ones((asked.size, 3), bool), asked)
+    actions = population(
+        np.zeros((asked.size, 1), np.float32), np.ones((asked.size, 3), bool), asked
+    )
     per_game = actions.reshape(-1, 2)
     assert (per_game[:, 0] == per_game[:, 1]).all()  # one member plays all seats of a game
     assert never.asked == 0 and 0.7 < np.mean(per_game[:, 0] == 0) < 0.8
@@ -100,6 +104,14 @@ def test_a_frozen_population_draws_one_member_per_game_by_its_weights() -> None:
 def test_a_frozen_population_needs_a_weight_per_member() -> None:
     with pytest.raises(ValueError, match="one non-negative weight per member"):
         FrozenPopulation([Always(0)], [0.0], seed=0)  # type: ignore[list-item]
+
+
+def network_of(env_name: str) -> Any:
+    """A fresh network for the batched `env_name`'s two-player observations and actions."""
+    engine = snail_envs.batched.make(env_name, 1, num_players=2)
+    return MaskableActorCriticPolicy(
+        engine.observation_space, engine.action_space, lambda _: 1e-3, net_arch=[8]
+    )
 
 
 def weights(path: Path) -> dict[str, torch.Tensor]:
@@ -111,7 +123,9 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A tiny league of two rounds; the same league stopped by SIGINT as its round 2 begins
     training, then resumed."""
     out = tmp_path_factory.mktemp("league")
-    whole = train.main(["--env", FAST, *TINY_LEAGUE, f"output_dir={out / 'whole'}", "--no-progress"])
+    whole = train.main(
+        ["--env", FAST, "--league", *TINY_LEAGUE, f"output_dir={out / 'whole'}", "--no-progress"]
+    )
     games = league_stage.training_games
 
     def interrupted(config: Any, population: Any, state: Any, *args: Any) -> Any:
@@ -126,7 +140,16 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         pytest.raises(SystemExit),
     ):
         patch.setattr(league_stage, "training_games", interrupted)
-        train.main(["--env", FAST, *TINY_LEAGUE, f"output_dir={out / 'stopped'}", "--no-progress"])
+        train.main(
+            [
+                "--env",
+                FAST,
+                "--league",
+                *TINY_LEAGUE,
+                f"output_dir={out / 'stopped'}",
+                "--no-progress",
+            ]
+        )
     (run,) = (out / "stopped").iterdir()
     stopped_state = json.loads((run / "league" / "state.json").read_text())
     resumed = train.main(["--resume", str(run), "--no-progress"])
@@ -152,8 +175,11 @@ def test_a_tiny_league_saves_its_population_matrix_and_meta_strategy(
     table = (folder / "payoff.md").read_text()
     assert all(f"| {name} |" in table for name in names)
     assert summary["policy_made_by"] == "league" and summary["league"]["best"] == state["best"]
+    assert summary["config"]["learning_rate"] == 0.0001  # --league read league.yaml
     round_1 = state["reports"][0]
-    assert round_1["members"] == ["round_1"] and np.isclose(sum(round_1["opponents"]["round_1"].values()), 1)
+    assert round_1["members"] == ["round_1"] and np.isclose(
+        sum(round_1["opponents"]["round_1"].values()), 1
+    )
 
 
 def test_a_league_stopped_in_a_round_resumes_it_as_the_uninterrupted_league_played_it(
@@ -170,14 +196,20 @@ def test_a_league_stopped_in_a_round_resumes_it_as_the_uninterrupted_league_play
 
 
 def test_a_finished_league_plays_more_rounds_only_when_asked(leagues: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match=r"has played 2 rounds of its league, of its league\.rounds=2"):
+    with pytest.raises(
+        ValueError, match=r"has played 2 rounds of its league, of its league\.rounds=2"
+    ):
         train.resume(leagues["whole"]["run_dir"])
 
 
-def test_a_league_folder_of_another_game_is_refused(leagues: dict[str, Any], tmp_path: Path) -> None:
+def test_a_league_folder_of_another_game_is_refused(
+    leagues: dict[str, Any], tmp_path: Path
+) -> None:
     config = load_config("snail_sprint_v0", overrides=[*TINY_LEAGUE, "env_options.num_players=3"])
     run = Path(leagues["whole"]["run_dir"])
-    with pytest.raises(ValueError, match=r"is a league of snail_sprint_v0 with options \{'num_players': 2\}"):
+    with pytest.raises(
+        ValueError, match=r"is a league of snail_sprint_v0 with options \{'num_players': 2\}"
+    ):
         Population(run, config).load()
 
 
@@ -190,9 +222,9 @@ def test_a_member_file_that_is_not_weights_is_named(tmp_path: Path) -> None:
 
 
 def test_a_member_of_another_game_is_refused_when_the_config_loads(tmp_path: Path) -> None:
-    from tests.training.test_stages import new_policy
-
-    path = save_policy(tmp_path / "other.pt", new_policy("pedzace_slimaki_v0", 2), "pedzace_slimaki_v0")
+    path = save_policy(
+        tmp_path / "other.pt", network_of("pedzace_slimaki_v0"), "pedzace_slimaki_v0"
+    )
     with pytest.raises(ValueError, match=r"league.population: member ppo:.*other.pt"):
         load_config(FAST, overrides=[*TINY_LEAGUE, f"league.population=[clone, 'ppo:{path}']"])
 
@@ -202,7 +234,10 @@ def test_a_member_of_another_game_is_refused_when_the_config_loads(tmp_path: Pat
     [
         (["league.rounds=0"], "league.rounds must be at least 1; got 0"),
         (["league.meta_solver=elo"], "league.meta_solver must be one of nash, pfsp; got 'elo'"),
-        (["league.population=[clone, heuristics]"], r"unknown member 'heuristics' \(did you mean 'heuristic'\?\)"),
+        (
+            ["league.population=[clone, heuristics]"],
+            r"unknown member 'heuristics' \(did you mean 'heuristic'\?\)",
+        ),
         (["league.population=[random, heuristic]"], "league.population must hold clone"),
         (["league.population=[clone]"], "at least two distinct members"),
         (["league.eval_deals=0"], "league.eval_deals must be at least 1"),
@@ -215,3 +250,14 @@ def test_bad_league_settings_are_refused_when_the_config_loads(
     with pytest.raises(ValueError, match=message) as refused:
         load_config(FAST, overrides=[*TINY_LEAGUE, *overrides])
     assert "\n" not in str(refused.value)
+
+
+def test_the_league_flag_and_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        train.main(["--env", FAST, "--league", "--config", "configs/snail_sprint/ppo.yaml"])
+    assert "--league reads configs/<game>/league.yaml; --config another" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    shown = capsys.readouterr().out
+    for name in LeagueConfig.__dataclass_fields__:
+        assert f"\n  league.{name} (" in shown, name

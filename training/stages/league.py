@@ -65,7 +65,9 @@ class League:
     def describe(self, config: TrainConfig) -> str:
         league = config.league
         extras = " and an exploiter of the best" if league.exploiter else ""
-        magnet = f", pulled to the best so far ({league.magnet_coef:g})" if league.magnet_coef else ""
+        magnet = (
+            f", pulled to the best so far ({league.magnet_coef:g})" if league.magnet_coef else ""
+        )
         return (
             f"league, {league.rounds} rounds of a member{extras} trained {league.timesteps:,} "
             f"timesteps against the {league.meta_solver} meta-strategy over "
@@ -227,7 +229,10 @@ class League:
         names = state.names
         best = names.index(state.best)
         rates = {
-            opponent: [state.scores[best][names.index(opponent)], *state.intervals[best][names.index(opponent)]]
+            opponent: [
+                state.scores[best][names.index(opponent)],
+                *state.intervals[best][names.index(opponent)],
+            ]
             for opponent in evaluation_opponents(context.config)
             if opponent in names
         }
