@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib.util
 import itertools
 import math
 import numbers
@@ -282,6 +283,12 @@ class LeagueConfig:
     """Weight of KL(previous best ‖ member) in each member's PPO loss (R-NaD / MMD's magnet):
     every member starts from the best member so far and is pulled back towards it; 0: no pull."""
 
+    address: str | None = None
+    """A Ray cluster to train each round's members on as Ray tasks, side by side, one CPU each
+    (`local`: start one on this machine; else an address as `ray.init` takes it, `auto` or
+    `ray://HOST:10001`); the workers write the members into the run's league folder, which they
+    must reach (this machine, or a shared filesystem). None: one after the other, here."""
+
     def __post_init__(self) -> None:
         prefix = "league."
         _type_fields(self, prefix)
@@ -292,6 +299,12 @@ class LeagueConfig:
                 f"{prefix}meta_solver",
                 f"{prefix}meta_solver must be one of {', '.join(META_SOLVERS)}; got "
                 f"{shown(self.meta_solver)}{_did_you_mean(self.meta_solver, META_SOLVERS)}",
+            )
+        if self.address is not None and importlib.util.find_spec("ray") is None:
+            raise ConfigError(
+                f"{prefix}address",
+                f"{prefix}address trains on a Ray cluster, but Ray is not installed "
+                "(pip install ray); leave it null to train here",
             )
         allowed = (*KERNEL_MEMBERS, CLONE_MEMBER, "ppo:PATH")
         for spec in self.population:

@@ -85,7 +85,7 @@ PACKAGES = (
     "openskill",
 )
 """The packages whose versions a report records besides snail_envs (those installed)."""
-EXPLOIT_TABLE = "docs/results.md, section \"Approximate exploitability\""
+EXPLOIT_TABLE = 'docs/results.md, section "Approximate exploitability"'
 """Where the stored exploitability lower bounds of the shipped agents are, cited by a report
 that did not measure its own (`--exploit-budget`)."""
 EXPLOIT_FIELDS = (

@@ -94,6 +94,15 @@ class LeagueState:
     def names(self) -> list[str]:
         return [member.name for member in self.members]
 
+    @classmethod
+    def of(cls, values: Any, where: str) -> LeagueState:
+        """The state of its JSON `values` (`asdict`); a `ValueError` naming `where` if they are
+        not a league's state."""
+        try:
+            return cls(**{**values, "members": [Member(**member) for member in values["members"]]})
+        except (TypeError, KeyError) as problem:
+            raise ValueError(f"{where}: not a league's state ({problem})") from None
+
     def payoff(self) -> np.ndarray:
         """The zero-sum payoff matrix of the scores."""
         return zero_sum(np.array(self.scores))
@@ -165,13 +174,7 @@ class Population:
     def load(self) -> LeagueState:
         """The saved state; a league of another game or rule options is refused."""
         path = self.folder / STATE_FILE
-        values = read_json(path)
-        try:
-            state = LeagueState(
-                **{**values, "members": [Member(**member) for member in values["members"]]}
-            )
-        except (TypeError, KeyError) as problem:
-            raise ValueError(f"{path}: not a league's state ({problem})") from None
+        state = LeagueState.of(read_json(path), str(path))
         config = self.config
         if (state.env, state.env_options) != (config.env, config.env_options):
             raise ValueError(
@@ -245,6 +248,92 @@ def training_games(
         config.env, config.n_envs, opponents=opponents, policy=policy, **config.env_options
     )
     return VecMonitor(venv)
+
+
+@dataclass
+class MemberJob:
+    """A member to train: from the weights of member `start`, against the members of the
+    state before its round weighed by `weights`, pulled towards member `magnet` (if any)."""
+
+    name: str
+    source: str
+    start: str
+    magnet: str | None
+    weights: list[float]
+    seed: int
+
+
+def train_member(
+    config: TrainConfig, run_dir: Path, state: LeagueState, job: MemberJob, display: Any = None
+) -> None:
+    """Train the member of `job` with the ppo stage's MaskablePPO (`build_model`, and its anchor
+    as the magnet, `anchor`) for `league.timesteps` on its `training_games`, and save it in the
+    league folder. `display`: the run's `Display`, for its training bar (None: no bar)."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    from snail_envs.training.callbacks import TrainingBar
+    from snail_envs.training.run import build_model
+    from snail_envs.training.stages.ppo import anchor
+
+    torch.set_num_threads(config.torch_threads)
+    population = Population(run_dir, config)
+    games = training_games(config, population, state, np.array(job.weights), job.seed)
+    timesteps = config.league.timesteps
+    pulled = job.magnet is not None and config.league.magnet_coef > 0
+    model = build_model(config, games, run_dir, job.seed, anchored=pulled)
+    model.policy.load_state_dict(population.policy(job.start).state_dict())
+    callbacks: list[BaseCallback] = []
+    if pulled:
+        assert job.magnet is not None
+        magnet = population.policy(job.magnet)
+        callbacks.append(anchor(model, magnet, config.league.magnet_coef, 0))
+    if display is None:
+        model.learn(timesteps, callback=CallbackList(callbacks), tb_log_name=f"league_{job.name}")
+    else:
+        with display.training(f"league {job.name}", timesteps, 0) as advance:
+            callbacks.append(TrainingBar(advance))
+            model.learn(
+                timesteps, callback=CallbackList(callbacks), tb_log_name=f"league_{job.name}"
+            )
+    model.policy.anchor = None
+    population.save_policy(job.name, model.policy)
+
+
+def train_on_ray(
+    config: TrainConfig, run_dir: Path, state: LeagueState, jobs: list[MemberJob]
+) -> None:
+    """Train the members of `jobs` as Ray tasks, one CPU each, on the cluster at
+    `league.address` (joined unless this process has joined one already); each task writes its
+    member into the league folder, as `train_member` does here."""
+    import ray
+
+    if not ray.is_initialized():
+        address = config.league.address
+        ray.init(address=None if address == "local" else address)
+    task = ray.remote(num_cpus=1)(train_member_task)
+    values = asdict(config), str(run_dir), asdict(state)
+    tasks = [task.remote(*values, asdict(job)) for job in jobs]
+    try:
+        ray.get(tasks)
+    except KeyboardInterrupt:  # a stop request: the round is abandoned
+        for running in tasks:
+            ray.cancel(running)
+        raise
+
+
+def train_member_task(
+    config: dict[str, Any], run_dir: str, state: dict[str, Any], job: dict[str, Any]
+) -> None:
+    """`train_member` in a Ray worker, from the JSON values of its arguments."""
+    from snail_envs.training.config import build_config
+
+    train_member(
+        build_config(config),
+        Path(run_dir),
+        LeagueState.of(state, "a league task"),
+        MemberJob(**job),
+    )
 
 
 def member_seed(seed: int, round_number: int, index: int) -> int:

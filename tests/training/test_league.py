@@ -18,15 +18,16 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import snail_envs.batched
 from snail_envs.agents.ppo import load_policy, save_policy
+from snail_envs.training import league as league_module
 from snail_envs.training import train
 from snail_envs.training.config import LeagueConfig, load_config
 from snail_envs.training.league import Population, load_member
 from snail_envs.training.meta_strategy import nash_mixture, pfsp_weights, zero_sum
 from snail_envs.training.opponents import FrozenPopulation
-from snail_envs.training.stages import league as league_stage
 
 torch.set_num_threads(1)
 
+ROOT = Path(__file__).resolve().parents[2]
 FAST = "snail_sprint_v0"
 TINY_LEAGUE = [
     "stages=[imitation, league]",
@@ -126,7 +127,7 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     whole = train.main(
         ["--env", FAST, "--league", *TINY_LEAGUE, f"output_dir={out / 'whole'}", "--no-progress"]
     )
-    games = league_stage.training_games
+    games = league_module.training_games
 
     def interrupted(config: Any, population: Any, state: Any, *args: Any) -> Any:
         if len(state.members) == 4:  # heuristic, random, clone, round_1: round 2
@@ -139,7 +140,7 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         contextlib.redirect_stderr(errors),
         pytest.raises(SystemExit),
     ):
-        patch.setattr(league_stage, "training_games", interrupted)
+        patch.setattr(league_module, "training_games", interrupted)
         train.main(
             [
                 "--env",
@@ -261,3 +262,52 @@ def test_the_league_flag_and_the_help(capsys: pytest.CaptureFixture[str]) -> Non
     shown = capsys.readouterr().out
     for name in LeagueConfig.__dataclass_fields__:
         assert f"\n  league.{name} (" in shown, name
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Any:
+    """Ray on this machine with one CPU, its workers importing this checkout."""
+    ray = pytest.importorskip("ray")
+    try:
+        ray.init(
+            num_cpus=1,
+            include_dashboard=False,
+            runtime_env={"env_vars": {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}},
+        )
+    except Exception as problem:  # Ray fails to start in many ways, each a reason to skip
+        pytest.skip(f"a local Ray cannot start here: {problem}")
+    yield ray
+    ray.shutdown()
+
+
+def test_a_round_trained_on_ray_is_the_round_trained_here(
+    leagues: dict[str, Any], local_ray: Any, tmp_path: Path
+) -> None:
+    """A round of a member and an exploiter, from the tiny league's clone: as Ray tasks on a
+    local Ray, and in this process."""
+    clone = Path(leagues["whole"]["run_dir"]) / "league" / "clone.pt"
+    one_round = [
+        *TINY_LEAGUE,
+        "stages=[league]",
+        "league.rounds=1",
+        "league.exploiter=true",
+        "league.population=[clone, random]",
+    ]
+    folders = []
+    for where, address in (("here", []), ("ray", ["league.address=auto"])):
+        summary = train.main(
+            [
+                "--env",
+                FAST,
+                "--init-from",
+                str(clone),
+                *one_round,
+                *address,
+                f"output_dir={tmp_path / where}",
+                "--no-progress",
+            ]
+        )
+        folders.append(Path(summary["run_dir"]) / "league")
+    for member in ("round_1", "exploiter_1"):
+        here, there = (weights(folder / f"{member}.pt") for folder in folders)
+        assert all(torch.equal(here[name], there[name]) for name in here), member

@@ -13,21 +13,21 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-
 from snail_envs.training.checkpoints import read_progress
 from snail_envs.training.config import CLONE_MEMBER, TrainConfig
 from snail_envs.training.curve import TIMESTEPS, evaluation_opponents
 from snail_envs.training.league import (
     LeagueState,
     Member,
+    MemberJob,
     Population,
     fill_scores,
     initial_members,
     member_seed,
     opponent_weights,
     solve,
-    training_games,
+    train_member,
+    train_on_ray,
 )
 from snail_envs.training.stages.base import Outcome, Overrides, Resumption, RunContext, timing
 
@@ -46,6 +46,31 @@ def round_line(state: LeagueState) -> str:
     )
 
 
+def round_jobs(config: TrainConfig, state: LeagueState, number: int) -> list[MemberJob]:
+    """The members round `number` trains: `round_<k>` from the best member, pulled towards it,
+    against the meta-strategy's weights; with `league.exploiter`, `exploiter_<k>` from the
+    clone against the best member alone."""
+    settings = config.league
+    best = state.best
+    weights = [round(float(weight), 6) for weight in opponent_weights(state, settings)]
+    jobs = [
+        MemberJob(
+            f"round_{number}",
+            f"round {number}",
+            best,
+            best,
+            weights,
+            member_seed(config.seed, number, 0),
+        )
+    ]
+    if settings.exploiter:
+        alone = [float(name == best) for name in state.names]
+        seed = member_seed(config.seed, number, 1)
+        source = f"exploiter of round {number}"
+        jobs.append(MemberJob(f"exploiter_{number}", source, CLONE_MEMBER, None, alone, seed))
+    return jobs
+
+
 class League:
     """Rounds of a PSRO-style league; its policy is the best member (`LeagueState.best`), and
     its state's rounds are its entry in the run's summary."""
@@ -53,7 +78,7 @@ class League:
     name: ClassVar[str] = "league"
     count: ClassVar[str] = "league_timesteps"
     unit: ClassVar[str] = "league learner timesteps"
-    resumable: ClassVar[tuple[str, ...]] = ("league.rounds",)
+    resumable: ClassVar[tuple[str, ...]] = ("league.rounds", "league.address")
     stopping: ClassVar[str] = (
         "in the league stage at once, abandoning the round under way (--resume RUN_DIR plays "
         "that round again)"
@@ -156,66 +181,39 @@ class League:
     def play_round(
         self, context: RunContext, population: Population, before: LeagueState, number: int
     ) -> LeagueState:
-        """Round `number`: train its members, fill their scores, solve, save."""
-        config, settings = context.config, context.config.league
+        """Round `number`: train its members (`round_jobs`), fill their scores, solve, save."""
+        config = context.config
+        jobs = round_jobs(config, before, number)
+        if config.league.address is None:
+            for job in jobs:
+                train_member(config, context.run_dir, before, job, context.display)
+        else:
+            train_on_ray(config, context.run_dir, before, jobs)
         state = copy.deepcopy(before)
-        best = state.best
-        start = population.policy(best)
-        magnet = start if settings.magnet_coef > 0 else None
-        weights = opponent_weights(state, settings)
-        jobs = [(f"round_{number}", f"round {number}", start, magnet, weights)]
-        if settings.exploiter:
-            alone = np.array([float(name == best) for name in state.names])
-            clone = population.policy(CLONE_MEMBER)
-            jobs.append((f"exploiter_{number}", f"exploiter of round {number}", clone, None, alone))
-        report: dict[str, Any] = {"round": number, "members": [], "opponents": {}}
-        for index, (name, source, first, pull, mixture) in enumerate(jobs):
-            seed = member_seed(config.seed, number, index)
-            games = training_games(config, population, before, mixture, seed)
-            policy = self.train_member(context, games, first, pull, seed, name)
-            population.save_policy(name, policy)
-            report["members"].append(name)
-            report["opponents"][name] = {
-                member: round(float(weight), 6)
-                for member, weight in zip(before.names, mixture, strict=True)
-                if weight > 0
-            }
-            state.members.append(Member(name, source, kernel=False))
-        fill_scores(config, population, state, report["members"])
+        state.members += [Member(job.name, job.source, kernel=False) for job in jobs]
+        fill_scores(config, population, state, [job.name for job in jobs])
         solve(state)
         done = state.reports[-1]["league_timesteps"] if state.reports else 0
-        report["league_timesteps"] = done + len(jobs) * settings.timesteps
-        report["best"] = state.best
-        state.reports.append(report)
+        state.reports.append(
+            {
+                "round": number,
+                "members": [job.name for job in jobs],
+                "opponents": {
+                    job.name: {
+                        member: weight
+                        for member, weight in zip(before.names, job.weights, strict=True)
+                        if weight > 0
+                    }
+                    for job in jobs
+                },
+                "league_timesteps": done + len(jobs) * config.league.timesteps,
+                "best": state.best,
+            }
+        )
         state.rounds_done = number
         self.save(context, population, state)
         print(round_line(state), flush=True)
         return state
-
-    def train_member(
-        self, context: RunContext, games: Any, start: Any, magnet: Any, seed: int, name: str
-    ) -> Any:
-        """MaskablePPO (the ppo stage's model, `build_model`, and anchor, `anchor`) from the
-        weights of `start` on `games` for `league.timesteps`, pulled towards `magnet` (if any);
-        a stop request ends it (`StopRequests.abandonable` raises)."""
-        from stable_baselines3.common.callbacks import CallbackList
-
-        from snail_envs.training.callbacks import TrainingBar
-        from snail_envs.training.run import build_model
-        from snail_envs.training.stages.ppo import anchor
-
-        config = context.config
-        timesteps = config.league.timesteps
-        model = build_model(config, games, context.run_dir, seed, anchored=magnet is not None)
-        model.policy.load_state_dict(start.state_dict())
-        callbacks = []
-        if magnet is not None:
-            callbacks.append(anchor(model, magnet, config.league.magnet_coef, 0))
-        with context.display.training(f"league {name}", timesteps, 0) as advance:
-            callbacks.append(TrainingBar(advance))
-            model.learn(timesteps, callback=CallbackList(callbacks), tb_log_name=f"league_{name}")
-        model.policy.anchor = None
-        return model.policy
 
     def save(self, context: RunContext, population: Population, state: LeagueState) -> None:
         """Add the state's point to the learning curve, then save it with the run's progress."""
