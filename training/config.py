@@ -582,7 +582,7 @@ class TrainConfig:
         """The league's clone needs a stage (or `init_from`) before it; its heuristic a game
         with one; its `ppo:PATH` members weights-only policies of this game and options."""
         from snail_envs.agents import HEURISTICS
-        from snail_envs.training.league import load_member
+        from snail_envs.training.league import initial_members, load_member
 
         population = self.league.population
         if CLONE_MEMBER in population and self.stages[0] == "league" and not self.init_from:
@@ -595,6 +595,10 @@ class TrainConfig:
             raise ConfigError(
                 "league.population", f"league.population: no heuristic agent for {self.env}"
             )
+        try:
+            initial_members(self.league)
+        except ValueError as problem:
+            raise ConfigError("league.population", f"league.population: {problem}") from None
         for spec in population:
             if spec.startswith("ppo:"):
                 try:

@@ -185,11 +185,22 @@ class Population:
 
 
 def initial_members(settings: LeagueConfig) -> list[Member]:
-    """The members `league.population` names, in its order."""
+    """The members `league.population` names, in its order: a `ppo:PATH` member is named
+    `ppo_` and its path, each character but letters, digits, `.`, `_` and `-` as `_`
+    (`ppo:runs/a/policy.pt` → `ppo_runs_a_policy`). Two members of one name are a
+    `ValueError`."""
+    from snail_envs.training.evaluate import file_name_part
+
     members = []
     for spec in settings.population:
-        name = Path(spec.removeprefix("ppo:")).stem if spec.startswith("ppo:") else spec
+        name = spec
+        if spec.startswith("ppo:"):
+            name = "ppo_" + file_name_part(spec.removeprefix("ppo:").removesuffix(".pt"))
         members.append(Member(name, spec, spec in KERNEL_MEMBERS))
+    names = [member.name for member in members]
+    if len(set(names)) < len(names):
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"two members would be named {', '.join(twice)}; give each another path")
     return members
 
 

@@ -242,6 +242,10 @@ def test_a_member_of_another_game_is_refused_when_the_config_loads(tmp_path: Pat
         (["league.population=[random, heuristic]"], "league.population must hold clone"),
         (["league.population=[clone]"], "at least two distinct members"),
         (["league.eval_deals=0"], "league.eval_deals must be at least 1"),
+        (
+            ["league.population=[clone, 'ppo:a/b.pt', 'ppo:a/b']"],
+            "two members would be named ppo_a_b",
+        ),
         (["stages=[league]"], "it needs a stage before league or an init_from"),
     ],
 )
@@ -283,15 +287,15 @@ def local_ray() -> Any:
 def test_a_round_trained_on_ray_is_the_round_trained_here(
     leagues: dict[str, Any], local_ray: Any, tmp_path: Path
 ) -> None:
-    """A round of a member and an exploiter, from the tiny league's clone: as Ray tasks on a
-    local Ray, and in this process."""
+    """A round of a member and an exploiter, from the tiny league's clone (also a frozen
+    `ppo:PATH` member): as Ray tasks on a local Ray, and in this process."""
     clone = Path(leagues["whole"]["run_dir"]) / "league" / "clone.pt"
     one_round = [
         *TINY_LEAGUE,
         "stages=[league]",
         "league.rounds=1",
         "league.exploiter=true",
-        "league.population=[clone, random]",
+        f"league.population=[clone, random, 'ppo:{clone}']",
     ]
     folders = []
     for where, address in (("here", []), ("ray", ["league.address=auto"])):
