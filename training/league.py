@@ -217,7 +217,7 @@ def solve(state: LeagueState) -> None:
     """The Nash mixture of the payoff matrix as the state's meta-strategy, and its best member:
     of the networks the league trains on from (the clone and the members it trained, of the
     run's network's shape; not the frozen `ppo:PATH` ones), the one with the highest payoff
-    against it (the first of equals)."""
+    against it; of equals, the one the mixture plays most (then the first)."""
     payoff = state.payoff()
     mixture = nash_mixture(payoff)
     state.meta_strategy = [round(float(weight), 6) for weight in mixture]
@@ -227,7 +227,9 @@ def solve(state: LeagueState) -> None:
         for index, member in enumerate(state.members)
         if not member.kernel and not member.source.startswith("ppo:")
     ]
-    state.best = state.members[max(networks, key=lambda index: gains[index])].name
+    state.best = state.members[
+        max(networks, key=lambda index: (round(float(gains[index]), 9), mixture[index]))
+    ].name
 
 
 def training_games(
@@ -442,7 +444,8 @@ def draw_payoff(state: LeagueState, path: Path) -> None:
     names = state.names
     scores = np.array(state.scores)
     chance = float(scores[0, 0])
-    figure, axes = plt.subplots(figsize=(1.2 + 0.8 * len(names), 1.0 + 0.7 * len(names)))
+    side = 1.5 + 0.8 * len(names) + 0.08 * max(map(len, names))
+    figure, axes = plt.subplots(figsize=(side + 1.0, side), layout="constrained")
     image = axes.imshow(scores, cmap="RdBu", norm=TwoSlopeNorm(chance, 0.0, 1.0))
     axes.set_xticks(range(len(names)), names, rotation=45, ha="right")
     axes.set_yticks(range(len(names)), names)
@@ -450,9 +453,8 @@ def draw_payoff(state: LeagueState, path: Path) -> None:
         for j in range(len(names)):
             if i != j:
                 axes.text(j, i, f"{scores[i, j]:.0%}", ha="center", va="center", fontsize=8)
-    axes.set_title(f"{state.env} league, round {state.rounds_done}: row's score rate vs column")
+    axes.set_title(f"{state.env}, round {state.rounds_done}: row's score rate vs column")
     figure.colorbar(image, ax=axes)
-    figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
     plt.close(figure)

@@ -284,6 +284,7 @@ def local_ray() -> Any:
     ray.shutdown()
 
 
+@pytest.mark.slow  # a local Ray starts in about 15 s
 def test_a_round_trained_on_ray_is_the_round_trained_here(
     leagues: dict[str, Any], local_ray: Any, tmp_path: Path
 ) -> None:
