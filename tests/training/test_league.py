@@ -21,7 +21,14 @@ from snail_envs.agents.ppo import load_policy, save_policy
 from snail_envs.training import league as league_module
 from snail_envs.training import train
 from snail_envs.training.config import LeagueConfig, load_config
-from snail_envs.training.league import Population, load_member
+from snail_envs.training.league import (
+    LeagueState,
+    Member,
+    Population,
+    load_member,
+    opponent_weights,
+    solve,
+)
 from snail_envs.training.meta_strategy import nash_mixture, pfsp_weights, zero_sum
 from snail_envs.training.opponents import FrozenPopulation
 
@@ -75,6 +82,17 @@ def test_pfsp_weighs_the_members_the_best_beats_least_the_most() -> None:
     weights = pfsp_weights(scores, best=0, exponent=2.0)
     assert np.allclose(weights, np.array([0.25, 0.0, 0.0625]) / 0.3125)
     assert np.allclose(pfsp_weights(scores, best=0, exponent=0.0), 1 / 3)
+
+
+def test_the_league_weighs_its_members_by_the_meta_solver_it_is_given() -> None:
+    members = [Member("heuristic", "heuristic", True), Member("clone", "clone", False)]
+    scores = [[0.5, 0.75], [0.25, 0.5]]
+    state = LeagueState(FAST, {}, 0, members, scores, [], [], "clone", {})
+    solve(state)
+    assert state.meta_strategy == [1.0, 0.0] and state.best == "clone"
+    assert opponent_weights(state, LeagueConfig(meta_solver="nash")).tolist() == [1.0, 0.0]
+    pfsp = opponent_weights(state, LeagueConfig(meta_solver="pfsp"))  # the clone's row
+    assert np.allclose(pfsp, np.array([0.75**2, 0.5**2]) / (0.75**2 + 0.5**2))
 
 
 class Always:
