@@ -1,11 +1,13 @@
 """Training configuration: one YAML file per game (`configs/<game>/ppo.yaml`), CLI overrides.
 
-Every field of `TrainConfig`, of its imitation stage (`ImitationConfig`) and of its expert
-iteration stage (`ExpertIterationConfig`) is documented below.
+Every field of `TrainConfig`, of its imitation stage (`ImitationConfig`), of its expert
+iteration stage (`ExpertIterationConfig`) and of its league stage (`LeagueConfig`) is documented
+below.
 A config that names an unknown field, or gives a value of the wrong type or out of range, is
 rejected with a message that says where the value came from (the file, or the command line and
 which override), what is allowed, and for a misspelt name the closest field; nested fields
-(`imitation.<name>`, `expert_iteration.<name>`, `env_options.<name>`, `opponents.<kind>`) are
+(`imitation.<name>`, `expert_iteration.<name>`, `league.<name>`, `env_options.<name>`,
+`opponents.<kind>`) are
 checked and blamed alike. A
 config file that does not exist is an error, never a silent fall back on the defaults.
 
@@ -13,6 +15,7 @@ config file that does not exist is an error, never a silent fall back on the def
     snail-train --env snail_sprint_v0 imitation.states=20000 imitation.epochs=5
     snail-train --env pedzace_slimaki_v0 "stages=[imitation, expert_iteration]" \
         expert_iteration.rounds=4
+    snail-train --env snail_sprint_v0 --config configs/snail_sprint/league.yaml league.rounds=5
 
 The configs live in `configs/` at the top of the repository and install beside this module, as
 `snail_envs/training/configs/`.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib.util
 import itertools
 import math
 import numbers
@@ -47,10 +51,10 @@ OPPONENT_KINDS = ("random", "heuristic", "self", "target")
 TRAINED_TARGETS = ("ppo", "cfr")
 """The agents the `target` opponents may play, frozen: trained networks and tabular policies
 (`cfr:PATH`, of `snail-exact --solve`)."""
-STAGES = ("imitation", "ppo", "expert_iteration")
+STAGES = ("imitation", "ppo", "expert_iteration", "league")
 """The training stages, in the order a run goes through those it names, each once; but
 `expert_iteration` may also come before `ppo` (after `imitation`)."""
-NESTED = ("env_options", "opponents", "imitation", "expert_iteration")
+NESTED = ("env_options", "opponents", "imitation", "expert_iteration", "league")
 """The fields an override may set one entry of (`env_options.num_players=3`,
 `imitation.states=20000`, `expert_iteration.rounds=5`)."""
 SEARCH_VALUES = ("win", "points", "margin")
@@ -61,6 +65,13 @@ SEARCH_HORIZONS = ("default", "game", "round")
 """How far the search may look (`snail_envs.agents.search.HORIZONS`)."""
 PLAYERS = ("search", "network")
 """Who may play the learner's seat while the expert iteration stage gathers its states."""
+META_SOLVERS = ("nash", "pfsp")
+"""How the league stage weighs its population as a new member's opponents
+(`snail_envs.training.meta_strategy`)."""
+KERNEL_MEMBERS = ("random", "heuristic")
+"""The league's members that the batched engine plays inside its kernels."""
+CLONE_MEMBER = "clone"
+"""The league's member that is the policy the stages before it made."""
 
 
 class ConfigError(ValueError):
@@ -240,6 +251,84 @@ class ExpertIterationConfig:
 
 
 @dataclass
+class LeagueConfig:
+    """A PSRO-style league (the `league` stage, `snail_envs.training.league`): each round trains
+    new members with MaskablePPO against opponents drawn from the population by a
+    meta-strategy, then fills the members' payoff matrix with evaluation games."""
+
+    rounds: int = 3
+    """Rounds of the league (at least 1), each adding a member (and an exploiter with
+    `exploiter`). A resumed run may raise it (`--resume RUN_DIR league.rounds=5`)."""
+    population: list[str] = field(default_factory=lambda: ["heuristic", "random", "clone"])
+    """The members the league starts with, at least two: `clone` (the policy the stages before
+    made, which the first member starts from; required), `random`, `heuristic` (played inside
+    the batched engine's kernels) and `ppo:PATH` (a weights-only policy of this game, played
+    frozen, an opponent only)."""
+    meta_solver: str = "nash"
+    """How the population is weighed as the opponents of a round's member: `nash` (the Nash
+    mixture of the zero-sum payoff matrix, solved as a linear program) or `pfsp` (prioritised
+    fictitious self-play: each member weighed by (1 − the best member's score rate against
+    it)^`pfsp_exponent`, the members it beats least the most)."""
+    pfsp_exponent: float = 2.0
+    """PFSP's exponent (at least 0; 0 weighs every member alike)."""
+    timesteps: int = 100_000
+    """Learner timesteps of MaskablePPO for each member trained."""
+    eval_deals: int = 50
+    """Duplicate deals per cell of the payoff matrix, each played once in every seat assignment
+    (2 games a deal in a game of two players)."""
+    exploiter: bool = False
+    """Also train, each round, an exploiter of the round's best member (AlphaStar's main
+    exploiter): from the clone, against that member alone."""
+    magnet_coef: float = 0.0
+    """Weight of KL(previous best ‖ member) in each member's PPO loss (R-NaD / MMD's magnet):
+    every member starts from the best member so far and is pulled back towards it; 0: no pull."""
+
+    address: str | None = None
+    """A Ray cluster to train each round's members on as Ray tasks, side by side, one CPU each
+    (`local`: start one on this machine; else an address as `ray.init` takes it, `auto` or
+    `ray://HOST:10001`); the workers write the members into the run's league folder, which they
+    must reach (this machine, or a shared filesystem). None: one after the other, here."""
+
+    def __post_init__(self) -> None:
+        prefix = "league."
+        _type_fields(self, prefix)
+        _at_least(self, 1, ("rounds", "timesteps", "eval_deals"), prefix)
+        _at_least(self, 0, ("pfsp_exponent", "magnet_coef"), prefix)
+        if self.meta_solver not in META_SOLVERS:
+            raise ConfigError(
+                f"{prefix}meta_solver",
+                f"{prefix}meta_solver must be one of {', '.join(META_SOLVERS)}; got "
+                f"{shown(self.meta_solver)}{_did_you_mean(self.meta_solver, META_SOLVERS)}",
+            )
+        if self.address is not None and importlib.util.find_spec("ray") is None:
+            raise ConfigError(
+                f"{prefix}address",
+                f"{prefix}address trains on a Ray cluster, but Ray is not installed "
+                "(pip install ray); leave it null to train here",
+            )
+        allowed = (*KERNEL_MEMBERS, CLONE_MEMBER, "ppo:PATH")
+        for spec in self.population:
+            if spec not in (*KERNEL_MEMBERS, CLONE_MEMBER) and not spec.startswith("ppo:"):
+                raise ConfigError(
+                    f"{prefix}population",
+                    f"{prefix}population: unknown member {shown(spec)}"
+                    f"{_did_you_mean(spec, allowed)}; members are {', '.join(allowed)}",
+                )
+        if CLONE_MEMBER not in self.population:
+            raise ConfigError(
+                f"{prefix}population",
+                f"{prefix}population must hold {CLONE_MEMBER}, the network its members start "
+                f"from; got {shown(self.population)}",
+            )
+        if len(set(self.population)) < len(self.population) or len(self.population) < 2:
+            raise ConfigError(
+                f"{prefix}population",
+                f"{prefix}population must name at least two distinct members; got "
+                f"{shown(self.population)}",
+            )
+
+
+@dataclass
 class TrainConfig:
     """Training stages: imitation of a teacher, expert iteration with the compiled search, and
     MaskablePPO against a mix of opponents, one learner seat rotating over episodes."""
@@ -253,11 +342,15 @@ class TrainConfig:
     network, `imitation.*`; see `snail_envs.training.imitation`), then `ppo` (MaskablePPO, from
     the weights of the stage before), then `expert_iteration` (distil the compiled search's
     visit counts into the network, round after round, `expert_iteration.*`; see
-    `snail_envs.training.expert_iteration`), which may also come before `ppo`."""
+    `snail_envs.training.expert_iteration`), which may also come before `ppo`, and `league`
+    (a PSRO-style league of MaskablePPO members, `league.*`; see
+    `snail_envs.training.league`)."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The imitation stage's settings (`imitation.<name>=value`)."""
     expert_iteration: ExpertIterationConfig = field(default_factory=ExpertIterationConfig)
     """The expert iteration stage's settings (`expert_iteration.<name>=value`)."""
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    """The league stage's settings (`league.<name>=value`)."""
     init_from: str | None = None
     """A weights-only policy saved by an earlier run (its `policy.pt`, `best_policy.pt` or
     `clone.pt`, or a run or checkpoint folder) whose weights the network starts from, before the
@@ -463,6 +556,8 @@ class TrainConfig:
                 "init_from (or to the network of the expert_iteration stage before it): it needs "
                 f"stages [imitation, ppo] or an init_from; got {shown(self.stages)}",
             )
+        if "league" in self.stages:
+            self._check_league()
         if self.init_from:
             from snail_envs.training.finetune import initial_policy
 
@@ -482,6 +577,35 @@ class TrainConfig:
                 check_search(self.env, self.env_options, self.expert_iteration)
             except ValueError as problem:
                 raise ConfigError("stages", str(problem)) from None
+
+    def _check_league(self) -> None:
+        """The league's clone needs a stage (or `init_from`) before it; its heuristic a game
+        with one; its `ppo:PATH` members weights-only policies of this game and options."""
+        from snail_envs.agents import HEURISTICS
+        from snail_envs.training.league import initial_members, load_member
+
+        population = self.league.population
+        if CLONE_MEMBER in population and self.stages[0] == "league" and not self.init_from:
+            raise ConfigError(
+                ("league.population", "stages"),
+                "league.population's clone is the policy the stages before the league made: "
+                f"it needs a stage before league or an init_from; got {shown(self.stages)}",
+            )
+        if "heuristic" in population and self.env not in HEURISTICS:
+            raise ConfigError(
+                "league.population", f"league.population: no heuristic agent for {self.env}"
+            )
+        try:
+            initial_members(self.league)
+        except ValueError as problem:
+            raise ConfigError("league.population", f"league.population: {problem}") from None
+        for spec in population:
+            if spec.startswith("ppo:"):
+                try:
+                    load_member(spec, self.env, self.env_options)
+                except ValueError as problem:
+                    message = f"league.population: {problem}"
+                    raise ConfigError("league.population", message) from None
 
 
 MAX_GAMES = 2**20
@@ -734,10 +858,10 @@ def read_yaml(text: str, where: str) -> Any:
     return value
 
 
-def default_config_path(env: str) -> Path:
-    """The shipped config of `env`: `configs/<game>/ppo.yaml` (`<game>` is the env name without
-    its version, `snail_sprint_v0` → `snail_sprint`)."""
-    return CONFIGS / env.rpartition("_v")[0] / "ppo.yaml"
+def default_config_path(env: str, preset: str = "ppo") -> Path:
+    """The shipped config `preset` of `env`: `configs/<game>/<preset>.yaml` (`<game>` is the env
+    name without its version, `snail_sprint_v0` → `snail_sprint`); by default `ppo.yaml`."""
+    return CONFIGS / env.rpartition("_v")[0] / f"{preset}.yaml"
 
 
 def load_config(
@@ -745,8 +869,8 @@ def load_config(
 ) -> TrainConfig:
     """The config of `env`: its YAML file (default `configs/<game>/ppo.yaml`), then overrides
     `name=value` (YAML values; `env_options.name=value` for a rule option, `opponents.kind=w`
-    for one weight, `imitation.name=value` and `expert_iteration.name=value` for a setting of
-    those stages). A missing
+    for one weight, `imitation.name=value`, `expert_iteration.name=value` and
+    `league.name=value` for a setting of those stages). A missing
     file is a `FileNotFoundError`; every other problem a `ValueError` that blames the file or
     the command line, whichever brought the bad value."""
     source = Path(path) if path is not None else default_config_path(env)

@@ -759,12 +759,15 @@ def run_tournament(
     overwrite: bool = False,
     command: str | None = None,
     duplicate: bool = False,
+    players: dict[str, Any] | None = None,
 ) -> Tournament:
     """Play the tournament (see the module docstring); `trusted`: see `Lineup`. `replays`: a
     folder to save every game in (`replay_paths`), whose files must not exist unless
     `overwrite`. `command`: the command line that asked for it, for its `provenance`.
     `duplicate`: deal each pairing's games in groups of `deal_size` that share a seed (the same
-    deck order and dice stream), one game for each seat assignment, and score the deals."""
+    deck order and dice stream), one game for each seat assignment, and score the deals.
+    `players`: agents built elsewhere (a league's members), by the names `agents` give them
+    (`Lineup`)."""
     if seating not in ("alternate", "one"):
         raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
@@ -780,7 +783,7 @@ def run_tournament(
     groups = [tuple(agents)] if table else list(pairs(agents, 2))
     model = PlackettLuce()
     ratings = {spec: model.rating(name=spec) for spec in agents}
-    lineup = Lineup(env_name, trusted=trusted)
+    lineup = Lineup(env_name, players, trusted=trusted)
     results = [PairingResult(group, deal_size=size) for group in groups]
     paths = replay_paths(replays, groups, games) if replays is not None else None
     if paths is not None:

@@ -1,6 +1,7 @@
 """The learner's opponents in the ppo stage: the configured mix of random players, the game's
 heuristic, frozen snapshots of the learner itself (the self-play pool) and a frozen trained
-target (`snail-exploit`'s best response), and the training games they play in.
+target (`snail-exploit`'s best response) or several (a league's population, `FrozenPopulation`),
+and the training games they play in.
 
 The learner holds one seat of each game, drawn anew each episode; the other seats are played by
 opponents drawn from `TrainConfig.opponents`. In the batched engine (`snail_envs.batched`, its
@@ -110,6 +111,38 @@ class FrozenPolicy:
             if self.deterministic:
                 return logits.argmax(1).numpy().astype(np.int64)
             return torch.distributions.Categorical(logits=logits).sample().numpy().astype(np.int64)
+
+
+class FrozenPopulation:
+    """Several frozen networks (`FrozenPolicy`) playing the "policy" seats of the batched
+    engine's games: each game's episode draws one of them by `weights` (a league's
+    meta-strategy), which plays every policy seat of that game; each answers for all the seats
+    waiting on it with one forward pass."""
+
+    def __init__(self, members: list[FrozenPolicy], weights: list[float], seed: int) -> None:
+        if len(members) != len(weights) or not members or sum(weights) <= 0:
+            raise ValueError(
+                f"a frozen population needs one non-negative weight per member, not all zero; "
+                f"got {len(members)} members and weights {weights}"
+            )
+        self.members = members
+        self.weights = np.asarray(weights, np.float64) / sum(weights)
+        self.rng = np.random.default_rng(seed)
+        self._playing = np.zeros(0, np.int64)
+
+    def begin_episodes(self, games: np.ndarray) -> None:
+        largest = int(games.max()) + 1 if games.size else 0
+        if largest > self._playing.size:
+            self._playing = np.pad(self._playing, (0, largest - self._playing.size))
+        self._playing[games] = self.rng.choice(len(self.members), games.size, p=self.weights)
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray) -> Any:
+        actions = np.zeros(games.size, np.int64)
+        playing = self._playing[games]
+        for member in np.unique(playing).tolist():
+            rows = np.flatnonzero(playing == member)
+            actions[rows] = self.members[member](observations[rows], masks[rows], games[rows])
+        return actions
 
 
 class FrozenAgent:

@@ -142,9 +142,6 @@ def build_learner(
     `anchor_coef` > 0), its self-play pool, and the pool's player of the batched engine's
     "policy" seats (None without self-play in the batched engine)."""
     import torch
-    from sb3_contrib import MaskablePPO
-
-    from snail_envs.training.finetune import AnchoredPolicy
 
     torch.set_num_threads(config.torch_threads)
     pool = SelfPlayPool(config.self_play_pool)
@@ -154,8 +151,19 @@ def build_learner(
         else None
     )
     venv = make_vec_env(config, pool, self_play)
-    model = MaskablePPO(
-        AnchoredPolicy if config.anchor_coef > 0 else "MlpPolicy",
+    model = build_model(config, venv, run_dir, config.seed, config.anchor_coef > 0)
+    return model, pool, self_play
+
+
+def build_model(config: TrainConfig, venv: Any, run_dir: Path, seed: int, anchored: bool) -> Any:
+    """A MaskablePPO with the config's hyperparameters on the games `venv`, seeded by `seed`,
+    logging to the run's TensorBoard folder; `anchored`: its policy an `AnchoredPolicy`."""
+    from sb3_contrib import MaskablePPO
+
+    from snail_envs.training.finetune import AnchoredPolicy
+
+    return MaskablePPO(
+        AnchoredPolicy if anchored else "MlpPolicy",
         venv,
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,
@@ -167,11 +175,10 @@ def build_learner(
         ent_coef=config.ent_coef,
         policy_kwargs={"net_arch": list(config.net_arch)},
         tensorboard_log=str(run_dir / "tensorboard"),
-        seed=config.seed,
+        seed=seed,
         device="cpu",
         verbose=0,
     )
-    return model, pool, self_play
 
 
 def start_from(config: TrainConfig, model: Any) -> None:

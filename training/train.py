@@ -8,6 +8,7 @@
     snail-train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
     snail-train --env snail_sprint_v0 "stages=[ppo]" --init-from RUN_DIR/policy.pt
     snail-train --env pedzace_slimaki_v0 "stages=[imitation, expert_iteration]"
+    snail-train --env snail_sprint_v0 --league league.rounds=5   # configs/<game>/league.yaml
     snail-train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
 The hyperparameters and rule options come from `configs/<game>/ppo.yaml` (see
@@ -17,8 +18,10 @@ default) into the network on states of the batched engine (`snail_envs.training.
 trains it with MaskablePPO, from the cloned weights and anchored to them
 (`snail_envs.training.finetune`), and `expert_iteration` (after imitation, before or after ppo)
 distils the compiled search's visit counts, the search guided by the network, into the network
-round after round (`snail_envs.training.expert_iteration`). The learner holds one seat of the
-game, drawn anew each episode;
+round after round (`snail_envs.training.expert_iteration`), and `league` (after the others;
+`--league` reads `configs/<game>/league.yaml`) trains a PSRO-style league of members against a
+Nash or PFSP mixture of its population (`snail_envs.training.league`). The learner holds one
+seat of the game, drawn anew each episode;
 the other seats are played by opponents drawn from the configured mix of random players, the game's
 heuristic, and frozen snapshots of the learner itself (self-play). The games run in the batched
 engine (`snail_envs.batched`, its learner vector env: random and heuristic opponents are played
@@ -68,7 +71,13 @@ import snail_envs
 from snail_envs.agents.cli import command_errors, console_script
 from snail_envs.cli import env_name
 from snail_envs.training.checkpoints import CONFIG_FILE, read_run_config
-from snail_envs.training.config import TrainConfig, describe_fields, load_config, parse_overrides
+from snail_envs.training.config import (
+    TrainConfig,
+    default_config_path,
+    describe_fields,
+    load_config,
+    parse_overrides,
+)
 from snail_envs.training.report import print_summary, stopped_where
 from snail_envs.training.run import RESUMABLE, open_run, resumption, run, write_config
 from snail_envs.training.stages import STAGES
@@ -147,6 +156,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "error",
     )
     parser.add_argument(
+        "--league",
+        action="store_true",
+        help="read the game's league config, configs/<game>/league.yaml (a PSRO-style league "
+        "after the clone), instead of ppo.yaml",
+    )
+    parser.add_argument(
         "--resume",
         metavar="RUN_DIR",
         type=Path,
@@ -170,8 +185,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_intermixed_args(argv)
     if args.resume is None and args.env is None:
         parser.error("give --env (a new run) or --resume RUN_DIR")
-    if args.resume is not None and (args.env or args.config):
-        parser.error("--resume continues a run with its own game and config: no --env, --config")
+    if args.resume is not None and (args.env or args.config or args.league):
+        parser.error(
+            "--resume continues a run with its own game and config: no --env, --config, --league"
+        )
+    if args.league and args.config:
+        parser.error("--league reads configs/<game>/league.yaml; --config another: give one")
     if args.resume is not None and args.init_from:
         parser.error("--init-from starts a new run; --resume continues one: give one of them")
     with command_errors(parser.prog):
@@ -179,7 +198,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             summary = resume(args.resume, args.overrides, progress_bar=not args.no_progress)
         else:
             init = [f"init_from={args.init_from}"] if args.init_from else []
-            config = load_config(args.env, args.config, [*args.overrides, *init])
+            path = default_config_path(args.env, "league") if args.league else args.config
+            config = load_config(args.env, path, [*args.overrides, *init])
             summary = train(config, progress_bar=not args.no_progress)
     print_summary(summary)
     if summary["interrupted"]:

@@ -5,12 +5,13 @@
     expert_iteration   distil the compiled search into the network, round after round
                        (`stages.expert_iteration`)
     ppo                MaskablePPO against the configured opponents (`stages.ppo`)
+    league             a PSRO-style league of MaskablePPO members (`stages.league`)
 
 Each stage is a class that meets the `Stage` protocol (`stages.base`): its name, what its
 points of the learning curve count, how it describes itself, runs, saves and resumes, what it
 adds to the run's summary and what a stop in it leaves.
 
-To add a stage (a `league`, say):
+To add a stage (`stages/league.py` is the latest example):
 
 1. write `stages/league.py`, a class that meets `Stage` (the existing stages are the examples:
    `run` trains `RunContext.model.policy`, adds points to `RunContext.curve` and times itself
@@ -36,9 +37,12 @@ from snail_envs.training.stages.base import (
 )
 from snail_envs.training.stages.expert_iteration import ExpertIteration
 from snail_envs.training.stages.imitation import Imitation
+from snail_envs.training.stages.league import League
 from snail_envs.training.stages.ppo import PPO
 
-STAGES: dict[str, type[Stage]] = {stage.name: stage for stage in (Imitation, ExpertIteration, PPO)}
+STAGES: dict[str, type[Stage]] = {
+    stage.name: stage for stage in (Imitation, ExpertIteration, PPO, League)
+}
 """Every stage, by name: a new stage of each for every run (a stage keeps its run's reports)."""
 
 __all__ = ["STAGES", "Outcome", "Overrides", "Resumption", "RunContext", "Stage", "timing"]

@@ -49,6 +49,17 @@ def kept_start(best: dict[str, Any] | None) -> bool:
     return best is not None and best["timesteps"] == 0
 
 
+def anchor(model: Any, reference: Any, coef: float, decay_steps: int) -> Any:
+    """Pull the policy of `model` (an `AnchoredPolicy`) towards a frozen copy of `reference`
+    with a KL of weight `coef` (falling to 0 over `decay_steps` timesteps; 0: kept) while it
+    learns; returns the callback that sets and logs the weight (`AnchorSchedule`). Set
+    `model.policy.anchor = None` after learning to let it go."""
+    from snail_envs.training.finetune import Anchor, AnchorSchedule
+
+    model.policy.anchor = Anchor(reference, coef)
+    return AnchorSchedule(model.policy.anchor, coef, decay_steps)
+
+
 class PPO:
     """MaskablePPO to `total_timesteps` or a stop request. Its policy is the last one, or with
     `keep_best` the best of the curve's points (whose record is `Progress.best`, its entry in
@@ -183,7 +194,7 @@ class PPO:
     ) -> tuple[list[Any], Any]:
         """The callbacks of the anchor to the clone (`anchor_coef` > 0: the policy the stage
         starts from, or resumed the run's clone) and of `keep_best` (also returned, or None)."""
-        from snail_envs.training.finetune import BEST_POLICY_FILE, Anchor, AnchorSchedule, KeepBest
+        from snail_envs.training.finetune import BEST_POLICY_FILE, KeepBest
 
         config, model, progress = context.config, context.model, context.progress
         extra: list[Any] = []
@@ -193,10 +204,7 @@ class PPO:
                 if checkpoint is None
                 else load_policy(context.run_dir / CLONE_FILE, config.env)
             )
-            model.policy.anchor = Anchor(clone, config.anchor_coef)
-            extra.append(
-                AnchorSchedule(model.policy.anchor, config.anchor_coef, config.anchor_decay_steps)
-            )
+            extra.append(anchor(model, clone, config.anchor_coef, config.anchor_decay_steps))
         keep = None
         if config.keep_best:
             opponent = evaluation_opponents(config)[-1]
