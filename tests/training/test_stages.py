@@ -22,6 +22,7 @@ from snail_envs.agents import RandomAgent, make_agent
 from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training import train
 from snail_envs.training.config import STAGES, load_config
+from snail_envs.training.curve import kept_point, summary_figure
 from snail_envs.training.evaluate import score_against
 from snail_envs.training.finetune import Anchor, AnchoredPolicy
 from snail_envs.training.imitation import (
@@ -35,6 +36,7 @@ from snail_envs.training.imitation import (
     collect,
     imitate,
 )
+from snail_envs.training.report import print_summary
 from snail_envs.training.stages import STAGES as REGISTRY
 from tests.names import SNAP
 from tests.training.budgets import TINY_PPO
@@ -457,7 +459,8 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     # started from, and says so
     assert first["best"]["timesteps"] == 0 and first["policy_made_by"] == "init_from"
     shown = capsys.readouterr().out
-    assert "the ppo stage did not improve on it" in shown
+    assert "ppo did not beat the policy it started from (" in shown
+    assert "; kept init_from's" in shown
     assert f"made by the run it started from (init_from {saved_clone})" in shown
     kept, started = (
         PPOAgent.load(path).model.state_dict() for path in (run / "clone.pt", saved_clone)
@@ -470,3 +473,59 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     monkeypatch.setattr("snail_envs.training.run.start_from", refuse)
     resumed = train.main(["--resume", str(run), "total_timesteps=256", "--no-progress"])
     assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)
+
+
+def test_the_curve_data_holds_each_ppo_update_and_the_kept_policy(two_stages: dict) -> None:
+    before, resumed = two_stages["before"], two_stages["resumed"]
+    updates = before["ppo_updates"]
+    assert [(u["timesteps"], u["updates"]) for u in updates] == [(128, 1), (256, 2)]
+    for update in updates:
+        assert np.isfinite(update["loss"]) and update["entropy"] > 0 and update["approx_kl"] >= 0
+    assert resumed["ppo_updates"][:2] == updates  # restored with the checkpoint, then on
+    assert [u["timesteps"] for u in resumed["ppo_updates"]] == [128, 256, 384, 512]
+    best = before["best"]["timesteps"]
+    assert before["kept_policy"] == {"made_by": "ppo", "stage": "ppo", "timesteps": best}
+
+
+def test_the_learning_curve_draws_each_stage_in_its_unit_the_kept_policy_and_ppo_losses(
+    two_stages: dict,
+) -> None:
+    summary = two_stages["before"]
+    drawn = summary_figure(summary).axes
+    assert [axes.get_title() for axes in drawn] == [
+        "imitation: score rates",
+        "ppo: score rates",
+        "ppo loss",
+        "ppo entropy",
+        "ppo approximate KL",
+    ]
+    assert [axes.get_xlabel() for axes in drawn[:2]] == ["labelled states", "learner timesteps"]
+    imitation, ppo, loss = drawn[:3]
+    labelled = [point["labelled_states"] for point in summary["learning_curve"][:2]]
+    assert list(imitation.get_lines()[0].get_xdata()) == labelled
+    best = summary["best"]["timesteps"]
+    kept = f"kept policy: made by ppo, ppo at {best:,} learner timesteps"
+    assert kept in [text.get_text() for text in ppo.get_legend().get_texts()]
+    assert kept not in [text.get_text() for text in imitation.get_legend().get_texts()]
+    assert list(loss.get_lines()[0].get_ydata()) == [u["loss"] for u in summary["ppo_updates"]]
+
+
+def test_the_summary_says_when_ppo_did_not_beat_the_clone(
+    two_stages: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run whose ppo stage scored no point above its start keeps the clone: the printed
+    summary and the curve say the imitation stage made it."""
+    summary = copy.deepcopy(two_stages["before"])
+    summary["best"]["timesteps"] = 0
+    summary["policy_made_by"] = "imitation"
+    curve = summary["learning_curve"]
+    summary["kept_policy"] = kept_point(curve, "imitation", summary["best"], 256)
+    print_summary(summary)
+    shown = capsys.readouterr().out
+    assert "ppo did not beat the clone (" in shown and "; kept the imitation policy" in shown
+    last_round = curve[1]["labelled_states"]
+    place = f"imitation at {last_round:,} labelled states"
+    assert f"made by the imitation stage (on the learning curve: {place})" in shown
+    imitation = summary_figure(summary).axes[0]
+    texts = [text.get_text() for text in imitation.get_legend().get_texts()]
+    assert f"kept policy: made by imitation, {place}" in texts

@@ -30,7 +30,14 @@ from snail_envs.training.checkpoints import (
 )
 from snail_envs.training.config import TrainConfig
 from snail_envs.training.curve import evaluation_opponents
-from snail_envs.training.stages.base import Outcome, Overrides, Resumption, RunContext, timing
+from snail_envs.training.stages.base import (
+    INIT_FROM,
+    Outcome,
+    Overrides,
+    Resumption,
+    RunContext,
+    timing,
+)
 
 MIN_CURVE_POINTS = 5
 """The fewest points a ppo stage's learning curve has: its start, the points between, its end."""
@@ -220,10 +227,13 @@ class PPO:
             return []
         best = summary["best"]
         if kept_start(best):
-            return [
-                f"kept the policy the ppo stage started from ({best['score_rate']:.1%} vs "
-                f"{best['opponent']} at its start): the ppo stage did not improve on it"
-            ]
+            start = f"({best['score_rate']:.1%} vs {best['opponent']} at the ppo stage's start)"
+            made_by = summary["policy_made_by"]
+            if made_by is None:
+                return [f"ppo did not beat the untrained network it started from {start}; kept it"]
+            if made_by == INIT_FROM:
+                return [f"ppo did not beat the policy it started from {start}; kept init_from's"]
+            return [f"ppo did not beat the clone {start}; kept the {made_by} policy"]
         return [
             f"kept the policy of timestep {best['timesteps']:,} "
             f"({best['score_rate']:.1%} vs {best['opponent']} at that point of the curve)"
