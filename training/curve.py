@@ -244,6 +244,7 @@ def curve_figure(
         for axes, (value, panel) in zip(update_axes, UPDATE_PANELS.items(), strict=True):
             axes.plot(at, [update[value] for update in updates], marker=".", color="C7")
             axes.set_title(panel, fontsize=10)
+            axes.ticklabel_format(axis="y", useOffset=False)  # an entropy near log 2 reads as such
             axes.set_xlabel(stage_units()[stepping])
     return figure
 
