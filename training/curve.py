@@ -211,15 +211,18 @@ def curve_figure(
     chance: float,
     updates: list[dict[str, Any]] | None = None,
     kept: dict[str, Any] | None = None,
+    units: Mapping[str, str] | None = None,
 ) -> Any:
     """The learning curve as a matplotlib figure: a panel of score rates per stage, by that
     stage's own count (`Stage.count`), the final evaluation's a star at the end of the stage
     that counts timesteps (or of the last stage), the kept policy (`kept_point`) a labelled
     line; below, a panel each of the ppo updates' loss, entropy and approximate KL by
-    timesteps (`UPDATE_PANELS`, when there are updates)."""
+    timesteps (`UPDATE_PANELS`, when there are updates). `units` names a stage's count where a
+    tool's points count another thing than the stage's (`stage_units`: snail-rllib's ticks)."""
     from matplotlib.figure import Figure
 
     updates = updates or []
+    units = {**stage_units(), **(units or {})}
     stages = list(dict.fromkeys(point["stage"] for point in curve if point["stage"] != FINAL))
     counts = stage_counts()
     stepping = next(name for name, count in counts.items() if count == TIMESTEPS)
@@ -234,6 +237,7 @@ def curve_figure(
     colours = {opponent: f"C{index}" for index, opponent in enumerate(opponents)}
     for axes, stage in zip(score_axes, panels, strict=True):
         draw_stage(axes, curve, stage, stage == final_stage, colours, chance)
+        axes.set_xlabel(units[stage])
         if kept is not None and kept["stage"] == stage:
             draw_kept(axes, kept)
         axes.legend(fontsize=7)
@@ -245,7 +249,7 @@ def curve_figure(
             axes.plot(at, [update[value] for update in updates], marker=".", color="C7")
             axes.set_title(panel, fontsize=10)
             axes.ticklabel_format(axis="y", useOffset=False)  # an entropy near log 2 reads as such
-            axes.set_xlabel(stage_units()[stepping])
+            axes.set_xlabel(units[stepping])
     return figure
 
 
@@ -288,7 +292,6 @@ def draw_stage(
         )
     axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
     axes.set_title(score_title(stage), fontsize=10)
-    axes.set_xlabel(stage_units()[stage])
     axes.set_ylim(0, 1)
     axes.set_xlim(left=0)
 
@@ -317,9 +320,10 @@ def plot_curve(
     chance: float,
     updates: list[dict[str, Any]] | None = None,
     kept: dict[str, Any] | None = None,
+    units: Mapping[str, str] | None = None,
 ) -> None:
     """Draw the learning curve (`curve_figure`) to `path`, atomically (Agg: no display)."""
-    save_figure(curve_figure(curve, title, chance, updates, kept), path)
+    save_figure(curve_figure(curve, title, chance, updates, kept, units), path)
 
 
 def save_figure(figure: Any, path: Path) -> None:

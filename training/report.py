@@ -17,7 +17,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
         f"{stage} {seconds:.0f} s" for stage, seconds in summary["stage_seconds"].items()
     )
     rate = summary["timesteps_per_second"]
-    timesteps = f" ({summary['timesteps']:,} PPO timesteps, {rate:,}/s)" if rate else ""
+    timesteps = f" ({summary['timesteps']:,} learner timesteps, {rate:,}/s)" if rate else ""
     print(f"\n=== {config['env']} {config['env_options'] or ''}: {stages}{timesteps} ===")
     for stage in STAGES.values():
         for line in stage().report(summary):
