@@ -4,9 +4,9 @@ points of every stage, in TensorBoard and in `learning_curve.png`, with the ppo 
 Each stage's points count its own work (`Stage.count`: the imitation rounds' labelled states,
 the expert iteration rounds' searched states, the ppo stage's timesteps); every point also
 carries the run's learner timesteps so far. The PNG draws each stage in its own panel, by its
-own count, the final evaluation's point (`FINAL`) as a star at the end of the stage that counts
-timesteps, and the kept policy (`kept_point`) as a line labelled with the stage and count it
-came from; below, the ppo updates' loss, entropy and approximate KL (`Progress.ppo_updates`).
+own count, the kept policy (`kept_point`) as a line labelled with the stage and count it came
+from, and the final evaluation's point (`FINAL`), which measured that policy, as stars there;
+below, the ppo updates' loss, entropy and approximate KL (`Progress.ppo_updates`).
 It is drawn from the summary's data alone (`plot_summary`). TensorBoard needs one axis: there
 each stage's points lie after the counts the stages before it ended at (`curve_stages`).
 """
@@ -200,11 +200,6 @@ UPDATE_PANELS = {"loss": "ppo loss", "entropy": "ppo entropy", "approx_kl": "ppo
 the panel's title."""
 
 
-def score_title(stage: str) -> str:
-    """The title of a stage's panel of score rates."""
-    return FINAL if stage == FINAL else f"{stage}: score rates"
-
-
 def curve_figure(
     curve: list[dict[str, Any]],
     title: str,
@@ -214,9 +209,8 @@ def curve_figure(
     units: Mapping[str, str] | None = None,
 ) -> Any:
     """The learning curve as a matplotlib figure: a panel of score rates per stage, by that
-    stage's own count (`Stage.count`), the final evaluation's a star at the end of the stage
-    that counts timesteps (or of the last stage), the kept policy (`kept_point`) a labelled
-    line; below, a panel each of the ppo updates' loss, entropy and approximate KL by
+    stage's own count (`Stage.count`), the kept policy (`kept_point`) a labelled line, the
+    final evaluation's point stars where it measured (`final_place`); below, a panel each of the ppo updates' loss, entropy and approximate KL by
     timesteps (`UPDATE_PANELS`, when there are updates). `units` names a stage's count where a
     tool's points count another thing than the stage's (`stage_units`: snail-rllib's ticks)."""
     from matplotlib.figure import Figure
@@ -224,9 +218,8 @@ def curve_figure(
     updates = updates or []
     units = {**stage_units(), **(units or {})}
     stages = list(dict.fromkeys(point["stage"] for point in curve if point["stage"] != FINAL))
-    counts = stage_counts()
-    stepping = next(name for name, count in counts.items() if count == TIMESTEPS)
-    final_stage = stepping if stepping in stages or not stages else stages[-1]
+    stepping = next(name for name, count in stage_counts().items() if count == TIMESTEPS)
+    final_stage, final_at = final_place(curve, stages, kept)
     panels = stages if final_stage in stages else [*stages, final_stage]
     columns = max(len(panels), len(UPDATE_PANELS) if updates else 1)
     figure = Figure(figsize=(max(7, 4 * columns), 7 if updates else 4), layout="constrained")
@@ -236,7 +229,8 @@ def curve_figure(
     opponents = list(dict.fromkeys(k for p in curve for k in p if k not in point_keys()))
     colours = {opponent: f"C{index}" for index, opponent in enumerate(opponents)}
     for axes, stage in zip(score_axes, panels, strict=True):
-        draw_stage(axes, curve, stage, stage == final_stage, colours, chance)
+        draw_stage(axes, curve, stage, final_at if stage == final_stage else None, colours)
+        axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
         axes.set_xlabel(units[stage])
         if kept is not None and kept["stage"] == stage:
             draw_kept(axes, kept)
@@ -253,22 +247,36 @@ def curve_figure(
     return figure
 
 
+def final_place(
+    curve: list[dict[str, Any]], stages: list[str], kept: Mapping[str, Any] | None
+) -> tuple[str, int]:
+    """The panel and count where the final evaluation's stars go: the kept policy's place,
+    which is what it measured; without one, the run's timesteps in the stage that counts them,
+    or the end of the last stage if that one drew no points."""
+    counts = stage_counts()
+    if kept is not None:
+        return kept["stage"], kept[counts[kept["stage"]]]
+    stepping = next(name for name, count in counts.items() if count == TIMESTEPS)
+    finals = [point[TIMESTEPS] for point in curve if point["stage"] == FINAL]
+    if stepping in stages or not stages:
+        return stepping, max(finals, default=0)
+    last = stages[-1]
+    return last, max(point[counts[last]] for point in curve if point["stage"] == last)
+
+
 def draw_stage(
     axes: Any,
     curve: list[dict[str, Any]],
     stage: str,
-    with_final: bool,
+    final_at: int | None,
     colours: dict[str, str],
-    chance: float,
 ) -> None:
     """One stage's panel: its points by its own count (an opponent's line joins the points
-    that measured it, its 95% interval shaded), and with `with_final` the final evaluation's
-    points as stars, at the run's timesteps (or, in a stage that does not count them, at the
-    stage's last count)."""
+    that measured it, its 95% interval shaded), and the final evaluation's as stars at
+    `final_at` (`final_place`; None: not in this panel)."""
     count = stage_counts()[stage]
     own = [point for point in curve if point["stage"] == stage]
-    end = max((point[count] for point in own), default=0)
-    finals = [point for point in curve if point["stage"] == FINAL] if with_final else []
+    finals = [] if final_at is None else [p for p in curve if p["stage"] == FINAL]
     for opponent, colour in colours.items():
         measured = [point for point in own if opponent in point]
         if measured:
@@ -278,8 +286,7 @@ def draw_stage(
             axes.fill_between(at, rates[:, 1], rates[:, 2], alpha=0.2, color=colour)
         for point in finals:
             if opponent in point:
-                x = point[TIMESTEPS] if count == TIMESTEPS else end
-                axes.plot(x, point[opponent][0], marker="*", markersize=14, color=colour)
+                axes.plot(final_at, point[opponent][0], marker="*", markersize=14, color=colour)
     if finals:
         axes.plot(
             [],
@@ -290,8 +297,7 @@ def draw_stage(
             color="grey",
             label="final evaluation",
         )
-    axes.axhline(chance, color="grey", linestyle="--", label=f"chance ({chance:.0%})")
-    axes.set_title(score_title(stage), fontsize=10)
+    axes.set_title(f"{stage}: score rates", fontsize=10)
     axes.set_ylim(0, 1)
     axes.set_xlim(left=0)
 
@@ -334,14 +340,15 @@ def save_figure(figure: Any, path: Path) -> None:
 
 def summary_figure(summary: Mapping[str, Any]) -> Any:
     """A run's learning curve (`curve_figure`) from its summary (`summary.json`) alone: its
-    points, its ppo updates and its kept policy."""
+    points, its ppo updates and its kept policy (a summary written before those were recorded
+    draws without them)."""
     config = summary["config"]
     return curve_figure(
         summary["learning_curve"],
         f"{config['env']}: {' then '.join(config['stages'])}",
         summary["chance_score_rate"],
-        summary["ppo_updates"],
-        summary["kept_policy"],
+        summary.get("ppo_updates"),
+        summary.get("kept_policy"),
     )
 
 

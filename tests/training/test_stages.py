@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -475,6 +476,12 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)
 
 
+def final_stars(axes: Any) -> list[float]:
+    """Where a panel draws the final evaluation's points (a star an opponent)."""
+    stars = [line for line in axes.get_lines() if line.get_marker() == "*"]
+    return [x for line in stars for x in line.get_xdata()]
+
+
 def test_the_curve_data_holds_each_ppo_update_and_the_kept_policy(two_stages: dict) -> None:
     before, resumed = two_stages["before"], two_stages["resumed"]
     updates = before["ppo_updates"]
@@ -508,6 +515,7 @@ def test_the_learning_curve_draws_each_stage_in_its_unit_the_kept_policy_and_ppo
     assert kept in [text.get_text() for text in ppo.get_legend().get_texts()]
     assert kept not in [text.get_text() for text in imitation.get_legend().get_texts()]
     assert list(loss.get_lines()[0].get_ydata()) == [u["loss"] for u in summary["ppo_updates"]]
+    assert final_stars(ppo) == [best, best] and final_stars(imitation) == []  # what it measured
 
 
 def test_the_summary_says_when_ppo_did_not_beat_the_clone(
@@ -529,3 +537,4 @@ def test_the_summary_says_when_ppo_did_not_beat_the_clone(
     imitation = summary_figure(summary).axes[0]
     texts = [text.get_text() for text in imitation.get_legend().get_texts()]
     assert f"kept policy: made by imitation, {place}" in texts
+    assert final_stars(imitation) == [last_round, last_round]
