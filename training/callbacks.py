@@ -16,7 +16,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from snail_envs.agents.ppo import PPOAgent
 from snail_envs.training.checkpoints import Progress
 from snail_envs.training.config import TrainConfig
-from snail_envs.training.curve import FINAL, LearningCurve, evaluate_point
+from snail_envs.training.curve import LearningCurve, evaluate_point, start_scored_before
 from snail_envs.training.display import Display
 from snail_envs.training.interrupts import StopRequests
 from snail_envs.training.opponents import SelfPlayPool
@@ -65,8 +65,7 @@ class CurvePoints(BaseCallback):
     def _on_training_start(self) -> None:
         if self.model.num_timesteps < self.progress.next_evaluation:
             return
-        points = self.curve.points
-        if points and points[-1]["stage"] not in (self.stage, FINAL):
+        if start_scored_before(self.curve.points, self.stage) is not None:
             self.progress.next_evaluation += self.interval
         else:
             self.measure()

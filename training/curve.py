@@ -85,6 +85,15 @@ def evaluate_point(
         return score_rates(config, learner, config.eval_games, 10**7, after_game=tick)
 
 
+def start_scored_before(curve: list[dict[str, Any]], stage: str) -> dict[str, Any] | None:
+    """The point that scored the policy `stage` starts from, where the stage before scored it
+    last: the curve's last point, if of another stage and not the final evaluation's (None: the
+    stage scores its start itself)."""
+    if curve and curve[-1]["stage"] not in (stage, FINAL):
+        return curve[-1]
+    return None
+
+
 def stage_counts() -> dict[str, str]:
     """What the points of each stage count on the learning curve's one axis (`Stage.count`)."""
     # imported here: the stages import this module
@@ -210,9 +219,10 @@ def curve_figure(
 ) -> Any:
     """The learning curve as a matplotlib figure: a panel of score rates per stage, by that
     stage's own count (`Stage.count`), the kept policy (`kept_point`) a labelled line, the
-    final evaluation's point stars where it measured (`final_place`); below, a panel each of the ppo updates' loss, entropy and approximate KL by
-    timesteps (`UPDATE_PANELS`, when there are updates). `units` names a stage's count where a
-    tool's points count another thing than the stage's (`stage_units`: snail-rllib's ticks)."""
+    final evaluation's point stars where it measured (`final_place`); below, a panel each of
+    the ppo updates' loss, entropy and approximate KL by timesteps (`UPDATE_PANELS`, when
+    there are updates). `units` names a stage's count where a tool's points count another
+    thing than the stage's (`stage_units`: snail-rllib's ticks)."""
     from matplotlib.figure import Figure
 
     updates = updates or []

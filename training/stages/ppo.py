@@ -29,7 +29,7 @@ from snail_envs.training.checkpoints import (
     set_random_states,
 )
 from snail_envs.training.config import TrainConfig
-from snail_envs.training.curve import evaluation_opponents
+from snail_envs.training.curve import evaluation_opponents, start_scored_before
 from snail_envs.training.stages.base import (
     INIT_FROM,
     Outcome,
@@ -58,8 +58,8 @@ def kept_start(best: dict[str, Any] | None) -> bool:
 
 class PPO:
     """MaskablePPO to `total_timesteps` or a stop request. Its policy is the last one, or with
-    `keep_best` the best of the curve's points (whose record is `Progress.best`, its entry in
-    the run's summary)."""
+    `keep_best` the best of the curve's points, the policy it started from included (whose
+    record is `Progress.best`, its entry in the run's summary)."""
 
     name: ClassVar[str] = "ppo"
     count: ClassVar[str] = "timesteps"
@@ -190,9 +190,9 @@ class PPO:
     ) -> tuple[list[Any], Any]:
         """The callbacks of the anchor to the clone (`anchor_coef` > 0: the policy the stage
         starts from, or resumed the run's clone) and of `keep_best` (also returned, or None)."""
-        from snail_envs.training.finetune import BEST_POLICY_FILE, Anchor, AnchorSchedule, KeepBest
+        from snail_envs.training.finetune import Anchor, AnchorSchedule
 
-        config, model, progress = context.config, context.model, context.progress
+        config, model = context.config, context.model
         extra: list[Any] = []
         if config.anchor_coef > 0:
             clone = (
@@ -204,20 +204,26 @@ class PPO:
             extra.append(
                 AnchorSchedule(model.policy.anchor, config.anchor_coef, config.anchor_decay_steps)
             )
-        keep = None
-        if config.keep_best:
-            opponent = evaluation_opponents(config)[-1]
-            path = context.run_dir / BEST_POLICY_FILE
-            keep = KeepBest(
-                progress.learning_curve,
-                opponent,
-                path,
-                config.env,
-                config.env_options,
-                progress.best,
-            )
-            extra.append(keep)
-        return extra, keep
+        keep = self.best_keeper(context, checkpoint) if config.keep_best else None
+        return [*extra, keep] if keep is not None else extra, keep
+
+    def best_keeper(self, context: RunContext, checkpoint: Checkpoint | None) -> Any:
+        """The `KeepBest` of the stage against the last evaluation opponent. A stage that starts
+        after another one's last round scored its start (`start_scored_before`) begins with
+        that score as its start's, so that the policy it starts from stays the best unless a
+        point of the stage beats it."""
+        from snail_envs.training.finetune import BEST_POLICY_FILE, KeepBest
+
+        config, progress = context.config, context.progress
+        opponent = evaluation_opponents(config)[-1]
+        path = context.run_dir / BEST_POLICY_FILE
+        keep = KeepBest(
+            progress.learning_curve, opponent, path, config.env, config.env_options, progress.best
+        )
+        start = start_scored_before(progress.learning_curve, self.name)
+        if checkpoint is None and start is not None and opponent in start:
+            keep.consider(start, progress.timesteps, context.model.policy)
+        return keep
 
     def summary(self, context: RunContext) -> dict[str, Any]:
         return {"best": context.progress.best}
