@@ -171,6 +171,7 @@ class TrainingBar(BaseCallback):
 
 
 def ppo_callbacks(
+    losses: UpdateLosses,
     snapshots: Snapshots,
     points: CurvePoints,
     extra: Sequence[BaseCallback],
@@ -182,7 +183,6 @@ def ppo_callbacks(
     a rollout: the update before it), self-play snapshots and the learning curve when due, then
     `extra` (which see each new point of the curve), checkpoints when due, the end of learning
     when a stop is requested, and the training bar."""
-    losses = UpdateLosses(checkpoints.progress)
     return CallbackList(
         [losses, snapshots, points, *extra, checkpoints, StopOnRequest(stop), TrainingBar(advance)]
     )

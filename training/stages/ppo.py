@@ -146,7 +146,13 @@ class PPO:
     def learn(self, context: RunContext, checkpoint: Checkpoint | None) -> Any:
         """Train, on from `checkpoint` when resumed, with checkpoints when due, at its end, and
         at its start when it follows another stage; returns the stage's policy."""
-        from snail_envs.training.callbacks import Checkpoints, CurvePoints, Snapshots, ppo_callbacks
+        from snail_envs.training.callbacks import (
+            Checkpoints,
+            CurvePoints,
+            Snapshots,
+            UpdateLosses,
+            ppo_callbacks,
+        )
 
         config, run_dir, model = context.config, context.run_dir, context.model
         progress, pool, self_play = context.progress, context.pool, context.self_play
@@ -171,7 +177,13 @@ class PPO:
             total = config.total_timesteps
             with context.display.training(self.name, total, progress.timesteps) as advance:
                 callbacks = ppo_callbacks(
-                    snapshots, points, extra, checkpoints, context.stop, advance
+                    UpdateLosses(progress),
+                    snapshots,
+                    points,
+                    extra,
+                    checkpoints,
+                    context.stop,
+                    advance,
                 )
                 model.learn(
                     total - progress.timesteps,
