@@ -56,7 +56,6 @@ def summarise(name: str, options: dict[str, Any], games: int, seed: int) -> None
     started = time.perf_counter()
     for game in range(games):
         env.reset(seed=seed + game)
-        decisions = 0
         for agent in env.agent_iter():
             observation, total, terminated, truncated, _ = env.last()
             if terminated or truncated:
@@ -65,8 +64,7 @@ def summarise(name: str, options: dict[str, Any], games: int, seed: int) -> None
                 env.step(None)
                 continue
             env.step(random_action(observation["action_mask"], rng))
-            decisions += 1
-        lengths.append(decisions)
+        lengths.append(env.unwrapped.length.decisions)
         if (game + 1) % max(1, games // 20) == 0:
             print(f"\rplayed {game + 1}/{games} games", end="", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started

@@ -1,5 +1,5 @@
 """The ppo stage's Stable-Baselines3 callbacks: self-play snapshots, the learning curve's points,
-checkpoints, the end of learning on a stop request, and the training bar.
+the updates' losses, checkpoints, the end of learning on a stop request, and the training bar.
 
 Each sees the run's `Progress`, which says when the next snapshot, point and checkpoint are due,
 so that a resumed run goes on where it stopped.
@@ -16,7 +16,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from snail_envs.agents.ppo import PPOAgent
 from snail_envs.training.checkpoints import Progress
 from snail_envs.training.config import TrainConfig
-from snail_envs.training.curve import FINAL, LearningCurve, evaluate_point
+from snail_envs.training.curve import LearningCurve, evaluate_point, start_scored_before
 from snail_envs.training.display import Display
 from snail_envs.training.interrupts import StopRequests
 from snail_envs.training.opponents import SelfPlayPool
@@ -65,8 +65,7 @@ class CurvePoints(BaseCallback):
     def _on_training_start(self) -> None:
         if self.model.num_timesteps < self.progress.next_evaluation:
             return
-        points = self.curve.points
-        if points and points[-1]["stage"] not in (self.stage, FINAL):
+        if start_scored_before(self.curve.points, self.stage) is not None:
             self.progress.next_evaluation += self.interval
         else:
             self.measure()
@@ -87,6 +86,49 @@ class CurvePoints(BaseCallback):
         while self.progress.next_evaluation <= self.model.num_timesteps:
             self.progress.next_evaluation += self.interval
         return True
+
+
+UPDATE_VALUES = {
+    "loss": "train/loss",
+    "entropy": "train/entropy_loss",
+    "approx_kl": "train/approx_kl",
+}
+"""What `Progress.ppo_updates` records of each update, by the name SB3's logger gives it (its
+`entropy_loss` is the entropy negated: the record keeps the entropy)."""
+UPDATE_COUNT = "train/n_updates"
+"""SB3's count of the gradient steps made so far (`Progress.updates`), which names an update."""
+
+
+class UpdateLosses(BaseCallback):
+    """Records each PPO update's loss, entropy and approximate KL, as SB3's logger holds them
+    after the update, in `Progress.ppo_updates` at the timesteps of the rollout it learnt from.
+    An update is read before the next rollout starts and when learning ends (SB3 writes its
+    values out, and clears them, only after the next rollout)."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+
+    def _on_rollout_start(self) -> None:
+        self.record()
+
+    def _on_training_end(self) -> None:
+        self.record()
+
+    def _on_step(self) -> bool:
+        return True
+
+    def record(self) -> None:
+        logged = self.model.logger.name_to_value
+        updates = self.progress.ppo_updates
+        if UPDATE_COUNT not in logged:
+            return  # no update since SB3 last wrote its values out
+        made = int(logged[UPDATE_COUNT])
+        if updates and updates[-1]["updates"] == made:
+            return  # a stop ended learning before the next update: this one is recorded
+        values = {name: float(logged[key]) for name, key in UPDATE_VALUES.items()}
+        values["entropy"] = -values["entropy"]
+        updates.append({"timesteps": self.model.num_timesteps, "updates": made, **values})
 
 
 class Checkpoints(BaseCallback):
@@ -129,6 +171,7 @@ class TrainingBar(BaseCallback):
 
 
 def ppo_callbacks(
+    losses: UpdateLosses,
     snapshots: Snapshots,
     points: CurvePoints,
     extra: Sequence[BaseCallback],
@@ -136,9 +179,10 @@ def ppo_callbacks(
     stop: StopRequests,
     advance: Callable[[int], None],
 ) -> CallbackList:
-    """The ppo stage's callbacks, in the order they see each step: self-play snapshots and the
-    learning curve when due, then `extra` (which see each new point of the curve), checkpoints
-    when due, the end of learning when a stop is requested, and the training bar."""
+    """The ppo stage's callbacks, in the order they see each step: the updates' losses (before
+    a rollout: the update before it), self-play snapshots and the learning curve when due, then
+    `extra` (which see each new point of the curve), checkpoints when due, the end of learning
+    when a stop is requested, and the training bar."""
     return CallbackList(
-        [snapshots, points, *extra, checkpoints, StopOnRequest(stop), TrainingBar(advance)]
+        [losses, snapshots, points, *extra, checkpoints, StopOnRequest(stop), TrainingBar(advance)]
     )

@@ -12,7 +12,7 @@ runs, so that a rerun never mixes into an earlier run's folder):
         state.json               timesteps, updates, the next snapshot, evaluation and checkpoint
                                  due, the learning curve so far, the training time so far (each
                                  stage's), the imitation stage's reports, the best policy's
-                                 record
+                                 record, each ppo update's loss, entropy and approximate KL
     clone.pt, clone.json       the policy the imitation stage ended with, when a ppo stage
                                follows (the ppo stage's start, and its anchor)
     best_policy.pt, .json      with `keep_best`: the ppo stage's best policy so far
@@ -98,6 +98,10 @@ class Progress:
     best: dict[str, Any] | None = None
     """With `keep_best`: the record of the best policy so far
     (`snail_envs.training.finetune.KeepBest`)."""
+    ppo_updates: list[dict[str, Any]] = field(default_factory=list)
+    """The ppo stage's updates, one record each: the timesteps of the rollout it learnt from,
+    the gradient steps made by its end (`updates`), its loss, entropy and approximate KL
+    (`snail_envs.training.callbacks.UpdateLosses`)."""
 
     @classmethod
     def start(cls, config: TrainConfig) -> Progress:
@@ -257,6 +261,10 @@ PROGRESS_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "a list of objects",
     ),
     "best": (lambda v: v is None or isinstance(v, dict), "an object or null"),
+    "ppo_updates": (
+        lambda v: isinstance(v, list) and all(isinstance(u, dict) for u in v),
+        "a list of objects",
+    ),
 }
 """Each field of `Progress`: the check of its value, and what it must be, in words."""
 

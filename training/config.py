@@ -409,7 +409,9 @@ class TrainConfig:
     keep_best: bool = False
     """Make the run's final policy the ppo stage's policy that scored best at the learning
     curve's points (against the heuristic where the game has one, else random), not the last
-    one (the checkpoints stay the last ones, from which `--resume` goes on)."""
+    one; the policy the stage starts from competes too (scored at its start, or by the last
+    round of the stage before), and stays unless a later point beats it (the checkpoints stay
+    the last ones, from which `--resume` goes on)."""
     eval_every: int = 25_000
     """Timesteps between two points of the learning curve, which also has one at the ppo stage's
     start and the final evaluation at its end (a run shorter than 4 × eval_every gets points a

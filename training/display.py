@@ -29,7 +29,7 @@ class Display:
             total=total,
             initial=done,
             desc=stage,
-            unit="step",
+            unit="timestep",
             smoothing=0,
             disable=not self.enabled,
         )

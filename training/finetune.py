@@ -138,7 +138,9 @@ class KeepBest(BaseCallback):
     (`snail_envs.agents.ppo.save_policy`), to `path` whenever a new point of `curve` beats every
     earlier one against `opponent` (the score rate, then the lower end of its interval, decide), and
     keeps that point's record in `best`: `{"timesteps", "opponent", "score_rate", "ci95"}`. A
-    resumed run gives the record it had (`best`), which the points to come must beat."""
+    resumed run gives the record it had (`best`), which the points to come must beat; `consider`
+    weighs a score measured before learning (the stage before's last round, of the policy the
+    stage starts from)."""
 
     def __init__(
         self,
@@ -158,19 +160,20 @@ class KeepBest(BaseCallback):
     def _on_step(self) -> bool:
         if len(self.curve) > self._seen:
             self._seen = len(self.curve)
-            point = self.curve[-1]
-            rate, low, high = point[self.opponent]
-            if self.best is None or (rate, low) > (self.best["score_rate"], self.best["ci95"][0]):
-                self.best = {
-                    "timesteps": point["timesteps"],
-                    "opponent": self.opponent,
-                    "score_rate": rate,
-                    "ci95": [low, high],
-                }
-                save_policy(
-                    self.path, self.model.policy, self.env_name, self.env_options, overwrite=True
-                )
+            self.consider(self.curve[-1], self.curve[-1]["timesteps"], self.model.policy)
         return True
+
+    def consider(self, point: dict[str, Any], timesteps: int, policy: Any) -> None:
+        """Keep `policy`, at `timesteps`, if its score (`point`) beats the best on record."""
+        rate, low, high = point[self.opponent]
+        if self.best is None or (rate, low) > (self.best["score_rate"], self.best["ci95"][0]):
+            self.best = {
+                "timesteps": timesteps,
+                "opponent": self.opponent,
+                "score_rate": rate,
+                "ci95": [low, high],
+            }
+            save_policy(self.path, policy, self.env_name, self.env_options, overwrite=True)
 
 
 def initial_policy(

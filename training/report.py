@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from snail_envs.training.run import INIT_FROM
+from snail_envs.training.curve import kept_place
 from snail_envs.training.stages import STAGES
+from snail_envs.training.stages.base import INIT_FROM
 
 
 def print_summary(summary: Mapping[str, Any]) -> None:
@@ -16,7 +17,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
         f"{stage} {seconds:.0f} s" for stage, seconds in summary["stage_seconds"].items()
     )
     rate = summary["timesteps_per_second"]
-    timesteps = f" ({summary['timesteps']:,} PPO timesteps, {rate:,}/s)" if rate else ""
+    timesteps = f" ({summary['timesteps']:,} learner timesteps, {rate:,}/s)" if rate else ""
     print(f"\n=== {config['env']} {config['env_options'] or ''}: {stages}{timesteps} ===")
     for stage in STAGES.values():
         for line in stage().report(summary):
@@ -33,9 +34,11 @@ def print_summary(summary: Mapping[str, Any]) -> None:
             f"(95% CI {low:.1%}–{high:.1%}, {result['games']} games): {verdict}"
         )
     if summary["policy"]:
+        kept = summary["kept_policy"]
+        place = "" if kept is None else f" (on the learning curve: {kept_place(kept)})"
         print(
             f"policy: {summary['policy']} (as an agent: ppo:{summary['run_dir']}), made by "
-            f"{maker(summary)}"
+            f"{maker(summary)}{place}"
         )
     if summary["checkpoint"]:
         print(f"checkpoint: {summary['checkpoint']}")

@@ -398,7 +398,11 @@ def evaluate(args: Args, agent: RLlibAgent) -> dict[str, Any]:
 CURVE_FILE = "learning_curve.png"
 BOARD_FOLDER = "tensorboard"
 SCALARS = ("policy_loss", "vf_loss", "entropy", "episode_len_mean")
-"""The metrics of `progress_line` that TensorBoard shows, as `train/NAME` by env steps."""
+"""The metrics of `progress_line` that TensorBoard shows, as `train/NAME` by ticks."""
+TICKS = "ticks (RLlib's env steps)"
+"""What the run's steps count: RLlib's env steps are ticks of the parallel environment, every
+seat's decisions of one moment together (`snail_envs.core.length`), not `snail-train`'s learner
+timesteps."""
 
 
 def evaluation_point(
@@ -415,7 +419,7 @@ def evaluation_point(
     curve.append({"stage": "ppo", "timesteps": line["env_steps"], **rates})
     seats = len(snail_envs.make(args.env, **args.options).possible_agents)
     title = f"{args.env}, RLlib PPO self-play ({args.eval_games} games a point)"
-    plot_curve(curve, run_dir / CURVE_FILE, title, 1 / seats)
+    plot_curve(curve, run_dir / CURVE_FILE, title, 1 / seats, units={"ppo": TICKS})
     return results
 
 
@@ -423,7 +427,7 @@ def iteration_text(line: dict[str, Any]) -> str:
     """One iteration in one line: its time, steps and games, and its evaluation if any."""
     text = (
         f"iteration {line['iteration']}: {line['seconds']:.1f} s, "
-        f"{line['env_steps']} env steps, {line['episodes']} games"
+        f"{line['env_steps']} ticks, {line['episodes']} games"
     )
     for opponent, result in line.get("evaluation", {}).items():
         text += f"; vs {opponent} {result['score_rate']:.0%}"
@@ -444,7 +448,7 @@ def board(run_dir: Path) -> Iterator[Any]:
 
 def write_scalars(writer: Any, line: dict[str, Any]) -> None:
     """The line's training metrics (`train/...`) or, once it has them, its score rates
-    (`eval/score_vs_OPPONENT`), at its env steps."""
+    (`eval/score_vs_OPPONENT`), at its ticks (RLlib's env steps)."""
     step = int(line["env_steps"] or 0)
     if "evaluation" in line:
         for opponent, result in line["evaluation"].items():

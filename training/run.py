@@ -37,13 +37,15 @@ from snail_envs.training.curve import (
     TIMESTEPS,
     LearningCurve,
     evaluation_opponents,
-    plot_curve,
+    kept_point,
+    plot_summary,
     score_rates,
 )
 from snail_envs.training.display import Display
 from snail_envs.training.interrupts import StopRequests
 from snail_envs.training.opponents import SelfPlayPolicy, SelfPlayPool, make_vec_env
 from snail_envs.training.stages import STAGES, Overrides, Resumption, RunContext, Stage
+from snail_envs.training.stages.base import INIT_FROM
 
 RESUMABLE = (
     "eval_games",
@@ -191,10 +193,6 @@ def start_from(config: TrainConfig, model: Any) -> None:
     model.policy.load_state_dict(saved.state_dict())
 
 
-INIT_FROM = "init_from"
-"""What `policy_made_by` of a run's summary says of a policy no stage improved on, that the run
-started from (`TrainConfig.init_from`)."""
-
 FINAL_SEED = 2 * 10**7
 """The seed of the final evaluation's games (the curve's points play from 10**7)."""
 
@@ -239,8 +237,6 @@ def finish(
         final = final_evaluation(context, policy)
     num_players = len(snail_envs.make(config.env, **config.env_options).possible_agents)
     curve_path = run_dir / "learning_curve.png"
-    title = f"{config.env}: {' then '.join(config.stages)}"
-    plot_curve(progress.learning_curve, curve_path, title, 1 / num_players)
     stepping = sum(
         progress.stage_seconds.get(stage.name, 0.0) for stage in stages if stage.count == TIMESTEPS
     )
@@ -261,12 +257,17 @@ def finish(
         },
         "chance_score_rate": 1 / num_players,
         "learning_curve": progress.learning_curve,
+        "ppo_updates": progress.ppo_updates,
         "checkpoint": None if context.checkpoint is None else str(context.checkpoint),
         "policy": None if policy_path is None else str(policy_path),
         "policy_made_by": None if policy_path is None else made_by,
+        "kept_policy": None
+        if policy_path is None
+        else kept_point(progress.learning_curve, made_by, progress.best, progress.timesteps),
         "learning_curve_png": str(curve_path),
         "tensorboard": str(run_dir / "tensorboard"),
         "replays": str(run_dir / "replays") if final else None,
     }
+    plot_summary(summary, curve_path)
     write_text(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n", True)
     return summary

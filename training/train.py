@@ -35,8 +35,9 @@ the expert iteration stage's rounds (`expert_iteration/`), the final policy (`pp
 an agent; with `keep_best`, the best of the ppo stage), a learning curve (score rate against
 random and heuristic players after every imitation and expert iteration round, at the ppo
 stage's start, every `eval_every` timesteps (closer in a short run, for at least five points)
-and in the final evaluation at its end; drawn in `learning_curve.png` and TensorBoard at the same
-steps) and `summary.json`;
+and in the final evaluation at its end; drawn in TensorBoard, and in `learning_curve.png` a panel
+per stage by its own count, the kept policy marked, the ppo updates' loss, entropy and approximate
+KL below) and `summary.json`;
 `snail_envs.training.checkpoints` lists them. The final evaluation also keeps its first games
 against each opponent as replays (`replays/vs-random-game1.jsonl`, ...: see `snail-replay`). Every
 file is written atomically.

@@ -25,9 +25,10 @@ if __name__ == "__main__":
         ENV_NAME, ["heuristic", "random"], seed=7, show=False, save_replay=args.replay
     )
     replay = read_replay(args.replay)  # re-simulates every step, and fails on any difference
+    decisions = sum(step.action is not None for step in replay.steps)
     print(
-        f"replay: {len(replay.steps)} steps of {replay.env}, seed {replay.seed}, "
-        f"agents {replay.agents}"
+        f"replay: {len(replay.steps)} AEC steps ({decisions} decisions) of {replay.env}, "
+        f"seed {replay.seed}, agents {replay.agents}"
     )
     print(f"result: {replay.result['returns'] if replay.result else None}")
     pictures = [p.picture for p in positions(replay, pictures=True) if p.picture is not None]

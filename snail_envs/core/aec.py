@@ -58,19 +58,23 @@ class SnailAECEnv(GameHost, AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._dead_step(agent, action)
+            self.length.aec_steps += 1
             return
         seat = self._seat_of[agent]
         chosen = self._checked_action(seat, action)
+        self.length.aec_steps += 1
         self._cumulative_rewards[agent] = 0.0
         if chosen is None:
             self._penalize(seat)
             return
         self._tick_actions[seat] = chosen
+        self.length.decisions += 1
         if len(self._tick_actions) < len(self._tick_seats):
             self._clear_rewards()
             self.agent_selection = self.possible_agents[self._tick_seats[len(self._tick_actions)]]
             return
         self._require_game().apply(self._tick_actions)
+        self.length.ticks += 1
         self._tick_actions = {}
         self._settle()
 

@@ -43,6 +43,7 @@ from gymnasium import spaces
 
 from snail_envs.core.chance import Chance, SeededChance
 from snail_envs.core.game import Game, GameSpec
+from snail_envs.core.length import GameLength
 from snail_envs.core.options import check_choice, is_int, parse_options
 
 REWARD_MODES = ("winlose", "points", "margin")
@@ -111,6 +112,8 @@ class GameHost:
         self._chance: Chance | None = None
         self._points: list[float] = []
         self._penalized = False
+        self.length = GameLength()
+        """How long the game in progress is so far (`snail_envs.core.length`)."""
 
     # ----------------------------------------------------------------- spaces and observations
 
@@ -216,6 +219,7 @@ class GameHost:
             self._chance = SeededChance(None if seed is None else _as_seed(seed))
         self.game = self.spec.new_game(self.options, self._chance)
         self._penalized = False
+        self.length = GameLength()
         self._observer.reset(self.game)
         self._points = list(self.game.points())
         return self.game

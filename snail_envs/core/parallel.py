@@ -75,6 +75,8 @@ class SnailParallelEnv(GameHost, ParallelEnv):
             ended = live
         else:
             game.apply(tick)
+            self.length.ticks += 1
+            self.length.decisions += len(tick)
             rewards, ended = self._transition_rewards(live)
         truncated = dict.fromkeys(agents, game.outcome is None and game.truncated)
         terminated = dict.fromkeys(agents, False)

@@ -63,7 +63,11 @@ FAST = [
         "replays_and_videos.py",
         ["{tmp}/game.jsonl", "{tmp}/game.gif"],
         [
-            Expect(r"replay: (\d+) steps of snail_sprint_v0", positive, "a positive step count"),
+            Expect(
+                r"replay: (\d+) AEC steps \(\d+ decisions\) of snail_sprint_v0",
+                positive,
+                "a positive count of AEC steps",
+            ),
             Expect(r"gif: \d+ pictures in (\d+) frames", positive, "a positive frame count"),
         ],
     ),

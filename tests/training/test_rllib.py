@@ -293,6 +293,18 @@ def test_flags_become_the_runs_settings() -> None:
     assert args.output_dir == Path("runs/rllib") and not args.trust_checkpoint
 
 
+def test_a_runs_steps_are_called_ticks_in_its_lines_and_on_its_curve() -> None:
+    """RLlib's env steps are ticks of the parallel environment (`snail_envs.core.length`), not
+    the learner timesteps that snail-train's curve counts."""
+    from snail_envs.training.curve import curve_figure
+
+    line = {"iteration": 1, "seconds": 2.0, "env_steps": 4000, "episodes": 30}
+    assert "4000 ticks, 30 games" in rllib_train.iteration_text(line)
+    curve = [{"stage": "ppo", "timesteps": 4000, "random": (0.6, 0.4, 0.8)}]
+    drawn = curve_figure(curve, "a run", 0.5, units={"ppo": rllib_train.TICKS})
+    assert [axes.get_xlabel() for axes in drawn.axes] == ["ticks (RLlib's env steps)"]
+
+
 def test_help_describes_every_flag_with_its_default(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         rllib_train.parse_args(["--help"])

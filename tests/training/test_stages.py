@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from snail_envs.agents import RandomAgent, make_agent
 from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training import train
 from snail_envs.training.config import STAGES, load_config
+from snail_envs.training.curve import summary_figure
 from snail_envs.training.evaluate import score_against
 from snail_envs.training.finetune import Anchor, AnchoredPolicy
 from snail_envs.training.imitation import (
@@ -35,6 +37,7 @@ from snail_envs.training.imitation import (
     collect,
     imitate,
 )
+from snail_envs.training.report import print_summary
 from snail_envs.training.stages import STAGES as REGISTRY
 from tests.names import SNAP
 from tests.training.budgets import TINY_PPO
@@ -252,7 +255,7 @@ def test_a_tiny_run_goes_through_both_stages(two_stages: dict) -> None:
     assert all(torch.equal(clone[name], start[name]) for name in clone)
     assert summary["best"]["opponent"] == "heuristic"
     assert summary["policy"] == str(run / "policy.pt") and not list(run.glob("*.zip"))
-    assert summary["best"]["timesteps"] > 0 and summary["policy_made_by"] == "ppo"
+    assert summary["policy_made_by"] == "imitation"  # the ppo stage did not beat the clone
     best, final = two_stages["best"], two_stages["final"]
     assert all(torch.equal(best[name], final[name]) for name in best)
 
@@ -457,7 +460,8 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     # started from, and says so
     assert first["best"]["timesteps"] == 0 and first["policy_made_by"] == "init_from"
     shown = capsys.readouterr().out
-    assert "the ppo stage did not improve on it" in shown
+    assert "ppo did not beat the policy it started from (" in shown
+    assert "; kept init_from's" in shown
     assert f"made by the run it started from (init_from {saved_clone})" in shown
     kept, started = (
         PPOAgent.load(path).model.state_dict() for path in (run / "clone.pt", saved_clone)
@@ -470,3 +474,68 @@ def test_an_anchored_run_from_init_from_resumes_from_its_checkpoint(
     monkeypatch.setattr("snail_envs.training.run.start_from", refuse)
     resumed = train.main(["--resume", str(run), "total_timesteps=256", "--no-progress"])
     assert resumed["timesteps"] == 256 and resumed["config"]["init_from"] == str(saved_clone)
+
+
+def final_stars(axes: Any) -> list[float]:
+    """Where a panel draws the final evaluation's points (a star an opponent)."""
+    stars = [line for line in axes.get_lines() if line.get_marker() == "*"]
+    return [x for line in stars for x in line.get_xdata()]
+
+
+def test_the_curve_data_holds_each_ppo_update_and_the_kept_policy(two_stages: dict) -> None:
+    before, resumed = two_stages["before"], two_stages["resumed"]
+    updates = before["ppo_updates"]
+    assert [(u["timesteps"], u["updates"]) for u in updates] == [(128, 1), (256, 2)]
+    for update in updates:
+        assert np.isfinite(update["loss"]) and update["entropy"] > 0 and update["approx_kl"] >= 0
+    assert resumed["ppo_updates"][:2] == updates  # restored with the checkpoint, then on
+    assert [u["timesteps"] for u in resumed["ppo_updates"]] == [128, 256, 384, 512]
+    last_round = before["learning_curve"][1]["labelled_states"]
+    kept = {"made_by": "imitation", "stage": "imitation", "labelled_states": last_round}
+    assert before["kept_policy"] == kept
+
+
+def test_the_learning_curve_draws_each_stage_in_its_unit_the_kept_policy_and_ppo_losses(
+    two_stages: dict,
+) -> None:
+    summary = two_stages["before"]
+    drawn = summary_figure(summary).axes
+    assert [axes.get_title() for axes in drawn] == [
+        "imitation: score rates",
+        "ppo: score rates",
+        "ppo loss",
+        "ppo entropy",
+        "ppo approximate KL",
+    ]
+    assert [axes.get_xlabel() for axes in drawn[:2]] == ["labelled states", "learner timesteps"]
+    imitation, ppo, loss = drawn[:3]
+    labelled = [point["labelled_states"] for point in summary["learning_curve"][:2]]
+    assert list(imitation.get_lines()[0].get_xdata()) == labelled
+    kept = f"kept policy: made by imitation, imitation at {labelled[-1]:,} labelled states"
+    assert kept in [text.get_text() for text in imitation.get_legend().get_texts()]
+    assert kept not in [text.get_text() for text in ppo.get_legend().get_texts()]
+    assert list(loss.get_lines()[0].get_ydata()) == [u["loss"] for u in summary["ppo_updates"]]
+    # the final evaluation measured the kept policy: its stars stand there
+    assert final_stars(imitation) == [labelled[-1]] * 2 and final_stars(ppo) == []
+
+
+def test_a_ppo_stage_that_does_not_beat_the_clone_keeps_it_and_says_so(
+    two_stages: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """So small a step size scores no point of the ppo stage above the clone (scored by the
+    last imitation round): the run keeps the clone, and its summary says the imitation stage
+    made it."""
+    summary = two_stages["before"]
+    run = Path(summary["run_dir"])
+    clone_rate = summary["learning_curve"][1]["heuristic"][0]
+    ppo_points = [p for p in summary["learning_curve"] if p["stage"] == "ppo"]
+    assert max(point["heuristic"][0] for point in ppo_points) <= clone_rate
+    assert summary["best"]["timesteps"] == 0 and summary["policy_made_by"] == "imitation"
+    clone, final = weights(run / "clone.pt"), two_stages["final"]
+    assert all(torch.equal(clone[name], final[name]) for name in clone)
+    print_summary(summary)
+    shown = capsys.readouterr().out
+    assert "ppo did not beat the clone (" in shown and "; kept the imitation policy" in shown
+    last_round = summary["learning_curve"][1]["labelled_states"]
+    place = f"imitation at {last_round:,} labelled states"
+    assert f"made by the imitation stage (on the learning curve: {place})" in shown

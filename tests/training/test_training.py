@@ -92,6 +92,12 @@ def test_a_tiny_training_run_writes_everything(tiny_run: dict) -> None:
         assert f"ppo:{run}" in replay.agents.values()
 
 
+def test_a_ppo_run_keeps_its_last_policy_and_records_each_update(tiny_run: dict) -> None:
+    assert tiny_run["policy_made_by"] == "ppo"
+    assert tiny_run["kept_policy"] == {"made_by": "ppo", "stage": "ppo", "timesteps": 256}
+    assert [update["timesteps"] for update in tiny_run["ppo_updates"]] == [128, 256]
+
+
 def test_a_short_run_has_five_curve_points_at_their_true_timesteps_in_the_png_and_tensorboard(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,11 @@ Overrides = Mapping[str, tuple[Any, str]]
 (`snail_envs.training.config.parse_overrides`)."""
 
 
+INIT_FROM = "init_from"
+"""What `policy_made_by` of a run's summary says of a policy no stage improved on, that the run
+started from (`TrainConfig.init_from`)."""
+
+
 @dataclass
 class RunContext:
     """What the stages of a run share and hand on to each other."""

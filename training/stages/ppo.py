@@ -29,8 +29,15 @@ from snail_envs.training.checkpoints import (
     set_random_states,
 )
 from snail_envs.training.config import TrainConfig
-from snail_envs.training.curve import evaluation_opponents
-from snail_envs.training.stages.base import Outcome, Overrides, Resumption, RunContext, timing
+from snail_envs.training.curve import evaluation_opponents, start_scored_before
+from snail_envs.training.stages.base import (
+    INIT_FROM,
+    Outcome,
+    Overrides,
+    Resumption,
+    RunContext,
+    timing,
+)
 
 MIN_CURVE_POINTS = 5
 """The fewest points a ppo stage's learning curve has: its start, the points between, its end."""
@@ -62,8 +69,8 @@ def anchor(model: Any, reference: Any, coef: float, decay_steps: int) -> Any:
 
 class PPO:
     """MaskablePPO to `total_timesteps` or a stop request. Its policy is the last one, or with
-    `keep_best` the best of the curve's points (whose record is `Progress.best`, its entry in
-    the run's summary)."""
+    `keep_best` the best of the curve's points, the policy it started from included (whose
+    record is `Progress.best`, its entry in the run's summary)."""
 
     name: ClassVar[str] = "ppo"
     count: ClassVar[str] = "timesteps"
@@ -150,7 +157,13 @@ class PPO:
     def learn(self, context: RunContext, checkpoint: Checkpoint | None) -> Any:
         """Train, on from `checkpoint` when resumed, with checkpoints when due, at its end, and
         at its start when it follows another stage; returns the stage's policy."""
-        from snail_envs.training.callbacks import Checkpoints, CurvePoints, Snapshots, ppo_callbacks
+        from snail_envs.training.callbacks import (
+            Checkpoints,
+            CurvePoints,
+            Snapshots,
+            UpdateLosses,
+            ppo_callbacks,
+        )
 
         config, run_dir, model = context.config, context.run_dir, context.model
         progress, pool, self_play = context.progress, context.pool, context.self_play
@@ -175,7 +188,13 @@ class PPO:
             total = config.total_timesteps
             with context.display.training(self.name, total, progress.timesteps) as advance:
                 callbacks = ppo_callbacks(
-                    snapshots, points, extra, checkpoints, context.stop, advance
+                    UpdateLosses(progress),
+                    snapshots,
+                    points,
+                    extra,
+                    checkpoints,
+                    context.stop,
+                    advance,
                 )
                 model.learn(
                     total - progress.timesteps,
@@ -194,9 +213,7 @@ class PPO:
     ) -> tuple[list[Any], Any]:
         """The callbacks of the anchor to the clone (`anchor_coef` > 0: the policy the stage
         starts from, or resumed the run's clone) and of `keep_best` (also returned, or None)."""
-        from snail_envs.training.finetune import BEST_POLICY_FILE, KeepBest
-
-        config, model, progress = context.config, context.model, context.progress
+        config, model = context.config, context.model
         extra: list[Any] = []
         if config.anchor_coef > 0:
             clone = (
@@ -205,20 +222,26 @@ class PPO:
                 else load_policy(context.run_dir / CLONE_FILE, config.env)
             )
             extra.append(anchor(model, clone, config.anchor_coef, config.anchor_decay_steps))
-        keep = None
-        if config.keep_best:
-            opponent = evaluation_opponents(config)[-1]
-            path = context.run_dir / BEST_POLICY_FILE
-            keep = KeepBest(
-                progress.learning_curve,
-                opponent,
-                path,
-                config.env,
-                config.env_options,
-                progress.best,
-            )
-            extra.append(keep)
-        return extra, keep
+        keep = self.best_keeper(context, checkpoint) if config.keep_best else None
+        return [*extra, keep] if keep is not None else extra, keep
+
+    def best_keeper(self, context: RunContext, checkpoint: Checkpoint | None) -> Any:
+        """The `KeepBest` of the stage against the last evaluation opponent. A stage that starts
+        after another one's last round scored its start (`start_scored_before`) begins with
+        that score as its start's, so that the policy it starts from stays the best unless a
+        point of the stage beats it."""
+        from snail_envs.training.finetune import BEST_POLICY_FILE, KeepBest
+
+        config, progress = context.config, context.progress
+        opponent = evaluation_opponents(config)[-1]
+        path = context.run_dir / BEST_POLICY_FILE
+        keep = KeepBest(
+            progress.learning_curve, opponent, path, config.env, config.env_options, progress.best
+        )
+        start = start_scored_before(progress.learning_curve, self.name)
+        if checkpoint is None and start is not None and opponent in start:
+            keep.consider(start, progress.timesteps, context.model.policy)
+        return keep
 
     def summary(self, context: RunContext) -> dict[str, Any]:
         return {"best": context.progress.best}
@@ -228,10 +251,13 @@ class PPO:
             return []
         best = summary["best"]
         if kept_start(best):
-            return [
-                f"kept the policy the ppo stage started from ({best['score_rate']:.1%} vs "
-                f"{best['opponent']} at its start): the ppo stage did not improve on it"
-            ]
+            start = f"({best['score_rate']:.1%} vs {best['opponent']} at the ppo stage's start)"
+            made_by = summary["policy_made_by"]
+            if made_by is None:
+                return [f"ppo did not beat the untrained network it started from {start}; kept it"]
+            if made_by == INIT_FROM:
+                return [f"ppo did not beat the policy it started from {start}; kept init_from's"]
+            return [f"ppo did not beat the clone {start}; kept the {made_by} policy"]
         return [
             f"kept the policy of timestep {best['timesteps']:,} "
             f"({best['score_rate']:.1%} vs {best['opponent']} at that point of the curve)"
