@@ -515,9 +515,10 @@ def run(args: argparse.Namespace) -> None:
     if args.mp4:
         require_video()
     replay = read_replay(args.file)
+    decisions = sum(step.action is not None for step in replay.steps)
     summary = (
-        f"{args.file}: {len(replay.steps)} steps of {replay.env} (seed {replay.seed}) "
-        "re-simulated, every one as recorded"
+        f"{args.file}: {len(replay.steps)} AEC steps ({decisions} decisions) of {replay.env} "
+        f"(seed {replay.seed}) re-simulated, every one as recorded"
     )
     if videos:
         pictures = [p.picture for p in positions(replay, pictures=True) if p.picture is not None]

@@ -328,8 +328,8 @@ def test_no_interactive_prints_every_decision_then_the_result(tmp_path, capsys) 
     assert f"[decision 1/{decisions}] heuristic: " in out
     assert "heuristic: lost (-1)\nrandom: won (+1)" in out
     assert out.rstrip().endswith(
-        f"{path}: {len(read_replay(path).steps)} steps of snail_sprint_v0 (seed 3) "
-        "re-simulated, every one as recorded"
+        f"{path}: {len(read_replay(path).steps)} AEC steps ({decisions} decisions) of "
+        "snail_sprint_v0 (seed 3) re-simulated, every one as recorded"
     )
 
 

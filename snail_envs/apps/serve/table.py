@@ -143,7 +143,8 @@ class Table:
 
     @property
     def turn(self) -> int:
-        """The number of steps played: the position a move of the person answers."""
+        """The AEC steps played so far (`snail_envs.core.length`): the position a move of the
+        person answers, which the page's messages call `turn`."""
         return len(self.replay.steps)
 
     def opening(self, tick_ms: int) -> dict[str, Any]:
