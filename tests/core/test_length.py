@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import snail_envs
-from snail_envs.agents.replay import main as replay_main
-from snail_envs.agents.replay import read_replay
+from snail_envs.apps.replay import main as replay_main
+from snail_envs.apps.replay import read_replay
 from snail_envs.demo import random_action
 from snail_envs.training.evaluate import Lineup, play_game
 
