@@ -219,6 +219,7 @@ FACTS = GameInfo(
     engine="snail_envs.batched.snailed_it:SnailedItBatch",
     searchable=True,
     heuristic="snail_envs.agents.heuristics.snailed_it:SnailedItHeuristic",
+    tree_options=("colours", "values", "starters", "hand_size", "max_rounds"),
 )
 
 

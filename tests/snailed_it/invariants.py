@@ -13,9 +13,9 @@ from snail_envs.snailed_it.rules import (
 
 
 def check_position(game: SnailedIt) -> None:
-    """Every card in the box accounted for once each (all 80 with the default box); two starters
-    of the box at the bottom of each row's piles, number cards on their own colour's row; hands non-empty at a turn; lot counts match the hands; totals
-    consistent with the outcome."""
+    """Every number card in play accounted for once each (all 72 with the default box); two of
+    the box's starters at the bottom of each row's piles, number cards on their own colour's row;
+    hands non-empty at a turn; lot counts match the hands; totals consistent with the outcome."""
     places = [*game.penalty_pile, *game.tossed_pile]
     for seat, hand in enumerate(game.hands):
         places += hand

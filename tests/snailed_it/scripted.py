@@ -9,6 +9,7 @@ orange 7). Starters are listed row by row, left pile then right pile (orange, ye
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snailed_it.rules import (
@@ -81,7 +82,7 @@ def deal(
     penalty: str = "",
     more: Iterable[object] = (),
     hand_size: int | None = None,
-    **options: object,
+    **options: Any,
 ) -> SnailedIt:
     """A new game whose first round is dealt as scripted; `more` are the outcomes that follow
     (refills of the penalty pile, later rounds)."""

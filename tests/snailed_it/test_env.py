@@ -316,7 +316,10 @@ def test_points_reward_pays_minus_each_rounds_points() -> None:
             {"num_players": 2, "colours": 1, "values": 5, "starters": [1, 3], "hand_size": 3},
             "hand_size must be an integer from 1 to 2; got 3",
         ),
-        ({"starters": [1, 2, 3, 5]}, r"starters must be some of the grey starter values \[1, 3, 5,"),
+        (
+            {"starters": [1, 2, 3, 5]},
+            r"starters must be some of the grey starter values \[1, 3, 5,",
+        ),
         ({"starters": [1, 1, 3, 5]}, "each once"),
         ({"colours": 3, "starters": [1, 3, 5, 7]}, "at least two for each of the 3 rows"),
         ({"starters": "13"}, "starters must be some of the grey starter values"),

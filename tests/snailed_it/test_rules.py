@@ -451,11 +451,11 @@ def test_max_turns_truncates_an_unfinished_game_between_turns() -> None:
 # --------------------------------------------------------------------------- a smaller box
 
 
-def small_box(hands: list[str], laid: str, box: tuple[int, ...], **options: int) -> SnailedIt:
-    """A game dealt from a box holding only the starters `box`, shuffled into the order `laid`
-    (scripted), and the number cards the options leave in play."""
+def orange_one_to_five(hands: list[str], laid: str, box: tuple[int, ...]) -> SnailedIt:
+    """A game of one orange row and the orange 1 to 5, dealt from a box holding only the
+    starters `box`, shuffled into the order `laid` (scripted)."""
     rules = SnailedItOptions(
-        num_players=len(hands), hand_size=len(hands[0].split()), starters=box, **options
+        num_players=len(hands), hand_size=len(hands[0].split()), colours=1, values=5, starters=box
     )
     return SnailedIt(rules, ScriptedChance(deal_outcomes(hands, laid, deck=rules.deck)))
 
@@ -474,7 +474,7 @@ def test_with_fewer_colours_only_their_rows_are_laid_and_their_cards_dealt() -> 
 def test_with_fewer_values_each_colour_shows_only_values_up_to_values() -> None:
     """Option `values`: "the number cards of each colour show only the values 1 to `values`":
     one orange row of 1 to 5, a gap of 1 | 5 fits the 2, 3 and 4 in play."""
-    game = small_box(["o2 o5", "o1 o3"], laid="1 3", box=(1, 3), colours=1, values=5)
+    game = orange_one_to_five(["o2 o5", "o1 o3"], laid="1 3", box=(1, 3))
     assert named(game.penalty_pile) == "o4"
     play(game, "o5", "right")
     assert game.row_tops(0) == (1, 5) and game.phase == TOSS_WINDOW
@@ -485,7 +485,7 @@ def test_with_fewer_values_each_colour_shows_only_values_up_to_values() -> None:
 def test_the_box_starters_are_shuffled_and_laid_two_a_row_the_rest_stay_in_the_box() -> None:
     """Option `starters`: "they are shuffled and the first two go to the first row (left,
     right) ...; the others stay in the box"."""
-    game = small_box(["o2", "o4"], laid="7 1 3", box=(1, 3, 7), colours=1, values=5)
+    game = orange_one_to_five(["o2", "o4"], laid="7 1 3", box=(1, 3, 7))
     assert game.rows == [([starter_card(7)], [starter_card(1)])]
     assert game.row_tops(0) == (7, 1)
     check_position(game)
