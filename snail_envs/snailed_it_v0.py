@@ -78,11 +78,14 @@ in which everybody passes. The seat to play draws one card per card tossed, afte
 | option | default | values |
 |---|---|---|
 | `num_players` | 4 | 2–6 (the published game: 3–6) |
-| `hand_size` | 8 | 1 to 72 // `num_players` cards dealt to each seat every round |
+| `hand_size` | 8 | 1 to (number cards in play: 72 by default) // `num_players` cards dealt to each seat every round |
 | `target` | 18 | a total that ends the game after the round in which a seat reaches it (at least 1) |
 | `max_rounds` | 20 | the game ends after this many rounds even if nobody reached `target` (at least 1) |
 | `card_points` | `(1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 2, 2, 2, 1, 1, 1)` | 18 non-negative integers: the points of a card of value 1 … 18 left in hand |
 | `max_turns` | `None` | `None` or a number of turns (plays) after which an unfinished game is truncated |
+| `colours` | 4 | 1–4: only the first this many rows (orange, yellow, blue, pink) are laid and only their number cards are dealt (the batched engine plays only 4) |
+| `values` | 18 | 1–18: the number cards of each colour show only the values 1 to `values` (the batched engine plays only 18) |
+| `starters` | `(1, 3, 5, 7, 12, 14, 16, 18)` | the grey starters in the box: some of these eight, each once, at least two a row; shuffled, the first two go to the first row (left, right) and so on, the rest stay in the box (the batched engine plays only all eight) |
 | `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the change in the seat's lead over the others' mean each round; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |

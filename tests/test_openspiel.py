@@ -23,6 +23,10 @@ T = TypeVar("T")
 MINIS = [
     name for name in GAME_NAMES if (CONFIGS / REGISTRATIONS[name].folder / "mini.yaml").is_file()
 ]
+PRESETS = [*((name, "") for name in GAME_NAMES), *((name, "mini") for name in MINIS)]
+"""Every game with its default options, and every mini."""
+TINY_MINIS = {"snap": {"max_flips": 3}, "snailed_it": {"values": 4}}
+"""Options that cut a mini to a few thousand nodes, by its game's folder."""
 
 
 class RecordingChance(Chance):
@@ -83,9 +87,11 @@ def test_a_window_of_several_seats_is_simultaneous_and_converts_to_turns() -> No
         pyspiel.random_sim_test(turns, num_sims=1, serialize=False, verbose=False)
 
 
-def _play_in_pettingzoo(name: str, seed: int) -> tuple[RecordingChance, list[dict[str, Any]]]:
+def _play_in_pettingzoo(
+    name: str, preset: str, seed: int
+) -> tuple[RecordingChance, list[dict[str, Any]]]:
     """A random game in the PettingZoo env: its chance, and each tick's views and actions."""
-    env = load(name).make_env()
+    env = load(name, {"preset": preset}).make_env()
     chance = RecordingChance(seed)
     env.use_chance(chance)
     env.reset()
@@ -103,11 +109,13 @@ def _play_in_pettingzoo(name: str, seed: int) -> tuple[RecordingChance, list[dic
     return chance, ticks
 
 
-@pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.parametrize(("name", "preset"), PRESETS)
 @pytest.mark.parametrize("seed", [1, 2])
-def test_the_same_chance_and_actions_play_the_same_game_in_openspiel(name: str, seed: int) -> None:
-    chance, ticks = _play_in_pettingzoo(name, seed)
-    state = load(name).new_initial_state()
+def test_the_same_chance_and_actions_play_the_same_game_in_openspiel(
+    name: str, preset: str, seed: int
+) -> None:
+    chance, ticks = _play_in_pettingzoo(name, preset, seed)
+    state = load(name, {"preset": preset}).new_initial_state()
     outcomes = iter(chance.choices)
     returns = np.zeros(state.num_players())
     for tick in ticks:
@@ -136,10 +144,10 @@ def test_the_same_chance_and_actions_play_the_same_game_in_openspiel(name: str, 
     assert np.allclose(state.returns(), returns)
 
 
-@pytest.mark.parametrize("name", GAME_NAMES)
-def test_redrawing_what_a_seat_cannot_see_keeps_its_openspiel_view(name: str) -> None:
+@pytest.mark.parametrize(("name", "preset"), PRESETS)
+def test_redrawing_what_a_seat_cannot_see_keeps_its_openspiel_view(name: str, preset: str) -> None:
     rng = np.random.default_rng(3)
-    state = load(name).new_initial_state()
+    state = load(name, {"preset": preset}).new_initial_state()
     checked = 0
     while not state.is_terminal() and checked < 20:
         if state.is_chance_node():
@@ -162,12 +170,14 @@ def test_redrawing_what_a_seat_cannot_see_keeps_its_openspiel_view(name: str) ->
     assert checked
 
 
-def test_information_states_are_exactly_a_seats_own_views_and_actions() -> None:
-    """Over a whole tree: two nodes share a seat's information state exactly when the seat saw
-    the same observations at every decision point and took the same actions (no more, no less)."""
+@pytest.mark.parametrize("folder", TINY_MINIS)
+def test_information_states_are_exactly_a_seats_own_views_and_actions(folder: str) -> None:
+    """Over a whole tree of a cut mini: two nodes share a seat's information state exactly when
+    the seat saw the same observations at every decision point and took the same actions (no
+    more, no less)."""
     from snail_envs.exact.tree import build_tree
 
-    game = _tiny_snap()
+    game = _tiny_mini(folder)
     tree = build_tree(game)
     views: dict[str, set[tuple]] = {}
     stack: list[tuple[Any, tuple]] = [(game.new_initial_state(), ((), ()))]
@@ -204,9 +214,13 @@ def _joint_actions(state: Any) -> list[list[int]]:
     return [[a if s == seat else -1 for s in range(2)] for a in state.legal_actions(seat)]
 
 
+def _tiny_mini(folder: str) -> Any:
+    name = next(name for name in GAME_NAMES if REGISTRATIONS[name].folder == folder)
+    return load(name, {"preset": "mini", **TINY_MINIS[folder]})
+
+
 def _tiny_snap() -> Any:
-    snap = next(name for name in GAME_NAMES if REGISTRATIONS[name].folder == "snap")
-    return load(snap, {"preset": "mini", "max_flips": 3})
+    return _tiny_mini("snap")
 
 
 def test_a_shuffle_is_dealt_card_by_card_and_alike_cards_are_one_outcome() -> None:

@@ -702,6 +702,7 @@ class SnailedItBatch(BatchedGame):
     """How far `rollout` may play on."""
     load_game = staticmethod(load_game)
     search_horizon = "round"
+    unplayed_options = ("colours", "values", "starters")
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
         return self.rules_record(

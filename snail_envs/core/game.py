@@ -162,6 +162,9 @@ class GameInfo:
     heuristic: str | None = None
     """The game's hand-written player (`snail_envs.agents.heuristics`), as `module:class`; None if
     none."""
+    tree_options: tuple[str, ...] = ()
+    """The rule options that shrink the game's tree (its mini's dials), named by the exact tools
+    when a tree is too large."""
     shared_win: float = 1.0
     """What `reward="winlose"` pays each seat of a shared result (an `Outcome` with two or more
     winners): +1, a win, unless the game's rules call it a draw (Snap since `snap_v2`: 0)."""

@@ -105,9 +105,11 @@ class _Builder:
     def add(self, kind: int, parent: int, probability: float, slot: int) -> int:
         node = len(self.kind)
         if node >= self.max_nodes:
+            shrinking = self.game.registration.spec.info.tree_options
             raise TreeTooLarge(
                 f"{self.game.registration.short_name}: the game tree has more than "
-                f"{self.max_nodes:,} nodes with options {self.game.setup.env_options}"
+                f"{self.max_nodes:,} nodes with options {self.game.setup.env_options}; "
+                f"shrink it with the options {', '.join(shrinking)}"
             )
         self.kind.append(kind)
         self.depth.append(0 if parent < 0 else self.depth[parent] + 1)

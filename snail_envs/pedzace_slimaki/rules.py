@@ -263,6 +263,7 @@ FACTS = GameInfo(
     simultaneous=False,
     engine="snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
     heuristic="snail_envs.agents.heuristics.pedzace_slimaki:PedzaceSlimakiHeuristic",
+    tree_options=("snails", "die_pips", "board_length", "max_turns"),
 )
 
 

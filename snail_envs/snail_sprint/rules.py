@@ -181,6 +181,7 @@ FACTS = GameInfo(
     simultaneous=False,
     engine="snail_envs.batched.snail_sprint:SnailSprintBatch",
     heuristic="snail_envs.agents.heuristics.snail_sprint:SnailSprintHeuristic",
+    tree_options=("snails", "track_length", "max_turns"),
 )
 
 

@@ -41,8 +41,8 @@ def render_ansi(game: SnailedIt, seat: int | None = None) -> str:
         f"{game.turns_played} turns played",
         "row        left        right     ([top value] xN: N cards in the pile)",
     ]
-    for colour, name in enumerate(COLOURS):
-        left, right = game.rows[colour]
+    for colour, (left, right) in enumerate(game.rows):
+        name = COLOURS[colour]
         lines.append(
             f"{name:<8} [{VALUE[left[-1]]:>2}] x{len(left):<3}  [{VALUE[right[-1]]:>2}] "
             f"x{len(right):<3}  {_gap_text(game, colour)}"
@@ -177,7 +177,7 @@ def _snail_card(canvas: Canvas, x: float, y: float, colour: str) -> None:
 def _draw_rows(canvas: Canvas, game: SnailedIt) -> None:
     draw = canvas.draw
     window = game.phase == TOSS_WINDOW and game.outcome is None and not game.truncated
-    for colour, name in enumerate(COLOURS):
+    for colour, name in enumerate(COLOURS[: len(game.rows)]):
         y = MARGIN + colour * ROW_H
         if window and COLOUR[game.fit_low] == colour:
             draw.rectangle((MARGIN - 6, y - 6, GAP_X + 124, y + CARD_H + 6), outline=WHITE, width=3)

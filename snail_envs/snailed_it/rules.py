@@ -54,12 +54,20 @@ Options (defaults in brackets)
     `target` [18] the total that ends the game; `max_rounds` [20]; `card_points` [the table above]
     18 non-negative integers, the points of values 1–18; `max_turns` [None]: stop (truncate) an
     unfinished game when this many turns have been played.
+
+    A smaller box (a shorter game; the solvable mini): `colours` [4] 1–4: only the first this many
+    rows are laid (orange, yellow, blue, pink) and only their number cards are shuffled and
+    dealt; `values` [18] 1–18: the number cards of each colour show only the values 1 to `values`;
+    `starters` [1, 3, 5, 7, 12, 14, 16, 18]: the grey starter cards in the box, some of the eight
+    (each value once), at least two for each row: they are shuffled and the first two go to the
+    first row (left, right), the next two to the second, and so on; the others stay in the box.
+    `hand_size` may then be at most (the number cards in play) // `num_players`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from snail_envs.core.cards import deal_round_robin
 from snail_envs.core.chance import Chance
@@ -93,6 +101,12 @@ PLAY, TOSS_WINDOW = 0, 1
 PHASES = ("play", "toss window")
 
 DEFAULT_CARD_POINTS = (1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 2, 2, 2, 1, 1, 1)
+
+
+def number_cards(colours: int, values: int) -> tuple[int, ...]:
+    """The number cards of the first `colours` colours showing values 1 to `values`, in card
+    order: number_cards(4, 18) is every number card, number_cards(1, 3) the orange 1, 2, 3."""
+    return tuple(card for card in NUMBER_CARDS if COLOUR[card] < colours and VALUE[card] <= values)
 
 
 def card_name(card: int) -> str:
@@ -140,10 +154,20 @@ class SnailedItOptions:
     max_rounds: int = 20
     card_points: tuple[int, ...] = DEFAULT_CARD_POINTS
     max_turns: int | None = None
+    colours: int = NUM_COLOURS
+    values: int = NUM_VALUES
+    starters: tuple[int, ...] = STARTER_VALUES
+    deck: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """The number cards in play, in card order (all 72 with the default box)."""
 
     def __post_init__(self) -> None:
         check_int("num_players", self.num_players, FACTS.min_players, FACTS.max_players)
-        check_int("hand_size", self.hand_size, 1, NUM_CARDS // self.num_players)
+        check_int("colours", self.colours, 1, NUM_COLOURS)
+        check_int("values", self.values, 1, NUM_VALUES)
+        self._check_starters()
+        deck = number_cards(self.colours, self.values)
+        object.__setattr__(self, "deck", deck)
+        check_int("hand_size", self.hand_size, 1, len(deck) // self.num_players)
         check_int("target", self.target, 1)
         check_int("max_rounds", self.max_rounds, 1)
         check_optional_int("max_turns", self.max_turns, 1)
@@ -159,6 +183,21 @@ class SnailedItOptions:
                 f"got {points!r}"
             )
         object.__setattr__(self, "card_points", tuple(int(p) for p in points))
+
+    def _check_starters(self) -> None:
+        starters = self.starters
+        if (
+            isinstance(starters, (str, bytes, Mapping))
+            or not isinstance(starters, Sequence)
+            or not all(is_int(value) and value in STARTER_VALUES for value in starters)
+            or len(set(starters)) != len(starters)
+            or len(starters) < 2 * self.colours
+        ):
+            raise ValueError(
+                f"starters must be some of the grey starter values {list(STARTER_VALUES)}, each "
+                f"once, at least two for each of the {self.colours} rows; got {starters!r}"
+            )
+        object.__setattr__(self, "starters", tuple(int(value) for value in starters))
 
 
 MAX_TURNS_PER_ROUND = NUM_CARDS
@@ -181,6 +220,7 @@ FACTS = GameInfo(
     searchable=True,
     heuristic="snail_envs.agents.heuristics.snailed_it:SnailedItHeuristic",
     idle_actions=(PASS,),
+    tree_options=("colours", "values", "starters", "hand_size", "max_rounds"),
 )
 
 
@@ -420,18 +460,19 @@ class SnailedIt:
         )
 
     def _start_round(self) -> None:
-        starters = self.chance.arrange(STARTER_VALUES)
+        starters = self.chance.arrange(self.options.starters)
         self.rows: list[tuple[list[int], list[int]]] = [
             (
                 [STARTERS[STARTER_VALUES.index(starters[2 * colour])]],
                 [STARTERS[STARTER_VALUES.index(starters[2 * colour + 1])]],
             )
-            for colour in range(NUM_COLOURS)
+            for colour in range(self.options.colours)
         ]
-        """Each row's left and right piles, bottom (the starter) first."""
+        """Each row's left and right piles, bottom (the starter) first: one row for each colour
+        in play."""
         self.played: list[int] = []
         """The number cards played onto the rows this round, in order."""
-        deck = self.chance.arrange(NUMBER_CARDS)
+        deck = self.chance.arrange(self.options.deck)
         self.hands, self.penalty_pile = deal_round_robin(
             deck, self.num_players, self.options.hand_size, first_seat=self.starter
         )

@@ -218,6 +218,7 @@ FACTS = GameInfo(
     points_names=("cards",),
     engine="snail_envs.batched.snap:SnapBatch",
     heuristic="snail_envs.agents.heuristics.snap:SnapHeuristic",
+    tree_options=("pictures", "copies", "reaction_ticks", "max_flips"),
     shared_win=0.0,
     idle_actions=(WAIT,),
     realtime=True,

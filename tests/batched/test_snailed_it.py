@@ -24,6 +24,7 @@ from snail_envs.snailed_it.rules import (
 )
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.marks import slow
+from tests.names import SNAILED_IT
 from tests.snailed_it.scripted import card, deal
 
 # (options, games): 11,500 games in all. A default game is ~160 ticks of up to 5 acting seats,
@@ -296,3 +297,17 @@ def test_rollouts_leave_the_loaded_games_as_they_were() -> None:
     first = batch.rollout(0, env.unwrapped.legal_actions("player_0"), "game")
     assert same_records(batch.games, before)
     assert (batch.rollout(0, env.unwrapped.legal_actions("player_0"), "game") == first).all()
+
+
+@pytest.mark.parametrize(
+    ("option", "default"),
+    [
+        ({"colours": 1, "starters": (1, 3), "hand_size": 2}, "4"),
+        ({"values": 5, "hand_size": 2}, "18"),
+        ({"starters": (18, 16, 14, 12, 7, 5, 3, 1)}, r"\(1, 3, 5, 7, 12, 14, 16, 18\)"),
+    ],
+)
+def test_a_smaller_box_is_refused_naming_the_option(option: dict, default: str) -> None:
+    name = next(iter(option))
+    with pytest.raises(ValueError, match=f"plays only {name}={default}, not "):
+        snail_envs.batched.make(SNAILED_IT, num_envs=2, **option)

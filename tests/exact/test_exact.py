@@ -16,7 +16,7 @@ from snail_envs.exact import load_game, observation_policy, tabulate
 from snail_envs.exact.cli import main
 from snail_envs.exact.solve import Sweeper, best_response, cfr_plus, exploitability
 from snail_envs.exact.tree import GameTree, TreeTooLarge, build_tree
-from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAP
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT, SNAP
 
 TINY = {"max_flips": 2}
 """The Snap mini cut to two flips: a tree of about a thousand nodes."""
@@ -103,6 +103,10 @@ def test_a_tree_over_the_budget_stops_naming_its_size(capsys: pytest.CaptureFixt
     assert main(["--env", SNAP, "--agent", "random", "--max-nodes", "50"]) == 2
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "more than 50 nodes" in error
+    assert main(["--env", SNAILED_IT, "--agent", "random", "--max-nodes", "50"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "more than 50 nodes" in error
+    assert "shrink it with the options colours, values, starters, hand_size, max_rounds" in error
 
 
 def test_the_command_solves_and_saves_a_policy(
@@ -163,3 +167,24 @@ def test_the_snail_sprint_mini_is_solved_and_random_play_is_exploitable() -> Non
     assert solved <= 0.001
     agent = make_agent("random", SNAIL_SPRINT, seed=0, options=game.setup.env_options)
     assert exploitability(tree, tabulate(tree, game, agent)).exploitability > solved + 0.02
+
+
+def test_the_snailed_it_mini_with_four_values_is_solved_and_its_agents_tabulated() -> None:
+    """The Snailed It! mini (one orange row on the starters 1 and 3, two cards a hand, one
+    round) with the values 1 to 4 only, every card dealt: CFR+ beats both the heuristic and
+    random play, which exact best responses exploit."""
+    game = load_game(SNAILED_IT, "mini", {"values": 4})
+    tree = build_tree(game)
+    run = cfr_plus(tree, target=0.001, max_iterations=2000)
+    solved = exploitability(tree, run.average).exploitability
+    assert solved <= 0.001
+    for spec in ("heuristic", "random"):
+        agent = make_agent(spec, SNAILED_IT, seed=0, options=game.setup.env_options)
+        assert exploitability(tree, tabulate(tree, game, agent)).exploitability > solved + 0.02
+
+
+@pytest.mark.slow
+def test_cfr_plus_solves_the_snailed_it_mini_within_its_documented_budget() -> None:
+    tree = build_tree(load_game(SNAILED_IT, "mini"))
+    run = cfr_plus(tree, target=0.01, max_seconds=600)
+    assert exploitability(tree, run.average).exploitability <= 0.01

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 from snail_envs.snailed_it.rules import (
     COLOUR,
-    NUM_CARDS,
     PLAY,
     STARTERS,
     TOSS_WINDOW,
+    VALUE,
     SnailedIt,
 )
 
-ALL_NUMBER_CARDS = list(range(NUM_CARDS))
-ALL_STARTERS = list(STARTERS)
-
 
 def check_position(game: SnailedIt) -> None:
-    """All 80 cards accounted for once each; starters at the bottom of the piles, number cards
-    on their own colour's row; hands non-empty at a turn; lot counts match the hands; totals
-    consistent with the outcome."""
+    """Every number card in play accounted for once each (all 72 with the default box); two of
+    the box's starters at the bottom of each row's piles, number cards on their own colour's row;
+    hands non-empty at a turn; lot counts match the hands; totals consistent with the outcome."""
     places = [*game.penalty_pile, *game.tossed_pile]
     for seat, hand in enumerate(game.hands):
         places += hand
@@ -32,10 +29,13 @@ def check_position(game: SnailedIt) -> None:
             starters.append(pile[0])
             on_rows += pile[1:]
             assert all(COLOUR[card] == colour for card in pile[1:]), "a card on the wrong row"
-    assert sorted(starters) == ALL_STARTERS, "starters must lie at the bottom of the 8 piles"
+    laid = [VALUE[starter] for starter in starters]
+    assert all(starter in STARTERS for starter in starters), "starters at the bottom of the piles"
+    assert len(set(laid)) == len(laid) == 2 * game.options.colours, "two starters a row"
+    assert set(laid) <= set(game.options.starters), "only the box's starters are laid"
     assert sorted(on_rows) == sorted(game.played), "the played cards are the cards on the rows"
     places += on_rows
-    assert sorted(places) == ALL_NUMBER_CARDS, "every number card must be in exactly one place"
+    assert sorted(places) == list(game.options.deck), "every card in play is in one place"
     current_lot = len(game.lot_held[0]) - 1
     assert all(game.card_lot[card] == current_lot for card in game.penalty_pile)
     if game.outcome is None and not game.truncated:

@@ -9,12 +9,13 @@ orange 7). Starters are listed row by row, left pile then right pile (orange, ye
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from snail_envs.core.chance import ScriptedChance
 from snail_envs.snailed_it.rules import (
     COLOUR,
     COLOURS,
-    NUM_CARDS,
+    NUMBER_CARDS,
     PASS,
     SIDES,
     STARTER_VALUES,
@@ -52,17 +53,18 @@ def deal_outcomes(
     penalty: str = "",
     first_seat: int = 0,
     hand_size: int | None = None,
+    deck: Sequence[int] = NUMBER_CARDS,
 ) -> list[object]:
-    """The chance outcomes of one round's setup: the starters' order, then the deck's order such
-    that seat i is dealt `hands[i]` and the penalty pile's top cards are `penalty` (top first);
-    every card not named lies below them. With `hand_size`, each hand is filled up to that size
-    with unnamed cards, lowest first."""
+    """The chance outcomes of one round's setup: the starters' order, then the order of `deck`
+    (the number cards in play) such that seat i is dealt `hands[i]` and the penalty pile's top
+    cards are `penalty` (top first); every card not named lies below them. With `hand_size`,
+    each hand is filled up to that size with unnamed cards, lowest first."""
     values = [int(value) for value in starters.split()]
     dealt_hands = [cards(hand) for hand in hands]
     top = cards(penalty)
     named_cards = {c for hand in dealt_hands for c in hand} | set(top)
     assert len(named_cards) == sum(map(len, dealt_hands)) + len(top), "a card is named twice"
-    unnamed = [c for c in range(NUM_CARDS) if c not in named_cards]
+    unnamed = [c for c in deck if c not in named_cards]
     size = hand_size or len(dealt_hands[0])
     for hand in dealt_hands:
         while len(hand) < size:
@@ -80,13 +82,14 @@ def deal(
     penalty: str = "",
     more: Iterable[object] = (),
     hand_size: int | None = None,
-    **options: object,
+    **options: Any,
 ) -> SnailedIt:
     """A new game whose first round is dealt as scripted; `more` are the outcomes that follow
     (refills of the penalty pile, later rounds)."""
-    chance = ScriptedChance([*deal_outcomes(hands, starters, penalty, 0, hand_size), *more])
     size = hand_size or len(hands[0].split())
-    return SnailedIt(SnailedItOptions(num_players=len(hands), hand_size=size, **options), chance)
+    rules = SnailedItOptions(num_players=len(hands), hand_size=size, **options)
+    setup = deal_outcomes(hands, starters, penalty, 0, hand_size, rules.deck)
+    return SnailedIt(rules, ScriptedChance([*setup, *more]))
 
 
 def starter_card(value: int) -> int:

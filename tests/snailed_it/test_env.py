@@ -29,6 +29,7 @@ OPTION_SETS = [
     {"num_players": 6, "hand_size": 12},  # all 72 cards dealt: every draw refills from tosses
     {"num_players": 2, "target": 8, "card_points": [1] * 18},
     {"num_players": 5, "hand_size": 4, "max_turns": 15},
+    {"num_players": 3, "colours": 2, "values": 6, "starters": [1, 7, 3, 5], "hand_size": 3},
 ]
 
 
@@ -62,6 +63,7 @@ RANDOM_PLAY = [
     ({"num_players": 3, "reward": "points"}, 1000),
     ({"num_players": 6, "hand_size": 12, "max_rounds": 2}, 500),
     ({"num_players": 2, "hand_size": 30, "max_rounds": 1}, 500),
+    ({"num_players": 2, "colours": 1, "values": 5, "starters": [1, 3], "hand_size": 2}, 500),
 ]
 
 
@@ -308,6 +310,19 @@ def test_points_reward_pays_minus_each_rounds_points() -> None:
         ({"card_points": [1, 2, 3]}, "card_points must be 18 non-negative integers"),
         ({"card_points": [-1] * 18}, "card_points must be 18 non-negative integers"),
         ({"card_points": "1" * 18}, "card_points must be 18 non-negative integers"),
+        ({"colours": 0}, "colours must be an integer from 1 to 4; got 0"),
+        ({"values": 19}, "values must be an integer from 1 to 18; got 19"),
+        (
+            {"num_players": 2, "colours": 1, "values": 5, "starters": [1, 3], "hand_size": 3},
+            "hand_size must be an integer from 1 to 2; got 3",
+        ),
+        (
+            {"starters": [1, 2, 3, 5]},
+            r"starters must be some of the grey starter values \[1, 3, 5,",
+        ),
+        ({"starters": [1, 1, 3, 5]}, "each once"),
+        ({"colours": 3, "starters": [1, 3, 5, 7]}, "at least two for each of the 3 rows"),
+        ({"starters": "13"}, "starters must be some of the grey starter values"),
         ({"colour": "grey"}, "unknown option 'colour'; allowed options: num_players, hand_size"),
         ({"reward": "score"}, "reward must be one of 'winlose', 'points', 'margin'; got 'score'"),
         ({"illegal_action": "ignore"}, "illegal_action must be one of 'raise', 'penalize'"),

@@ -3,6 +3,8 @@ totals, the winner, a legend for the grey starters, and a seat's own hand."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from snail_envs import snailed_it_v0
@@ -99,3 +101,21 @@ def test_a_seat_view_shows_nothing_hidden_from_it() -> None:
     testing.check_seat_view_no_leak(
         lambda: snailed_it_v0.env(num_players=3, max_rounds=1), games=1, share=0.15
     )
+
+
+def one_row() -> Any:
+    """A two-seat game of one orange row and the orange 1 to 5."""
+    return snailed_it_v0.env(
+        num_players=2, colours=1, values=5, starters=[1, 3], hand_size=2, render_mode="ansi"
+    )
+
+
+def test_a_smaller_box_draws_and_tells_only_its_rows() -> None:
+    """Option `colours`: only the rows in play are laid, so only they are drawn and listed;
+    every picture keeps the size of the full table's."""
+    env = one_row()
+    env.reset(seed=0)
+    rows = [line.split()[0] for line in env.render().splitlines()[2:]]
+    assert rows[0] == "orange" and "yellow" not in rows and "pink" not in rows
+    assert picture(env.unwrapped).shape == picture(table()).shape
+    assert_fixed_size(one_row, games=3)

@@ -13,6 +13,7 @@ import pytest
 from snail_envs.core.chance import ScriptedChance, SeededChance
 from snail_envs.core.game import Termination
 from snail_envs.snailed_it.rules import (
+    COLOUR,
     PASS,
     PLAY,
     TOSS_WINDOW,
@@ -445,6 +446,57 @@ def test_max_turns_truncates_an_unfinished_game_between_turns() -> None:
     assert not game.truncated and game.phase == TOSS_WINDOW
     tick(game)
     assert game.truncated and game.acting_seats() == () and game.legal_actions(1) == []
+
+
+# --------------------------------------------------------------------------- a smaller box
+
+
+def orange_one_to_five(hands: list[str], laid: str, box: tuple[int, ...]) -> SnailedIt:
+    """A game of one orange row and the orange 1 to 5, dealt from a box holding only the
+    starters `box`, shuffled into the order `laid` (scripted)."""
+    rules = SnailedItOptions(
+        num_players=len(hands), hand_size=len(hands[0].split()), colours=1, values=5, starters=box
+    )
+    return SnailedIt(rules, ScriptedChance(deal_outcomes(hands, laid, deck=rules.deck)))
+
+
+def test_with_fewer_colours_only_their_rows_are_laid_and_their_cards_dealt() -> None:
+    """Option `colours`: "only the first this many rows are laid (orange, yellow, blue, pink) and
+    only their number cards are shuffled and dealt"; the starters left over "stay in the box"."""
+    game = deal(["o2 y9", "y4 o17"], starters="14 3 18 1 7 12 5 16", colours=2)
+    assert len(game.rows) == 2
+    assert [game.row_tops(colour) for colour in range(2)] == [(14, 3), (18, 1)]
+    assert {COLOUR[c] for c in game.penalty_pile} == {0, 1}
+    assert len(game.penalty_pile) == 36 - 4
+    check_position(game)
+
+
+def test_with_fewer_values_each_colour_shows_only_values_up_to_values() -> None:
+    """Option `values`: "the number cards of each colour show only the values 1 to `values`":
+    one orange row of 1 to 5, a gap of 1 | 5 fits the 2, 3 and 4 in play."""
+    game = orange_one_to_five(["o2 o5", "o1 o3"], laid="1 3", box=(1, 3))
+    assert named(game.penalty_pile) == "o4"
+    play(game, "o5", "right")
+    assert game.row_tops(0) == (1, 5) and game.phase == TOSS_WINDOW
+    assert game.legal_actions(1) == [toss_action(card("o3")), PASS]
+    check_position(game)
+
+
+def test_the_box_starters_are_shuffled_and_laid_two_a_row_the_rest_stay_in_the_box() -> None:
+    """Option `starters`: "they are shuffled and the first two go to the first row (left,
+    right) ...; the others stay in the box"."""
+    game = orange_one_to_five(["o2", "o4"], laid="7 1 3", box=(1, 3, 7))
+    assert game.rows == [([starter_card(7)], [starter_card(1)])]
+    assert game.row_tops(0) == (7, 1)
+    check_position(game)
+
+
+def test_the_default_box_is_every_starter_and_number_card() -> None:
+    """Options `colours`, `values`, `starters`: by default the whole box is in play, so the
+    default game shuffles the same eight starters and 72 number cards as before them."""
+    options = SnailedItOptions()
+    assert options.deck == tuple(range(72))
+    assert options.starters == (1, 3, 5, 7, 12, 14, 16, 18)
 
 
 # --------------------------------------------------------------------------- hidden information
