@@ -573,7 +573,7 @@ def glimpse_of(g, rules, true_key: int, tick: int) -> int:
 
 
 @njit(cache=True)
-def close_window(g, rules, resolved: bool) -> None:
+def close_window(g, rules, resolved: bool | np.bool_) -> None:
     """The window ends: seats with nothing left go out (`classic`), then a new window opens
     without a flip if the resolution moved cards and a pile-to-pile match still shows, or else
     the next flip follows."""
