@@ -4,25 +4,27 @@
     python benchmarks/compile_profile.py snap_v2 --search    # the compiled search's first move
     NUMBA_OPT=0 python benchmarks/compile_profile.py snap_v2 # the floor without LLVM's optimiser
 
-Runs what `cold_start.py` times (`STEP` or `SEARCH`) in this process, with numba's cache in an
-empty temporary folder, and listens to numba's compile events. A function's own seconds are the
-CPU seconds of its compiles less those of the functions compiled while it was (the functions it
-calls); LLVM's seconds are those spent holding numba's LLVM lock (optimising and emitting machine
-code, for each function together with everything it calls, which numba links in and optimises
-again). Functions compiled for more than one signature are listed with the signatures' ends.
+Runs what `cold_start.py` times (`STEP` or `SEARCH`) in this process, with this checkout's
+snail_envs and numba's cache in an empty temporary folder, and listens to numba's compile events. A
+function's own seconds are the CPU seconds of its compiles less those of the functions compiled
+while it was (the functions it calls); LLVM's seconds are those spent holding numba's LLVM lock
+(optimising and emitting machine code, for each function together with everything it calls, which
+numba links in and optimises again). Functions compiled for more than one signature are listed with
+the signatures' ends.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from cold_start import SEARCH, STEP
+from cold_start import CHECKOUT, SEARCH, STEP
 
 
 @dataclass
@@ -107,6 +109,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["NUMBA_CACHE_DIR"] = cache  # before numba is imported
+        sys.path.insert(0, str(CHECKOUT))  # this checkout's snail_envs, as cold_start.py's
         from snail_envs.batched import ENGINES
 
         if args.game not in ENGINES:
