@@ -13,9 +13,9 @@ other's, `--turns` times each, the first of each pair alternating. Each pair of 
 after the other, gives a ratio of after to before; the table gives the median ratio and its
 quartiles, and each build's median rate.
 
-With `--loads N`, it also times the kernels' loads (`throughput.compile_times`: a fresh
-interpreter to the first step, cold, with an empty numba cache, then cached), N runs of each
-build, interleaved, and gives the medians.
+With `--loads N`, it also times the kernels' loads (`cold_start.first_step`: CPU seconds of a
+fresh interpreter to the first step, cold, with an empty numba cache, then cached), N runs of
+each build, interleaved, and gives the medians.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from throughput import compile_times
+from cold_start import first_step
 
 from snail_envs.registry import GAMES
 
@@ -148,7 +148,8 @@ def main() -> None:
         loads: dict[str, list[tuple[float, float]]] = {label: [] for label in checkouts}
         for _ in range(args.loads):
             for label, checkout in checkouts.items():
-                loads[label].append(compile_times(name, checkout))
+                first, second = first_step(name, checkout)
+                loads[label].append((first.cpu, second.cpu))
         cold = {label: statistics.median(c for c, _ in runs) for label, runs in loads.items()}
         cached = {label: statistics.median(c for _, c in runs) for label, runs in loads.items()}
         print(

@@ -20,7 +20,8 @@ The batched engines (`snail_envs.batched`, numba) play N games at once on the sa
 step gives every acting seat a uniformly random legal action (`random_actions()`, drawn in the
 kernel) and plays them all (`step()`), observations and masks written as in the AEC API; a
 decision is one acting seat's action. Their compile time is measured apart, in fresh
-interpreters: cold (an empty numba cache) and cached (the second start).
+interpreters (`cold_start.first_step`, CPU seconds): cold (an empty numba cache) and cached
+(the second start).
 
 Each batched engine is also read against two batched references at the same batch size: pgx's
 `connect_four` on the CPU (JAX, one jit-compiled call a step: random legal actions, the step and
@@ -38,15 +39,12 @@ import importlib.util
 import os
 import random
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cold_start import first_step
 
 import snail_envs
 
@@ -222,34 +220,6 @@ def batched_name(name: str, size: int) -> str:
     return f"snail_envs {name} (batched, {size} games)"
 
 
-def compile_times(name: str, checkout: Path | None = None) -> tuple[float, float]:
-    """Seconds from a fresh interpreter to a first batched step: with an empty numba cache, then
-    with the cache that first start wrote (`checkout`: the snail_envs of that checkout)."""
-    code = (
-        "import time; started = time.perf_counter(); import snail_envs.batched; "
-        f"batch = snail_envs.batched.make({name!r}, 4); batch.reset(seed=0); "
-        "batch.step(batch.random_actions()); print(time.perf_counter() - started)"
-    )
-    with tempfile.TemporaryDirectory() as cache:
-        environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        if checkout is not None:
-            environment["PYTHONPATH"] = str(checkout)
-        cold, cached = (
-            float(
-                subprocess.run(
-                    [sys.executable, "-c", code],
-                    env=environment,
-                    cwd=cache if checkout is not None else None,  # not a checkout's own root
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                ).stdout
-            )
-            for _ in range(2)
-        )
-    return cold, cached
-
-
 def batched_names(only: list[str] | None) -> list[str]:
     if importlib.util.find_spec("numba") is None:
         print('numba is missing: pip install -e ".[batched]" to include the batched engines')
@@ -350,8 +320,8 @@ def main() -> None:
         print("| batched engine | compile, cold | compile, cached |")
         print("|---|---:|---:|")
         for name in names:
-            cold, cached = compile_times(name)
-            print(f"| {name} | {cold:.1f} s | {cached:.1f} s |")
+            cold, cached = first_step(name)
+            print(f"| {name} | {cold.cpu:.1f} s | {cached.cpu:.1f} s |")
 
 
 if __name__ == "__main__":

@@ -75,9 +75,10 @@ def seed_games(games: np.ndarray, seed: np.uint64) -> None:
         games[i].agent_state = _mix(state ^ _AGENT_STREAM)
 
 
-@njit(cache=True)
+@njit("Tuple((uint64, int64))(uint64, int64)", cache=True)
 def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
-    """A uniform integer in [0, n) and the generator's next state."""
+    """A uniform integer in [0, n) and the generator's next state. Its one signature keeps
+    numba from compiling it again for each constant `n` (a die's faces) or counter type."""
     bound = np.uint64(n)
     state += _GOLDEN
     product = (_mix(state) >> _S32) * bound

@@ -523,9 +523,10 @@ def move_marks(
             shown[k] = now[k]
 
 
-@njit(cache=True)
+@njit("void(float32[::1], int64, int64)", cache=True)
 def clear(out: np.ndarray, start: int, size: int) -> None:
-    """Zero `size` entries of `out` from `start`."""
+    """Zero `size` entries of the view `out` from `start` (one signature: compiled once, not
+    again for each constant `size`)."""
     for k in range(start, start + size):
         out[k] = 0
 

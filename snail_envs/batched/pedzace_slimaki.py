@@ -55,6 +55,11 @@ from snail_envs.pedzace_slimaki.rules import (
 )
 
 NOT_ROLLED = 0
+FIRST = np.int64(0)
+"""The first race and its first seat, typed as the races and seats the kernels count, so that
+`start_race` compiles once (constants would compile it again)."""
+SNAIL_FACE_MOVE = np.int64(SNAIL_FACE_LEAVES)
+"""The leaves a snail face moves, typed as a pip face's (as `FIRST`)."""
 MAX_LEAVES = MAX_BOARD_LENGTH + 1
 for helper in (
     strategy.snail_leaf,
@@ -182,11 +187,11 @@ def use_die(g, rules, die: int) -> None:
     stays_in_pool = False
     gained = 0
     if face != SNAIL_FACE:
-        gained = move_forward(g, rules, die, face)
+        gained = move_forward(g, rules, die, np.int64(face))
     elif rules.backwards:
         move_back(g, rules, die, SNAIL_FACE_LEAVES)
     else:
-        gained = move_forward(g, rules, die, SNAIL_FACE_LEAVES)
+        gained = move_forward(g, rules, die, SNAIL_FACE_MOVE)
         stays_in_pool = True
     g.scores[g.turn] += gained
     g.turns_played += 1
@@ -287,7 +292,7 @@ def start_game(g, rules) -> None:
     g.scores[:] = 0
     g.turns_played = 0
     g.finished = 0
-    start_race(g, rules, 0, 0)
+    start_race(g, rules, FIRST, FIRST)
     roll_until_decision(g, rules)
 
 

@@ -80,6 +80,11 @@ WORD_CARDS = 2 * NUM_VALUES
 CARD_WORDS = NUM_CARDS // WORD_CARDS
 """A set of cards is `CARD_WORDS` int64 words: card c is bit c % `WORD_CARDS` of word
 c // `WORD_CARDS` (two colours a word, so the cards fitting a gap lie in one word)."""
+FIRST_CARD = np.int64(0)
+"""Card 0, where `next_card` starts a walk through a set, typed as the cards the walk goes on
+from, so that `next_card` compiles once (a constant 0 would compile it again)."""
+REPEAT_DRAW = np.int64(1)
+"""The cards drawn for a repeated colour, typed as the tosses drawn for (as `FIRST_CARD`)."""
 for helper in strategy.HELPERS:
     register_jitable(helper)
 
@@ -162,7 +167,7 @@ def next_card(cards: np.ndarray, card: int) -> int:
 @njit(cache=True)
 def mark_cards(out: np.ndarray, start: int, cards: np.ndarray) -> None:
     """A 1 at `out[start + c]` for each card c of the set `cards` (other entries left alone)."""
-    card = next_card(cards, 0)
+    card = next_card(cards, FIRST_CARD)
     while card < NUM_CARDS:
         out[start + card] = 1
         card = next_card(cards, card + 1)
@@ -284,7 +289,7 @@ def play(g, rules, seat: int, card: int, side: int) -> None:
     add_card(g.played, card)
     g.turns_played += 1
     if colour == g.previous_colour:
-        draw(g, seat, 1)
+        draw(g, seat, REPEAT_DRAW)
     g.previous_colour = colour
     left, right = VALUES[g.top[colour, 0]], VALUES[g.top[colour, 1]]
     low, high = min(left, right), max(left, right)
@@ -300,7 +305,7 @@ def play(g, rules, seat: int, card: int, side: int) -> None:
 def toss_tick(g, rules, actions: np.ndarray) -> None:
     """One tick of the toss window: every tossed card onto the tossed pile (clockwise from the
     player's left), then the player draws one per toss; a tick without tosses closes it."""
-    tossed = 0
+    tossed = np.int64(0)  # not the constant 0, which would compile draw for it as well
     for k in range(1, rules.num_players):
         seat = (g.turn + k) % rules.num_players
         if actions[seat] == PASS:
@@ -332,7 +337,7 @@ def end_turn(g, rules) -> None:
 @njit(cache=True)
 def hand_points(g, rules, seat: int) -> int:
     points = 0
-    card = next_card(g.hand[seat], 0)
+    card = next_card(g.hand[seat], FIRST_CARD)
     while card < NUM_CARDS:
         points += rules.card_points[card]
         card = next_card(g.hand[seat], card + 1)
@@ -391,7 +396,7 @@ def random_action(g, rules, seat: int) -> int:
     hand = g.hand[seat]
     if g.phase == PLAY:
         chosen = agent_pick(g, 2 * g.hand_size[seat])
-        card = next_card(hand, 0)
+        card = next_card(hand, FIRST_CARD)
         for _ in range(chosen // 2):
             card = next_card(hand, card + 1)
         return 2 * card + chosen % 2
@@ -541,7 +546,7 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
         return
     hand = g.hand[seat]
     if g.phase == PLAY:
-        card = next_card(hand, 0)
+        card = next_card(hand, FIRST_CARD)
         while card < NUM_CARDS:
             mask[2 * card] = mask[2 * card + 1] = 1
             card = next_card(hand, card + 1)
@@ -616,7 +621,7 @@ def redraw_hidden(g, rules, seat: int) -> None:
     for k in range(1, rules.num_players):
         other = (seat + k) % rules.num_players
         held = np.zeros(lots, np.int64)
-        card = next_card(g.hand[other], 0)
+        card = next_card(g.hand[other], FIRST_CARD)
         while card < NUM_CARDS:
             held[lot_index[card]] += 1
             card = next_card(g.hand[other], card + 1)

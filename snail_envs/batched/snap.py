@@ -98,6 +98,10 @@ NONE = -1
 NOBODY = np.int64(0)
 """The empty bit set (of seats, piles, pools or keys), typed as the sets that the kernels build,
 so that the rule functions given it compile once."""
+NO_KEY = np.int64(NONE)
+"""No key yet, typed as the keys the kernels read (as `NOBODY`)."""
+JACK_KEY = np.int64(JACK)
+"""The jack's key, typed as the keys the kernels read (as `NOBODY`)."""
 MAX_CARDS = 256
 """The largest deck the batched engine deals (its shuffle is recorded whole, for the replays)."""
 MAX_KEYS = 52
@@ -398,7 +402,7 @@ def piles_showing(g, rules, key: int) -> int:
 
 @njit(cache=True)
 def jack_showing(g, rules) -> bool:
-    return rules.slapjack == 1 and piles_showing(g, rules, JACK) != 0
+    return rules.slapjack == 1 and piles_showing(g, rules, JACK_KEY) != 0
 
 
 @njit(cache=True)
@@ -569,7 +573,7 @@ def glimpse_of(g, rules, true_key: int, tick: int) -> int:
 
 
 @njit(cache=True)
-def close_window(g, rules, resolved: bool) -> None:
+def close_window(g, rules, resolved: bool | np.bool_) -> None:
     """The window ends: seats with nothing left go out (`classic`), then a new window opens
     without a flip if the resolution moved cards and a pile-to-pile match still shows, or else
     the next flip follows."""
@@ -622,7 +626,7 @@ def stop(g, rules) -> None:
 def apply(g, rules, actions: np.ndarray) -> None:
     """One tick: the actions of the acting seats (the others' entries are ignored)."""
     g.ticks += 1
-    called = False
+    called = np.bool_(False)  # not the constant False: close_window compiles for bool once
     for seat in range(rules.num_players):
         called |= g.acts[seat] == 1 and actions[seat] != WAIT
     if called:
@@ -685,7 +689,7 @@ def resolve(g, rules, actions: np.ndarray) -> None:
     elif snaps:
         tie(g, rules, snaps, key)
     if members(slaps) == 1:
-        take(g, rules, lowest(slaps), NOBODY, piles_showing(g, rules, JACK))
+        take(g, rules, lowest(slaps), NOBODY, piles_showing(g, rules, JACK_KEY))
     for seat in range(n):
         if wrong >> seat & 1:
             pay_for_wrong_call(g, rules, seat)
@@ -806,7 +810,7 @@ def burn(g, rules, card: int) -> None:
 @njit(cache=True)
 def to_centre(g, rules, piles: int) -> None:
     """Move piles (ascending seats, the highest on top) to the centre as one set."""
-    top = NONE
+    top = NO_KEY
     for pile in range(rules.num_piles):
         if piles >> pile & 1 and g.size[PILES + pile]:
             top = top_key(g, rules, pile)
