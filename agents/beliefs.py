@@ -19,7 +19,9 @@ names the same hidden information throughout a game where it is dealt once and k
 players' cards of Snail Sprint! and Pędzące Ślimaki), so the weights of its past decisions still
 hold; hidden information that changes as play goes (the order of Snap's face-down stacks) is
 hidden from every seat alike, so that no seat's choice depends on it and every hypothesis weighs
-the same. When every hypothesis is ruled out (the model is not how the seats played), the
+the same. In a window of simultaneous choices (Snap's calls) the belief is told each choice as
+the AEC order makes it, before the window settles; a game with private information and such
+windows would need the update held to the window's end. When every hypothesis is ruled out (the model is not how the seats played), the
 belief starts again from fresh, equally weighted ones, and counts it in `restarts`.
 """
 
