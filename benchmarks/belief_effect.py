@@ -3,8 +3,9 @@
     python benchmarks/belief_effect.py --env pedzace_slimaki_v0 --target heuristic --games 100
 
 On a game's mini (configs/<game>/mini.yaml), the search reply of `snail-exploit --method search`
-(IS-MCTS with the target as the other seats, maximising the margin) plays `--games` games alone
-against the target, seats rotating, once with its worlds weighed by the target's play seen
+(IS-MCTS with the target as the other seats and in its rollouts, maximising the margin) plays
+`--games` games alone against the target, seats rotating, once with its worlds weighed by the
+target's play seen
 (`snail_envs.agents.beliefs.ModelBelief`) and once with every world drawn alike; prints each
 mean margin with its 95% interval and the CPU seconds.
 """
@@ -44,6 +45,7 @@ def main() -> None:
             iterations=args.iterations,
             seed=0,
             value="margin",
+            rollout=model,
             opponents=model,
             belief=ModelBelief(model) if believing else None,
         )

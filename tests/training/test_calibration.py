@@ -57,4 +57,5 @@ def test_the_search_reply_to_random_on_the_snap_mini_beats_chance_clearly(
     assert report["margin_ci95"][0] > 0.3
     assert report["score_ci95"][0] > 0.6
     assert any(line.startswith("calls a game: ") for line in report["differences"])
-    assert "search (IS-MCTS, 30 iterations" in (tmp_path / "run" / "report.md").read_text()
+    described = "search (IS-MCTS, 30 iterations a decision, the target as every other seat, target"
+    assert described in (tmp_path / "run" / "report.md").read_text()
