@@ -21,8 +21,9 @@ hold; hidden information that changes as play goes (the order of Snap's face-dow
 hidden from every seat alike, so that no seat's choice depends on it and every hypothesis weighs
 the same. In a window of simultaneous choices (Snap's calls) the belief is told each choice as
 the AEC order makes it, before the window settles; a game with private information and such
-windows would need the update held to the window's end. When every hypothesis is ruled out (the model is not how the seats played), the
-belief starts again from fresh, equally weighted ones, and counts it in `restarts`.
+windows would need the update held to the window's end. When every hypothesis is ruled out
+(the model is not how the seats played), the belief starts again from fresh, equally weighted
+ones, and counts it in `restarts`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from snail_envs.agents.base import RandomAgent, choose_action
 
 
 class ModelBelief:
-    """Weighted redraws of what `seat` cannot see, from the model's play seen so far."""
+    """Weighted redraws of what the searching seat cannot see, from the model's play seen so
+    far; the weights are kept relative to the largest (1), so that a long game's products of
+    probabilities do not vanish."""
 
     def __init__(self, model: Any, hypotheses: int = 64) -> None:
         if hypotheses < 1:
@@ -74,9 +77,12 @@ class ModelBelief:
             else 0.0
             for seed, weight in zip(self.seeds, self.weights, strict=True)
         ]
-        if not any(self.weights):
+        largest = max(self.weights)
+        if largest == 0:
             self.restarts += 1
             self._start()
+        else:
+            self.weights = [weight / largest for weight in self.weights]
 
     def likelihood(self, world: Any, actor: str, action: int) -> float:
         """The model's probability of `actor` playing `action` in `world`."""

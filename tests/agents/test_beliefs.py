@@ -68,8 +68,10 @@ def test_a_history_no_redraw_explains_starts_the_belief_afresh() -> None:
 def test_random_play_weighs_every_redraw_alike() -> None:
     env = after_first_move(PEDZACE_SLIMAKI, seed=0)
     belief = ModelBelief(make_agent("random", PEDZACE_SLIMAKI), hypotheses=8)
-    belief.update(env.unwrapped, "player_0", "player_1", 2)
-    assert belief.weights == [0.5] * 8
+    host = env.unwrapped
+    assert belief.likelihood(host.resample_from_infostate("player_0", 1), "player_1", 2) == 0.5
+    belief.update(host, "player_0", "player_1", 2)
+    assert belief.weights == [1.0] * 8
 
 
 @pytest.mark.parametrize("env_name", [PEDZACE_SLIMAKI, SNAIL_SPRINT])
