@@ -24,6 +24,11 @@ not searched: in the tree and in the rollouts they play as that agent would, on 
 observations of the world drawn, and the tree branches on the searching seat's decisions only. The
 search then looks for the best reply to players like the model, rather than to the best play
 the tree finds for them in worlds they cannot see (which lets them act on the searcher's guesses).
+The model may be any agent, a planning one included. With a belief (`belief=`, a
+`snail_envs.agents.beliefs.ModelBelief` of the same model) the worlds are not drawn alike: the
+searcher is told every action of the game as it is played (`watch`), and draws its worlds in
+proportion to the model's likelihood of the other seats' actions in them, so that the hidden
+information their play reveals is used.
 
 The action played is the root action visited most. Only the public API is used: copies with the
 hidden information redrawn, legal actions, steps and rewards.
@@ -36,7 +41,8 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from snail_envs.agents.base import SearchAgent
+from snail_envs.agents.base import SearchAgent, choose_action
+from snail_envs.agents.beliefs import ModelBelief
 from snail_envs.agents.stopping import check_stop
 
 VALUES = ("reward", "points", "margin")
@@ -72,6 +78,7 @@ class ISMCTSAgent(SearchAgent):
         rollout: Any = None,
         value: str = "reward",
         opponents: Any = None,
+        belief: ModelBelief | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
@@ -85,6 +92,9 @@ class ISMCTSAgent(SearchAgent):
         self.opponents = opponents
         """An agent that plays every other seat during the search (an opponent model); None: the
         other seats are searched like the searching seat."""
+        self.belief = belief
+        """Weights of the worlds drawn, from the opponent model's likelihood of the other seats'
+        actions seen; None: every world consistent with the searcher's view alike."""
         self.value = value
         """What a seat maximises: "reward", the environment's own rewards (with the default
         `reward="winlose"`, the chance to win), "points", the game's points, or "margin", its
@@ -93,6 +103,16 @@ class ISMCTSAgent(SearchAgent):
         self._lowest, self._highest = math.inf, -math.inf
         """The lowest and highest return seen in the current search (for points and margins)."""
 
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.belief is not None:
+            self.belief.reset(seed)
+
+    def watch(self, env: Any, seat_agent: str, agent: str, action: int | None) -> None:
+        """Be told, playing `seat_agent` in `env`, that `agent` plays `action` now."""
+        if self.belief is not None and action is not None and agent != seat_agent:
+            self.belief.update(env.unwrapped, seat_agent, agent, action)
+
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
         root = _Node(agent)
         self._lowest, self._highest = math.inf, -math.inf
@@ -100,12 +120,21 @@ class ISMCTSAgent(SearchAgent):
         reward = None if self.value == "reward" else "points"
         for _ in range(self.iterations):
             check_stop()
-            world = host.resample_from_infostate(agent, self._rng.getrandbits(31), reward=reward)
+            world = self._draw_world(host, agent, reward)
             self._iterate(world, root, agent)
             if deadline is not None and time.perf_counter() > deadline:
                 break
         tried = {a: child.visits for (actor, a), child in root.children.items() if actor == agent}
         return max(legal, key=lambda a: tried.get(a, -1))
+
+    def _draw_world(self, host: Any, agent: str, reward: str | None) -> Any:
+        """A world for one iteration: a redraw of what `agent` cannot see, chosen by the belief
+        when there is one, with chance events of its own."""
+        seed = self._rng.getrandbits(31)
+        if self.belief is None:
+            return host.resample_from_infostate(agent, seed, reward=reward)
+        hypothesis = self.belief.draw(host, self._rng)
+        return host.resample_from_infostate(agent, hypothesis, reward=reward, future=seed)
 
     def _iterate(self, world: Any, root: _Node, searcher: str) -> None:
         node, path = root, []
@@ -160,11 +189,11 @@ class ISMCTSAgent(SearchAgent):
 
 
 def _play(player: Any, world: Any, actor: str, legal: list[int]) -> int:
-    """`player`'s action for `actor`, given `actor`'s own observation of `world`."""
+    """`player`'s action for `actor`, given `actor`'s own observation of `world` (or `world`
+    itself, for a planning agent)."""
     if len(legal) == 1:
         return legal[0]
-    view = world.observe(actor)
-    return int(player.act(view["observation"], view["action_mask"]))
+    return choose_action(player, world, actor)
 
 
 def _margins(gains: dict[str, float], agents: list[str]) -> defaultdict[str, float]:

@@ -16,20 +16,16 @@ game, so that agents can be compared.
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from pathlib import Path
 
 import yaml
 
 import snail_envs
 from snail_envs.agents import make_agent
-from snail_envs.snap.rules import FACTS, SNAP_POOL
+from snail_envs.snap.calls import CallTally, pending_call
+from snail_envs.snap.rules import FACTS
 
 PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
-
-
-def pile_kind(cards: int) -> str:
-    return "no pile" if cards == 0 else "one card" if cards == 1 else "a pile"
 
 
 def main() -> None:
@@ -41,8 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     options = yaml.safe_load((PRESETS / f"{args.preset}.yaml").read_text())
     agents = [make_agent(spec, FACTS.env_name, seed=0, options=options) for spec in args.agents]
-    calls: list[Counter] = [Counter(), Counter()]
-    pool_cards = [0, 0]
+    tallies = [CallTally(), CallTally()]
     for game in range(args.games):
         env = snail_envs.make_parallel(FACTS.env_name, **options)
         observations, _ = env.reset(seed=args.seed + game)
@@ -55,24 +50,14 @@ def main() -> None:
                 )
                 for agent in env.agents
             }
-            seats = {agent: env.possible_agents.index(agent) for agent in actions}
-            piles = {agent: len(table.piles[seats[agent]]) for agent in actions}
-            held = {agent: table.held(seats[agent]) for agent in actions}
-            right_now = table.right_calls()
-            pooled = sum(len(pool) for pool in table.pools)
+            calls = {
+                agent: pending_call(table, env.possible_agents.index(agent), action)
+                for agent, action in actions.items()
+            }
             observations, *_ = env.step(actions)
-            for agent, action in actions.items():
-                if not action:
-                    continue
-                who, right = player[agent], table.last_correct[seats[agent]]
-                if action in right_now:  # right, or lapsed behind another seat's (same_tick)
-                    calls[who]["right" if right else "lapsed"] += 1
-                    if right and action == SNAP_POOL:
-                        pool_cards[who] += pooled
-                    continue
-                calls[who][f"wrong, {pile_kind(piles[agent])}"] += 1
-                if held[agent] and table.last_gain[seats[agent]] == 0:
-                    calls[who]["wrong, free"] += 1
+            for agent, call in calls.items():
+                if call is not None:
+                    tallies[player[agent]].add(table, call)
     print(
         f"{args.games} games of {FACTS.env_name} under {args.preset}.yaml, seats alternating; "
         "per game:"
@@ -81,8 +66,8 @@ def main() -> None:
     print(f"| agent | {' | '.join(f'calls {kind}' for kind in kinds)} | pool cards won |")
     print(f"|---|{'---:|' * (len(kinds) + 1)}")
     for who, spec in enumerate(args.agents):
-        counts = " | ".join(f"{calls[who][kind] / args.games:.1f}" for kind in kinds)
-        print(f"| {spec} | {counts} | {pool_cards[who] / args.games:.1f} |")
+        counts = " | ".join(f"{tallies[who].counts[kind] / args.games:.1f}" for kind in kinds)
+        print(f"| {spec} | {counts} | {tallies[who].pool_cards / args.games:.1f} |")
 
 
 if __name__ == "__main__":

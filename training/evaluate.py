@@ -153,6 +153,8 @@ def play_game(
 ) -> GameRecord:
     """Play one game with agent `seats[i]` in seat i. The game pays win/lose rewards whatever
     `options` say (a margin or points reward is training's business): the returns say who won.
+    An agent that watches the game (`watch(env, its_agent, agent, action)`, such as a search
+    with a belief) is told every action before it is played.
     `replay`: a file to save the game in (`snail-replay`), replaced only if `overwrite`."""
     table = {"num_players": len(seats), **options}
     played = {**table, "reward": "winlose"}
@@ -163,6 +165,7 @@ def play_game(
         agent: lineup.player(spec, index, seed * 101 + index, table)
         for index, (agent, spec) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
+    watchers = [(agent, p) for agent, p in players.items() if hasattr(p, "watch")]
     returns = dict.fromkeys(env.possible_agents, 0.0)
     truncated = False
     for agent in env.agent_iter():
@@ -173,6 +176,8 @@ def play_game(
             action = None
         else:
             action = choose_action(players[agent], env, agent)
+        for own, watcher in watchers:
+            watcher.watch(env, own, agent, action)
         env.step(action)
         if recording is not None:
             recording.record(env, agent, action)

@@ -156,6 +156,12 @@ class SnailAECEnv(GameHost, AECEnv):
         self._penalized = True
         self._select_next()
 
+    @property
+    def window_open(self) -> bool:
+        """Whether some seats of the current window have chosen and others are still to: their
+        choices are then not applied (nor public) yet."""
+        return bool(self._tick_actions)
+
     def _redraw_hidden_tick(self, seat: int) -> None:
         """Other seats' choices already made in this tick are hidden: redraw them at random."""
         assert self._chance is not None and self.game is not None

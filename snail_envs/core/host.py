@@ -249,11 +249,14 @@ class GameHost:
             )
         return self.game
 
-    def resample_from_infostate(self, agent: str, seed: int, reward: str | None = None) -> GameHost:
+    def resample_from_infostate(
+        self, agent: str, seed: int, reward: str | None = None, future: int | None = None
+    ) -> GameHost:
         """A copy of this environment in which everything hidden from `agent` is redrawn.
 
         The redraw is consistent with what `agent` has seen, so `agent`'s observation is unchanged;
-        the copy's future chance events come from `seed`, not from this environment's generator.
+        the copy's future chance events come from `seed`, not from this environment's generator,
+        or from `future` when given (the same redraw, then other chance events).
         `reward` (one of `REWARD_MODES`) sets how the copy pays from now on; by default, as this
         environment does.
         """
@@ -267,6 +270,8 @@ class GameHost:
         twin.game.redraw_hidden(self._seat(agent), twin._chance)
         twin._redraw_hidden_tick(self._seat(agent))
         twin._observer.reset(twin.game)
+        if future is not None:
+            twin._chance = twin.game.chance = SeededChance(_as_seed(future))
         if reward is not None:
             twin.reward_mode = reward
             twin._points = list(twin.game.points())

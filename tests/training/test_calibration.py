@@ -34,3 +34,28 @@ def test_the_learned_reply_to_random_on_the_snap_mini_gains_no_more_than_the_exa
     assert low > 0
     assert low <= exact
     assert 0 < exact < 1
+
+
+def test_the_search_reply_to_random_on_the_snap_mini_beats_chance_clearly(
+    tmp_path: Path,
+) -> None:
+    folder = GAME_FOLDERS[[game.env_name for game in GAMES].index(SNAP)]
+    options = yaml.safe_load((CONFIGS / folder / "mini.yaml").read_text())
+    job = Job(
+        SNAP,
+        "random",
+        options,
+        budget_seconds=3600,
+        games=40,
+        method="search",
+        search_iterations=30,
+        search_value="margin",
+    )
+    report = exploit.exploit(job, folder=tmp_path / "run", progress=False)
+    assert report["winner"] == "search" and report["games"] == 40
+    # the exact best response gains +0.551 a game (docs/results.md); chance, 0
+    assert report["margin_ci95"][0] > 0.3
+    assert report["score_ci95"][0] > 0.6
+    assert any(line.startswith("calls a game: ") for line in report["differences"])
+    described = "search (IS-MCTS, 30 iterations a decision, the target as every other seat, target"
+    assert described in (tmp_path / "run" / "report.md").read_text()
