@@ -4,7 +4,6 @@ and timesteps as `snail_envs.core.length` defines them."""
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import numpy as np
