@@ -176,41 +176,52 @@ class KeepBest(BaseCallback):
             save_policy(self.path, policy, self.env_name, self.env_options, overwrite=True)
 
 
-def initial_policy(
-    path: str | Path, env_name: str, options: dict[str, Any], net_arch: list[int]
+def game_policy(
+    path: str | Path, env_name: str, options: dict[str, Any], who: str
 ) -> MaskableActorCriticPolicy:
-    """The weights-only policy saved at `path` (a run's `policy.pt`, `best_policy.pt` or
-    `clone.pt` beside its `.json`, or a run or checkpoint folder's `policy.pt`), after checking
-    that it plays `env_name` under these rule options with hidden layers `net_arch`. Nothing in
-    the files runs: a Stable-Baselines3 archive (`model.zip`) is refused, to be converted once
-    with `snail-convert`. A `ValueError` names what does not fit."""
+    """The weights-only policy saved at `path` (`NAME.pt` beside its `.json`, or a run or
+    checkpoint folder's `policy.pt`), after checking that it plays `env_name` under these rule
+    options. Nothing in the files runs: a Stable-Baselines3 archive (`model.zip`) is refused, to
+    be converted once with `snail-convert`. A `ValueError` names `who` asked for it and what
+    does not fit."""
     try:
         source = find_weights(path, POLICY_FILE)
     except FileNotFoundError as problem:
-        raise ValueError(f"init_from: {problem}") from None
+        raise ValueError(f"{who}: {problem}") from None
     if not is_described(source):
         raise ValueError(
-            f"init_from: {source} is not a weights-only policy (no {source.stem}.json beside it); "
+            f"{who}: {source} is not a weights-only policy (no {source.stem}.json beside it); "
             "convert a Stable-Baselines3 archive you trust once with snail-convert"
         )
     try:
         policy = load_policy(source, env_name)
-    except ValueError as problem:
-        raise ValueError(f"init_from: {problem}") from None
+    except (ValueError, KeyError, RuntimeError) as problem:
+        raise ValueError(f"{who}: {source} does not load as weights: {problem}") from None
     view = snail_envs.single_agent(env_name, **options)
     expected = (view.observation_space.shape, int(view.action_space.n))
     found = (policy.observation_space.shape, int(policy.action_space.n))
     if found != expected:
         raise ValueError(
-            f"init_from: {source} does not play {env_name} with options {options}: it takes "
+            f"{who}: {source} does not play {env_name} with options {options}: it takes "
             f"observations of shape {found[0]} and {found[1]} actions, the game "
             f"{expected[0]} and {expected[1]}"
         )
+    return policy
+
+
+def initial_policy(
+    path: str | Path, env_name: str, options: dict[str, Any], net_arch: list[int]
+) -> MaskableActorCriticPolicy:
+    """The weights-only policy saved at `path` (a run's `policy.pt`, `best_policy.pt` or
+    `clone.pt` beside its `.json`, or a run or checkpoint folder's `policy.pt`; see
+    `game_policy`), after checking that it plays `env_name` under these rule options with hidden
+    layers `net_arch`. A `ValueError` names what does not fit."""
+    policy = game_policy(path, env_name, options, "init_from")
     layers = policy.net_arch
     if isinstance(layers, dict):
         layers = layers["pi"] if layers["pi"] == layers["vf"] else layers
     if layers != list(net_arch):
         raise ValueError(
-            f"init_from: {source} has hidden layers {layers}, not the {list(net_arch)} asked for"
+            f"init_from: {path} has hidden layers {layers}, not the {list(net_arch)} asked for"
         )
     return policy

@@ -37,10 +37,10 @@ import numpy as np
 
 import snail_envs
 from snail_envs.agents.files import write_text
-from snail_envs.agents.ppo import POLICY_FILE, PPOAgent, load_policy, save_policy
-from snail_envs.agents.weights import find_weights, is_described
+from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training.checkpoints import read_json
 from snail_envs.training.config import KERNEL_MEMBERS, LeagueConfig, TrainConfig
+from snail_envs.training.finetune import game_policy
 from snail_envs.training.meta_strategy import (
     meta_payoffs,
     nash_mixture,
@@ -112,30 +112,7 @@ def load_member(spec: str, env_name: str, options: dict[str, Any]) -> Any:
     """The policy of a `ppo:PATH` member: a weights-only policy (`NAME.pt` beside `NAME.json`, or
     a run folder's `policy.pt`) of `env_name` that takes this game's observations under these
     rule `options`. Anything else is a `ValueError` that names the member."""
-    path = spec.removeprefix("ppo:")
-    try:
-        file = find_weights(path, POLICY_FILE)
-    except FileNotFoundError as problem:
-        raise ValueError(f"member {spec}: {problem}") from None
-    if not is_described(file):
-        raise ValueError(
-            f"member {spec}: {file} is not a weights-only policy (no {file.stem}.json beside "
-            "it); convert a Stable-Baselines3 archive you trust once with snail-convert"
-        )
-    try:
-        policy = load_policy(file, env_name)
-    except (ValueError, KeyError, RuntimeError) as problem:
-        raise ValueError(f"member {spec}: {file} does not load as weights: {problem}") from None
-    view = snail_envs.single_agent(env_name, **options)
-    expected = (view.observation_space.shape, int(view.action_space.n))
-    found = (policy.observation_space.shape, int(policy.action_space.n))
-    if found != expected:
-        raise ValueError(
-            f"member {spec}: {file} does not play {env_name} with options {options} (it takes "
-            f"observations {found[0]} and {found[1]} actions; the game {expected[0]} and "
-            f"{expected[1]})"
-        )
-    return policy
+    return game_policy(spec.removeprefix("ppo:"), env_name, options, f"member {spec}")
 
 
 class Population:
