@@ -860,6 +860,17 @@ def read_yaml(text: str, where: str) -> Any:
     return value
 
 
+def rule_presets(game: str) -> list[Path]:
+    """The rule presets of `configs/<game>/` (`game`: the game's folder, such as `snap`): every
+    YAML file there but the training configs, which name their `env`."""
+    presets = []
+    for path in sorted((CONFIGS / game).glob("*.yaml")):
+        values = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if not (isinstance(values, dict) and "env" in values):
+            presets.append(path)
+    return presets
+
+
 def default_config_path(env: str, preset: str = "ppo") -> Path:
     """The shipped config `preset` of `env`: `configs/<game>/<preset>.yaml` (`<game>` is the env
     name without its version, `snail_sprint_v0` → `snail_sprint`); by default `ppo.yaml`."""

@@ -40,7 +40,6 @@ from snail_envs.agents.files import write_text
 from snail_envs.agents.ppo import PPOAgent, save_policy
 from snail_envs.training.checkpoints import read_json
 from snail_envs.training.config import KERNEL_MEMBERS, LeagueConfig, TrainConfig
-from snail_envs.training.finetune import game_policy
 from snail_envs.training.meta_strategy import (
     meta_payoffs,
     nash_mixture,
@@ -112,6 +111,8 @@ def load_member(spec: str, env_name: str, options: dict[str, Any]) -> Any:
     """The policy of a `ppo:PATH` member: a weights-only policy (`NAME.pt` beside `NAME.json`, or
     a run folder's `policy.pt`) of `env_name` that takes this game's observations under these
     rule `options`. Anything else is a `ValueError` that names the member."""
+    from snail_envs.training.finetune import game_policy  # torch and SB3 load with a run
+
     return game_policy(spec.removeprefix("ppo:"), env_name, options, f"member {spec}")
 
 

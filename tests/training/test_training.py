@@ -23,6 +23,7 @@ from snail_envs.training.config import (
     build_config,
     default_config_path,
     load_config,
+    rule_presets,
 )
 from snail_envs.training.curve import curve_steps
 from snail_envs.training.display import Display
@@ -221,10 +222,11 @@ def test_every_shipped_config_is_valid() -> None:
     assert sorted(CONFIGS.glob("*/ppo.yaml")) == sorted(
         map(default_config_path, snail_envs.ENV_NAMES)
     )
-    for other in CONFIGS.glob("*/ppo_*.yaml"):  # further training configs of a game
-        env = yaml.safe_load(other.read_text())["env"]
-        assert other.parent == default_config_path(env).parent
-        assert load_config(env, other).env == env
+    for game in CONFIGS.iterdir():  # every training config of a game: the YAML naming its env
+        for other in sorted(set(game.glob("*.yaml")) - set(rule_presets(game.name))):
+            env = yaml.safe_load(other.read_text())["env"]
+            assert other.parent == default_config_path(env).parent
+            assert load_config(env, other).env == env
 
 
 def test_config_overrides_and_validation() -> None:

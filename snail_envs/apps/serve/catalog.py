@@ -2,7 +2,7 @@
 
 The page lists each game's rule options with their defaults, written as text the way
 `snail-play -o name=value` takes them (a Python literal, or a word for a string), and the rule
-presets of `configs/<game>/` (every YAML file there but the training configs, `ppo*.yaml`), each
+presets of `configs/<game>/` (every YAML file there but the training configs, which name their `env`), each
 with the comment at its top. The number of players is set by the seats, and in Snap so is
 `reaction_delay` (a seat's reflexes, in ticks): the page shows them beside each seat, so the
 options table leaves them out. Each game comes with its rules, the text of the docs' "How to
@@ -22,7 +22,7 @@ import snail_envs
 from snail_envs.agents import AGENT_KINDS
 from snail_envs.cli import parse_option
 from snail_envs.docstrings import rulebook
-from snail_envs.training.config import CONFIGS
+from snail_envs.training.config import rule_presets as presets_of_game
 
 SET_BY_SEATS = ("num_players", "reaction_delay")
 """Options the seats give: one seat a player, and in a game with reflexes (Snap) each seat's
@@ -66,8 +66,7 @@ def parse_options(texts: Mapping[str, str]) -> dict[str, Any]:
 
 def rule_presets(env_name: str) -> list[Path]:
     """The rule presets of `env_name`, in `configs/<game>/` (training configs left out)."""
-    folder = CONFIGS / env_name.rpartition("_v")[0]
-    return sorted(path for path in folder.glob("*.yaml") if not path.name.startswith("ppo"))
+    return presets_of_game(env_name.rpartition("_v")[0])
 
 
 def preset(path: Path) -> dict[str, Any]:
