@@ -8,7 +8,8 @@ built, so that no table can differ from its data:
 - `<!-- data: eval/NAME.json -->`: a tournament's tables, from the results.json that `snail-eval`
   wrote (`snail_envs.training.evaluate.results_markdown`, the report's own tables).
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
-  the report.json files that `snail-exploit` wrote, one per cell, in exploit/.
+  the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
+  holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
 
 A marker that names no data, or data that is not there, stops the build naming the page and
 the marker.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +69,7 @@ def tournament_tables(path: Path) -> str:
 
 def exploit_cell(report: dict[str, Any]) -> str:
     """One cell: the lower bound with its interval (bold where the reply beats chance), the
-    reply's score, the arm or method that found it, and the CPU seconds of the command."""
+    reply's score, the arm, candidate or method that found it, and the CPU seconds of the command."""
     low, high = report["lower_bound_ci95"]
     if high < 0:
         text = f"0 (reply below chance, {report['score_rate']:.1%})"
@@ -76,21 +78,38 @@ def exploit_cell(report: dict[str, Any]) -> str:
         if low > 0:
             text = f"**{text}**"
         text += f"; score {report['score_rate']:.1%}"
-    found_by = f"{report['reply']} arm" if report["method"] == "learned" else report["method"]
+    if report["reply"] in report.get("candidates", []):
+        found_by = f"{report['reply']} (untrained candidate)"
+    elif report["method"] == "learned":
+        found_by = f"{report['reply']} arm"
+    else:
+        found_by = report["method"]
     cpu = report.get("cpu_seconds")
     return f"{text}, {found_by}" + ("" if cpu is None else f", {cpu:.0f} CPU s")
 
 
-def exploit_table(folder: Path = DATA / "exploit") -> str:
+def short_exploit_cell(report: dict[str, Any]) -> str:
+    """One cell of the README's short table: the lower bound (0 where the reply fell below
+    chance, bold where its interval is above it) and the command's CPU minutes."""
+    low, high = report["lower_bound_ci95"]
+    bound = "0" if high < 0 else f"{report['lower_bound']:+.1%}"
+    bound = f"**{bound}**" if low > 0 else bound
+    return f"{bound} ({report['cpu_seconds'] / 60:.0f} CPU min)"
+
+
+def exploit_table(
+    folder: Path = DATA / "exploit", cell: Callable[[dict[str, Any]], str] = exploit_cell
+) -> str:
     """The exploitability table: a row per target kind, a column per game (its 2-player
-    version), a cell per stored `snail-exploit` report (— where none is stored)."""
+    version), a cell per stored `snail-exploit` report (— where none is stored), written by
+    `cell` (the README's short table: `short_exploit_cell`)."""
     reports = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
     cells: dict[tuple[str, str], str] = {}
     for report in reports:
         kind = report["target"].partition(":")[0]
         if kind not in EXPLOIT_TARGETS:
             raise ValueError(f"{report['target']!r}: a target kind among {EXPLOIT_TARGETS}")
-        cells[kind, report["env"]] = exploit_cell(report)
+        cells[kind, report["env"]] = cell(report)
     names = {game.env_name: game.title for game in GAMES}
     lines = [
         "| target | " + " | ".join(f"{title} (`{env}`)" for env, title in names.items()) + " |",

@@ -13,7 +13,7 @@ from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT
 
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 import results_tables
-from results_tables import exploit_table, fill_tables
+from results_tables import exploit_table, fill_tables, short_exploit_cell
 
 STORED_EVAL = "eval/snail_sprint_v0-seed1.json"
 
@@ -44,6 +44,19 @@ def test_each_exploit_report_fills_its_cell_and_the_rest_say_not_measured(tmp_pa
     assert rows["random"][pedzace].startswith("0 (reply below chance, 20.0%)")
     assert rows["heuristic"][sprint] == "—"
     assert sum(cell.strip(" |") == "—" for row in rows.values() for cell in row) == 4 * 4 - 2
+
+
+def test_a_cell_whose_reply_is_an_untrained_candidate_says_so(tmp_path) -> None:
+    found = {**report(PEDZACE_SLIMAKI, "random", 0.9, 0.88, 0.92), "reply": "heuristic"}
+    (tmp_path / "a.json").write_text(json.dumps({**found, "candidates": ["heuristic"]}))
+    assert "score 90.0%, heuristic (untrained candidate), 61 CPU s" in exploit_table(tmp_path)
+
+
+def test_the_short_table_gives_the_bound_alone_and_the_cpu_minutes() -> None:
+    above = report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)
+    assert short_exploit_cell(above) == "**+10.0%** (1 CPU min)"
+    assert short_exploit_cell(report(SNAIL_SPRINT, "random", 0.2, 0.18, 0.23)).startswith("0 (")
+    assert short_exploit_cell(report(SNAIL_SPRINT, "random", 0.51, 0.48, 0.54)) == "+1.0% (1 CPU min)"
 
 
 def test_a_stored_tournament_shows_the_tables_its_report_showed() -> None:

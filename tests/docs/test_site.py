@@ -20,7 +20,7 @@ from tests.docs.site import ROOT, build_site, pages, serving
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 from changelog import changelog_markdown
 from game_pages import page_path
-from results_tables import headline_table
+from results_tables import exploit_table, headline_table, short_exploit_cell
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +99,9 @@ def game_page_holds(site: Path, game: GameInfo) -> None:
 
 def results_page_holds(site: Path) -> None:
     """The results page shows its tables from docs/data/, and the README the headline table."""
-    table = headline_table()
-    assert table in (ROOT / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert headline_table() in readme
+    assert exploit_table(cell=short_exploit_cell) in readme
     results = (site / "results" / "index.html").read_text(encoding="utf-8")
     assert "<!-- headline-results -->" not in results and "<!-- data:" not in results
     assert "50.2% (47.1–53.2)" in results
