@@ -7,7 +7,9 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -288,18 +290,25 @@ def test_the_league_flag_and_the_help(capsys: pytest.CaptureFixture[str]) -> Non
 
 @pytest.fixture(scope="module")
 def local_ray() -> Any:
-    """Ray on this machine with one CPU, its workers importing this checkout."""
+    """Ray on this machine with one CPU, its workers importing this checkout, its files in a
+    folder of its own (short, for Ray's socket paths), never in the system's `ray` folder."""
     ray = pytest.importorskip("ray")
-    try:
-        ray.init(
-            num_cpus=1,
-            include_dashboard=False,
-            runtime_env={"env_vars": {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}},
-        )
-    except Exception as problem:  # Ray fails to start in many ways, each a reason to skip
-        pytest.skip(f"a local Ray cannot start here: {problem}")
-    yield ray
-    ray.shutdown()
+    from snail_envs.training.rllib_train import local_ray_environment
+
+    folder = tempfile.mkdtemp(prefix="league-")
+    with local_ray_environment(folder):
+        try:
+            ray.init(
+                num_cpus=1,
+                include_dashboard=False,
+                _temp_dir=folder,
+                runtime_env={"env_vars": {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}},
+            )
+        except Exception as problem:  # Ray fails to start in many ways, each a reason to skip
+            pytest.skip(f"a local Ray cannot start here: {problem}")
+        yield ray
+        ray.shutdown()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.slow  # a local Ray starts in about 15 s
