@@ -33,7 +33,14 @@ from typing import Any
 import yaml
 
 from snail_envs.registry import GAME_FOLDERS, GAMES
-from snail_envs.training.exploit import METHODS, ROLLOUTS, Job, exploit, unlearnable
+from snail_envs.training.exploit import (
+    METHODS,
+    ROLLOUTS,
+    SEARCH_ENGINES,
+    Job,
+    exploit,
+    unlearnable,
+)
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 MARK = 0.9
@@ -104,6 +111,13 @@ def main() -> None:
     parser.add_argument("--method", default="both", choices=METHODS)
     parser.add_argument("--search-iterations", type=int, default=200)
     parser.add_argument("--search-rollout", default="target", choices=ROLLOUTS)
+    parser.add_argument(
+        "--search-engine",
+        default="python",
+        choices=SEARCH_ENGINES,
+        help="the search reply's engine (default python: the IS-MCTS whose worlds the target's "
+        "play weighs, which plays every target)",
+    )
     parser.add_argument("--policy", help="the trained target (default: one trained here)")
     parser.add_argument("--policy-timesteps", type=int, default=50_000)
     parser.add_argument("--solve-to", type=float, default=0.01)
@@ -131,6 +145,7 @@ def main() -> None:
                 method="search" if unlearnable(env_name, options) else args.method,
                 search_iterations=args.search_iterations,
                 search_rollout=args.search_rollout,
+                search_engine=args.search_engine,
                 search_value="margin",
             )
             report = exploit(job, folder=work / f"{env_name}-{len(results)}", progress=False)

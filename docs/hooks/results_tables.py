@@ -69,7 +69,8 @@ def tournament_tables(path: Path) -> str:
 
 def exploit_cell(report: dict[str, Any]) -> str:
     """One cell: the lower bound with its interval (bold where the reply beats chance), the
-    reply's score, the arm, candidate or method that found it, and the CPU seconds of the command."""
+    reply's score, the arm, candidate or method that found it, and the CPU seconds of the
+    command."""
     low, high = report["lower_bound_ci95"]
     if high < 0:
         text = f"0 (reply below chance, {report['score_rate']:.1%})"

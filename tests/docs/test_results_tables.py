@@ -56,7 +56,9 @@ def test_the_short_table_gives_the_bound_alone_and_the_cpu_minutes() -> None:
     above = report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)
     assert short_exploit_cell(above) == "**+10.0%** (1 CPU min)"
     assert short_exploit_cell(report(SNAIL_SPRINT, "random", 0.2, 0.18, 0.23)).startswith("0 (")
-    assert short_exploit_cell(report(SNAIL_SPRINT, "random", 0.51, 0.48, 0.54)) == "+1.0% (1 CPU min)"
+    assert (
+        short_exploit_cell(report(SNAIL_SPRINT, "random", 0.51, 0.48, 0.54)) == "+1.0% (1 CPU min)"
+    )
 
 
 def test_a_stored_tournament_shows_the_tables_its_report_showed() -> None:

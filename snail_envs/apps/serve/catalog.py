@@ -2,10 +2,10 @@
 
 The page lists each game's rule options with their defaults, written as text the way
 `snail-play -o name=value` takes them (a Python literal, or a word for a string), and the rule
-presets of `configs/<game>/` (every YAML file there but the training configs, which name their `env`), each
-with the comment at its top. The number of players is set by the seats, and in Snap so is
-`reaction_delay` (a seat's reflexes, in ticks): the page shows them beside each seat, so the
-options table leaves them out. Each game comes with its rules, the text of the docs' "How to
+presets of `configs/<game>/` (every YAML file there but the training configs, which name their
+`env`), each with the comment at its top. The number of players is set by the seats, and in Snap
+so is `reaction_delay` (a seat's reflexes, in ticks): the page shows them beside each seat, so
+the options table leaves them out. Each game comes with its rules, the text of the docs' "How to
 play", and each kind of bot with its one-line description (`snail_envs.agents.AGENT_KINDS`).
 """
 
