@@ -17,7 +17,8 @@ At every decision with a choice, the agent
 Steps 1 to 3 are `RolloutSearchAgent.compare`, whose `PairedComparison` holds every legal
 action's margin in every world; step 4 is `PairedComparison.choice`. The comparison also gives
 each action's mean advantage over any other action, with its standard error, world by world
-(`PairedComparison.advantages`).
+(`PairedComparison.advantages`): the labels of the `advantage` training stage
+(`snail_envs.training.advantage`).
 
 With a few rollouts per action the means are noisy, and taking the largest would swap the
 heuristic's well-judged play for the luckiest-looking one (the winner's curse). The test leaves the

@@ -62,7 +62,7 @@ from snail_envs.training.imitation import (
     masked_logits,
     soft_cross_entropy,
 )
-from snail_envs.training.rounds import RoundStore
+from snail_envs.training.rounds import RoundStore, round_seed
 
 # --------------------------------------------------------------------------- the search
 
@@ -309,11 +309,6 @@ def latest(rounds: list[Demonstrations], keep_rounds: int) -> list[Demonstration
     if not keep_rounds:
         return rounds
     return rounds[max(0, len(rounds) - keep_rounds + 1) :] if keep_rounds > 1 else []
-
-
-def round_seed(seed: int, round_: int) -> int:
-    """The seed of round `round_`'s games, search and distillation."""
-    return seed * 1000 + round_
 
 
 def expert_iteration_round(

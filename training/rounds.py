@@ -35,6 +35,11 @@ class StageState:
     """The run's progress after the last round (`snail_envs.training.checkpoints.Progress`)."""
 
 
+def round_seed(seed: int, round_: int) -> int:
+    """The seed of round `round_`'s games, labels and training, from the run's `seed`."""
+    return seed * 1000 + round_
+
+
 def fixed_settings(settings: Any) -> dict[str, Any]:
     """The settings (a stage's config dataclass) a resumed stage must keep: all but
     `RESUMABLE_SETTINGS`."""
