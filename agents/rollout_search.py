@@ -14,6 +14,12 @@ At every decision with a choice, the agent
 4. plays the heuristic's own choice unless another action's mean advantage over it, world by
    world, exceeds `z` standard errors; then the action of the largest mean advantage.
 
+Steps 1 to 3 are `RolloutSearchAgent.compare`, whose `PairedComparison` holds every legal
+action's margin in every world; step 4 is `PairedComparison.choice`. The comparison also gives
+each action's mean advantage over any other action, with its standard error, world by world
+(`PairedComparison.advantages`): the labels of the `advantage` training stage
+(`snail_envs.training.advantage`).
+
 With a few rollouts per action the means are noisy, and taking the largest would swap the
 heuristic's well-judged play for the luckiest-looking one (the winner's curse). The test leaves the
 heuristic's choice only on evidence. Of the environment the agent uses its legal actions and its
@@ -25,7 +31,8 @@ rolls it out with its heuristic (`rollout`): `SEARCHABLE`. The batched engines n
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -81,6 +88,12 @@ class RolloutSearchAgent(SearchAgent):
         self._batch: Any = None
 
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
+        return self.compare(host, agent, legal).choice(self.z)
+
+    def compare(self, host: Any, agent: str, legal: list[int]) -> PairedComparison:
+        """Every action of `legal` (at least two), played by `agent` in the same worlds drawn
+        from what it has seen in `host` (the reference environment, unwrapped), then the
+        heuristic in every seat to the horizon: each action's margin in each world."""
         seat = host.possible_agents.index(agent)
         batch = self._batch_for(host.options)
         for world in range(self.worlds):
@@ -88,23 +101,60 @@ class RolloutSearchAgent(SearchAgent):
             drawn = host.resample_from_infostate(agent, self._rng.getrandbits(31))
             for repeat in range(self.repeats):
                 batch.load(world * self.repeats + repeat, drawn.game, self._rng.getrandbits(63))
-        chosen = int(batch.heuristic_actions()[0, seat])
-        if self.worlds < 2:
-            return chosen
+        heuristic = int(batch.heuristic_actions()[0, seat])
         gained = batch.rollout(seat, legal, self.horizon).astype(np.float64)
         others = (gained.sum(axis=2) - gained[:, :, seat]) / (batch.num_players - 1)
         margins = (others - gained[:, :, seat]).reshape(self.worlds, self.repeats, len(legal))
-        by_world = margins.mean(axis=1)
-        advantage = by_world - by_world[:, [legal.index(chosen)]]
-        mean = advantage.mean(axis=0)
-        stderr = advantage.std(axis=0, ddof=1) / np.sqrt(self.worlds)
-        better = (mean > 0) & (mean > self.z * stderr)
-        if better.any():
-            chosen = legal[int(np.argmax(np.where(better, mean, -np.inf)))]
-        return chosen
+        return PairedComparison(list(legal), heuristic, margins.mean(axis=1))
 
     def _batch_for(self, options: Any) -> Any:
         """A batch of one record for each rollout start, for the rule options of the game."""
         if self._batch is None or self._batch.options != options:
             self._batch = self.engine(self.worlds * self.repeats, **rule_keywords(options))
         return self._batch
+
+
+class Advantages(NamedTuple):
+    """Each legal action's mean advantage over one action of the same decision, world by world,
+    in margin points, and its standard error (in the order of the legal actions)."""
+
+    mean: np.ndarray
+    stderr: np.ndarray
+    """Infinite with fewer than two worlds: one world shows no spread."""
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """The legal actions of one decision, each played in the same drawn worlds (common random
+    numbers): what the rollout search knows of the decision."""
+
+    legal: list[int]
+    heuristic: int
+    """The heuristic's choice, one of `legal`."""
+    margins: np.ndarray
+    """float64 (worlds, legal actions): the searching seat's margin in each world after each
+    action (the mean of its repeats), the heuristic playing every seat after it."""
+
+    def advantages(self, over: int | None = None) -> Advantages:
+        """Each legal action's mean paired advantage over the legal action `over` (by default
+        the heuristic's choice), world by world, and its standard error."""
+        reference = self.legal.index(self.heuristic if over is None else over)
+        advantage = self.margins - self.margins[:, [reference]]
+        worlds = len(advantage)
+        if worlds < 2:
+            stderr = np.full(len(self.legal), np.inf)
+        else:
+            stderr = advantage.std(axis=0, ddof=1) / np.sqrt(worlds)
+        return Advantages(advantage.mean(axis=0), stderr)
+
+    def choice(self, z: float) -> int:
+        """The heuristic's choice, unless another action's mean advantage over it exceeds zero
+        and `z` standard errors: then the action of the largest such advantage. One world shows
+        no spread, so no evidence: the heuristic's choice."""
+        if len(self.margins) < 2:
+            return self.heuristic
+        mean, stderr = self.advantages()
+        better = (mean > 0) & (mean > z * stderr)
+        if not better.any():
+            return self.heuristic
+        return self.legal[int(np.argmax(np.where(better, mean, -np.inf)))]

@@ -1,13 +1,13 @@
 """Training configuration: one YAML file per game (`configs/<game>/ppo.yaml`), CLI overrides.
 
 Every field of `TrainConfig`, of its imitation stage (`ImitationConfig`), of its expert
-iteration stage (`ExpertIterationConfig`) and of its league stage (`LeagueConfig`) is documented
-below.
+iteration stage (`ExpertIterationConfig`), of its advantage-weighted distillation stage
+(`AdvantageConfig`) and of its league stage (`LeagueConfig`) is documented below.
 A config that names an unknown field, or gives a value of the wrong type or out of range, is
 rejected with a message that says where the value came from (the file, or the command line and
 which override), what is allowed, and for a misspelt name the closest field; nested fields
-(`imitation.<name>`, `expert_iteration.<name>`, `league.<name>`, `env_options.<name>`,
-`opponents.<kind>`) are
+(`imitation.<name>`, `expert_iteration.<name>`, `advantage.<name>`, `league.<name>`,
+`env_options.<name>`, `opponents.<kind>`) are
 checked and blamed alike. A
 config file that does not exist is an error, never a silent fall back on the defaults.
 
@@ -16,6 +16,7 @@ config file that does not exist is an error, never a silent fall back on the def
     snail-train --env pedzace_slimaki_v0 "stages=[imitation, expert_iteration]" \
         expert_iteration.rounds=4
     snail-train --env snail_sprint_v0 --config configs/snail_sprint/league.yaml league.rounds=5
+    snail-train --env snailed_it_v0 --config configs/snailed_it/advantage.yaml advantage.rounds=4
 
 The configs live in `configs/` at the top of the repository and install beside this module, as
 `snail_envs/training/configs/`.
@@ -51,10 +52,10 @@ OPPONENT_KINDS = ("random", "heuristic", "self", "target")
 TRAINED_TARGETS = ("ppo", "cfr")
 """The agents the `target` opponents may play, frozen: trained networks and tabular policies
 (`cfr:PATH`, of `snail-exact --solve`)."""
-STAGES = ("imitation", "ppo", "expert_iteration", "league")
+STAGES = ("imitation", "ppo", "expert_iteration", "advantage", "league")
 """The training stages, in the order a run goes through those it names, each once; but
-`expert_iteration` may also come before `ppo` (after `imitation`)."""
-NESTED = ("env_options", "opponents", "imitation", "expert_iteration", "league")
+`expert_iteration` and `advantage` may also come before `ppo` (after `imitation`)."""
+NESTED = ("env_options", "opponents", "imitation", "expert_iteration", "advantage", "league")
 """The fields an override may set one entry of (`env_options.num_players=3`,
 `imitation.states=20000`, `expert_iteration.rounds=5`)."""
 SEARCH_VALUES = ("win", "points", "margin")
@@ -65,6 +66,8 @@ SEARCH_HORIZONS = ("default", "game", "round")
 """How far the search may look (`snail_envs.agents.search.HORIZONS`)."""
 PLAYERS = ("search", "network")
 """Who may play the learner's seat while the expert iteration stage gathers its states."""
+ROLLOUT_HORIZONS = ("round", "game")
+"""How far the advantage stage's rollouts may play (`snail_envs.agents.rollout_search`)."""
 META_SOLVERS = ("nash", "pfsp")
 """How the league stage weighs its population as a new member's opponents
 (`snail_envs.training.meta_strategy`)."""
@@ -251,6 +254,71 @@ class ExpertIterationConfig:
 
 
 @dataclass
+class AdvantageConfig:
+    """Advantage-weighted distillation (the `advantage` stage, `snail_envs.training.advantage`):
+    in each round the network plays the learner's seat against the game's heuristic, the rollout
+    search measures every legal action of the learner's decisions against the others in the same
+    drawn worlds, and the network is trained towards the search's best action where the search
+    prefers it to the network's own choice by more than the noise of the measurement."""
+
+    rounds: int = 3
+    """Rounds of labelling then training (at least 1). A resumed run may raise it
+    (`--resume RUN_DIR advantage.rounds=5`) to go on from its last round."""
+    states: int = 2000
+    """Learner decisions with a choice labelled in each round (at least 1)."""
+    worlds: int = 32
+    """Worlds drawn at each labelled decision, each legal action played in every one (at least
+    2: the standard errors are measured across worlds)."""
+    horizon: str = "round"
+    """How far each rollout plays after the labelled decision, every seat the heuristic:
+    `round` (to the end of the round in play) or `game` (to the end)."""
+    z: float = 2.0
+    """The noise allowed, in standard errors: a state weighs max(0, A(best) − A(network) −
+    z·SE), where A is an action's mean margin over the worlds, best the action of the largest,
+    network the network's choice and SE the standard error of their paired difference. At least
+    0 (0: every measured preference counts)."""
+    oversample: int = 4
+    """A state where the search leaves the network (its weight above 0) is drawn this many times
+    in each epoch, every other state once (at least 1; 1: alike)."""
+    keep_coef: float = 0.1
+    """Weight of the cross-entropy towards the network's own choice before the round, on every
+    state (at least 0): where the search says nothing the network keeps its play."""
+    epochs: int = 5
+    """Passes over the round's training states (at least 1)."""
+    batch_size: int = 256
+    """States per gradient step (at least 1)."""
+    learning_rate: float = 3e-4
+    """AdamW's step size, in (0, 1)."""
+    weight_decay: float = 0.0
+    """AdamW's decoupled weight decay, at least 0."""
+    held_out: float = 0.1
+    """Share of the games whose states are held out of training to measure the network's
+    advantage-weighted agreement with the search after the round, in [0, 1)."""
+
+    def __post_init__(self) -> None:
+        prefix = "advantage."
+        _type_fields(self, prefix)
+        _at_least(self, 1, ("rounds", "states", "oversample", "epochs", "batch_size"), prefix)
+        _at_least(self, 2, ("worlds",), prefix)
+        _at_least(self, 0, ("z", "keep_coef", "weight_decay"), prefix)
+        if not 0 < self.learning_rate < 1:
+            raise ConfigError(
+                f"{prefix}learning_rate",
+                f"{prefix}learning_rate must be in (0, 1); got {self.learning_rate}",
+            )
+        if not 0 <= self.held_out < 1:
+            raise ConfigError(
+                f"{prefix}held_out", f"{prefix}held_out must be in [0, 1); got {self.held_out}"
+            )
+        if self.horizon not in ROLLOUT_HORIZONS:
+            raise ConfigError(
+                f"{prefix}horizon",
+                f"{prefix}horizon must be one of {', '.join(ROLLOUT_HORIZONS)}; got "
+                f"{shown(self.horizon)}{_did_you_mean(self.horizon, ROLLOUT_HORIZONS)}",
+            )
+
+
+@dataclass
 class LeagueConfig:
     """A PSRO-style league (the `league` stage, `snail_envs.training.league`): each round trains
     new members with MaskablePPO against opponents drawn from the population by a
@@ -330,8 +398,9 @@ class LeagueConfig:
 
 @dataclass
 class TrainConfig:
-    """Training stages: imitation of a teacher, expert iteration with the compiled search, and
-    MaskablePPO against a mix of opponents, one learner seat rotating over episodes."""
+    """Training stages: imitation of a teacher, expert iteration with the compiled search,
+    advantage-weighted distillation of the rollout search, MaskablePPO against a mix of
+    opponents, one learner seat rotating over episodes, and a league."""
 
     env: str = "snail_sprint_v0"
     """The game (one of `snail_envs.ENV_NAMES`)."""
@@ -342,13 +411,17 @@ class TrainConfig:
     network, `imitation.*`; see `snail_envs.training.imitation`), then `ppo` (MaskablePPO, from
     the weights of the stage before), then `expert_iteration` (distil the compiled search's
     visit counts into the network, round after round, `expert_iteration.*`; see
-    `snail_envs.training.expert_iteration`), which may also come before `ppo`, and `league`
-    (a PSRO-style league of MaskablePPO members, `league.*`; see
+    `snail_envs.training.expert_iteration`), then `advantage` (train the network towards the
+    rollout search's measured preferences where they exceed their noise, round after round,
+    `advantage.*`; see `snail_envs.training.advantage`), both of which may also come before
+    `ppo`, and `league` (a PSRO-style league of MaskablePPO members, `league.*`; see
     `snail_envs.training.league`)."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The imitation stage's settings (`imitation.<name>=value`)."""
     expert_iteration: ExpertIterationConfig = field(default_factory=ExpertIterationConfig)
     """The expert iteration stage's settings (`expert_iteration.<name>=value`)."""
+    advantage: AdvantageConfig = field(default_factory=AdvantageConfig)
+    """The advantage-weighted distillation stage's settings (`advantage.<name>=value`)."""
     league: LeagueConfig = field(default_factory=LeagueConfig)
     """The league stage's settings (`league.<name>=value`)."""
     init_from: str | None = None
@@ -497,6 +570,9 @@ class TrainConfig:
         if "expert_iteration" in self.stages:
             rounds = self.expert_iteration.keep_rounds or self.expert_iteration.rounds
             needs[("expert_iteration.states",)] = rounds * self.expert_iteration.states * row_bytes
+        if "advantage" in self.stages:
+            # a labelled state also holds two numbers (an advantage and its error) per action
+            needs[("advantage.states",)] = self.advantage.states * row_bytes * 3
         memory = machine_memory()
         for blamed, size in needs.items():
             if memory is not None and size > memory:
@@ -524,9 +600,10 @@ class TrainConfig:
     def _check_stages(self) -> None:
         """The stages, the anchor that needs a stage (or `init_from`) before ppo, the teacher,
         which must be able to play the game from a seat's observation
-        (`snail_envs.training.imitation.make_teacher`), and the expert iteration stage's search,
+        (`snail_envs.training.imitation.make_teacher`), the expert iteration stage's search,
         which needs a batched engine that loads games and the game's heuristic
-        (`snail_envs.training.expert_iteration.check_search`)."""
+        (`snail_envs.training.expert_iteration.check_search`), and the advantage stage's rollout
+        search, which needs the same (`snail_envs.training.advantage.check_labelling`)."""
         # imported here: snail_envs.training.imitation imports this module
         from snail_envs.training.imitation import make_teacher
 
@@ -543,8 +620,8 @@ class TrainConfig:
         ):
             raise ConfigError(
                 "stages",
-                f"stages go in the order {', '.join(STAGES)}, each once (expert_iteration may "
-                f"also come before ppo); got {shown(self.stages)}",
+                f"stages go in the order {', '.join(STAGES)}, each once (expert_iteration and "
+                f"advantage may also come before ppo); got {shown(self.stages)}",
             )
         if (
             self.anchor_coef > 0
@@ -577,6 +654,13 @@ class TrainConfig:
 
             try:
                 check_search(self.env, self.env_options, self.expert_iteration)
+            except ValueError as problem:
+                raise ConfigError("stages", str(problem)) from None
+        if "advantage" in self.stages:
+            from snail_envs.training.advantage import check_labelling
+
+            try:
+                check_labelling(self.env, self.env_options)
             except ValueError as problem:
                 raise ConfigError("stages", str(problem)) from None
 
@@ -882,8 +966,8 @@ def load_config(
 ) -> TrainConfig:
     """The config of `env`: its YAML file (default `configs/<game>/ppo.yaml`), then overrides
     `name=value` (YAML values; `env_options.name=value` for a rule option, `opponents.kind=w`
-    for one weight, `imitation.name=value`, `expert_iteration.name=value` and
-    `league.name=value` for a setting of those stages). A missing
+    for one weight, `imitation.name=value`, `expert_iteration.name=value`,
+    `advantage.name=value` and `league.name=value` for a setting of those stages). A missing
     file is a `FileNotFoundError`; every other problem a `ValueError` that blames the file or
     the command line, whichever brought the bad value."""
     source = Path(path) if path is not None else default_config_path(env)

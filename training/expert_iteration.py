@@ -37,15 +37,14 @@ count towards the learner's previous decision). The stage's settings are
 In a run folder, every round leaves `expert_iteration/round_<k>.pt` (the network after round k,
 weights only, a `ppo:` agent), `round_<k>.npz` (its states and targets: numbers only, loaded
 without pickles) and `state.json` (the rounds done, their reports, the run's progress), which
-`snail-train --resume RUN_DIR` continues from, at the next round (`RoundStore`).
+`snail-train --resume RUN_DIR` continues from, at the next round (`snail_envs.training.rounds`).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,7 @@ from snail_envs.training.imitation import (
     masked_logits,
     soft_cross_entropy,
 )
+from snail_envs.training.rounds import RoundStore, round_seed
 
 # --------------------------------------------------------------------------- the search
 
@@ -311,11 +311,6 @@ def latest(rounds: list[Demonstrations], keep_rounds: int) -> list[Demonstration
     return rounds[max(0, len(rounds) - keep_rounds + 1) :] if keep_rounds > 1 else []
 
 
-def round_seed(seed: int, round_: int) -> int:
-    """The seed of round `round_`'s games, search and distillation."""
-    return seed * 1000 + round_
-
-
 def expert_iteration_round(
     policy: Any,
     engine: Any,
@@ -384,146 +379,25 @@ def expert_iteration_round(
 
 # --------------------------------------------------------------------------- the run folder
 
-FOLDER = "expert_iteration"
-STATE_FILE = "state.json"
-STATE_FORMAT = "snail_envs.expert_iteration_state/1"
-RESUMABLE_SETTINGS = ("rounds",)
-"""The settings a resumed stage may change."""
-DATA_FIELDS = ("observations", "masks", "labels", "kinds", "returns", "finished", "held_out")
+DATA_FIELDS = tuple(Demonstrations.__dataclass_fields__)
+"""The arrays of a round's states in its `round_<k>.npz`: every field of its states, the
+search's targets included."""
 
 
-@dataclass
-class StageState:
-    """Where the stage stands in a run folder (`state.json`)."""
-
-    rounds_done: int
-    """The rounds finished (0: the stage has begun, from the network of `round_0.pt`)."""
-    reports: list[dict[str, Any]]
-    """Each round's `ExpertIterationRound`, as a mapping."""
-    progress: dict[str, Any]
-    """The run's progress after the last round (`snail_envs.training.checkpoints.Progress`)."""
+def round_store(run_dir: Path, env_name: str, env_options: dict[str, Any]) -> RoundStore:
+    """The stage's files in the run folder `run_dir`, `<run>/expert_iteration/`."""
+    return RoundStore(run_dir, "expert_iteration", env_name, env_options, DATA_FIELDS)
 
 
-class RoundStore:
-    """The stage's files in a run folder, `<run>/expert_iteration/`: at the stage's start the
-    network it starts from (`round_0.pt`, `.json`), and after each round k the network then
-    (`round_<k>.pt`) and the round's states and targets (`round_<k>.npz`); then `state.json`.
-    Every file is written atomically, `state.json` last, so that it names only rounds whose
-    files are whole."""
-
-    def __init__(self, run_dir: Path, env_name: str, env_options: dict[str, Any]) -> None:
-        self.folder = Path(run_dir) / FOLDER
-        self.env_name = env_name
-        self.env_options = env_options
-
-    def policy_path(self, round_: int) -> Path:
-        return self.folder / f"round_{round_}.pt"
-
-    def data_path(self, round_: int) -> Path:
-        return self.folder / f"round_{round_}.npz"
-
-    def exists(self) -> bool:
-        return (self.folder / STATE_FILE).is_file()
-
-    def save(
-        self,
-        state: StageState,
-        config: ExpertIterationConfig,
-        policy: Any = None,
-        data: Demonstrations | None = None,
-    ) -> None:
-        """Save the stage's state and, first, the network after round `state.rounds_done`
-        (round 0: the one the stage starts from) and that round's states."""
-        from snail_envs.agents.files import atomic_path, write_text
-        from snail_envs.agents.ppo import save_policy
-
-        self.folder.mkdir(parents=True, exist_ok=True)
-        done = state.rounds_done
-        if policy is not None:
-            path = self.policy_path(done)
-            save_policy(path, policy, self.env_name, self.env_options, overwrite=True)
-        if data is not None:
-            assert data.targets is not None  # a round's states have the search's targets
-            with atomic_path(self.data_path(done), overwrite=True) as temporary:
-                arrays = {name: getattr(data, name) for name in DATA_FIELDS}
-                with open(temporary, "wb") as file:
-                    np.savez_compressed(file, **arrays, targets=data.targets)
-        description = {
-            "format": STATE_FORMAT,
-            "env": self.env_name,
-            "env_options": self.env_options,
-            "settings": fixed_settings(config),
-            **asdict(state),
-        }
-        write_text(self.folder / STATE_FILE, json.dumps(description, indent=1) + "\n", True)
-
-    def load_state(self, config: ExpertIterationConfig) -> StageState:
-        """The stage's state, after checking it is of this game, these rule options and these
-        settings (but `RESUMABLE_SETTINGS`), and that its latest round's network is there."""
-        path = self.folder / STATE_FILE
-        try:
-            described = json.loads(path.read_text())
-        except (OSError, ValueError, RecursionError) as problem:
-            reason = "nested too deeply" if isinstance(problem, RecursionError) else problem
-            raise ValueError(f"{path} cannot be read as the stage's state: {reason}") from None
-        if not isinstance(described, dict) or described.pop("format", None) != STATE_FORMAT:
-            raise ValueError(f"{path} is not the state of an expert_iteration stage")
-        theirs = (described.pop("env", None), described.pop("env_options", None))
-        if theirs != (self.env_name, self.env_options):
-            raise ValueError(
-                f"{path} is of a run of {theirs[0]} {theirs[1]}, not of this run's "
-                f"{self.env_name} {self.env_options}"
-            )
-        settings = described.pop("settings", None)
-        if settings != fixed_settings(config):
-            changed = sorted(
-                name
-                for name in fixed_settings(config)
-                if not isinstance(settings, dict) or settings.get(name) != getattr(config, name)
-            )
-            raise ValueError(
-                f"{path} was written with other expert_iteration settings than this run's "
-                f"({', '.join(changed) or 'unreadable'}); only "
-                f"{', '.join(f'expert_iteration.{n}' for n in RESUMABLE_SETTINGS)} may change"
-            )
-        try:
-            state = StageState(**described)
-        except TypeError as problem:
-            raise ValueError(f"{path} lacks or garbles {problem}") from None
-        done = state.rounds_done
-        if not isinstance(done, int) or done < 0 or not isinstance(state.progress, dict):
-            raise ValueError(f"{path} garbles the rounds done ({done!r}) or the run's progress")
-        if not isinstance(state.reports, list) or len(state.reports) != done:
-            raise ValueError(f"{path} does not report each of its {done} rounds done")
-        if not self.policy_path(state.rounds_done).is_file():
-            raise FileNotFoundError(
-                f"{path} says the stage has done {state.rounds_done} rounds, but the network "
-                f"of round {state.rounds_done} is missing: no {self.policy_path(state.rounds_done)}"
-            )
-        return state
-
-    def load_policy(self, round_: int) -> Any:
-        from snail_envs.agents.ppo import load_policy
-
-        return load_policy(self.policy_path(round_), self.env_name)
-
-    def load_data(self, round_: int) -> Demonstrations:
-        """Round `round_`'s states and targets (numbers only: no pickle is loaded)."""
-        path = self.data_path(round_)
-        if not path.is_file():
-            raise FileNotFoundError(f"the states of round {round_} are missing: no {path}")
-        with np.load(path, allow_pickle=False) as arrays:
-            missing = sorted({*DATA_FIELDS, "targets"} - set(arrays.files))
-            if missing:
-                raise ValueError(f"{path} lacks {', '.join(missing)}")
-            return Demonstrations(
-                **{name: arrays[name] for name in DATA_FIELDS}, targets=arrays["targets"]
-            )
+def round_arrays(data: Demonstrations) -> dict[str, np.ndarray]:
+    """A round's states and the search's targets, as the arrays its file holds."""
+    assert data.targets is not None  # a round's states have the search's targets
+    return {name: getattr(data, name) for name in DATA_FIELDS}
 
 
-def fixed_settings(config: ExpertIterationConfig) -> dict[str, Any]:
-    """The settings a resumed stage must keep: all but `RESUMABLE_SETTINGS`."""
-    return {name: value for name, value in asdict(config).items() if name not in RESUMABLE_SETTINGS}
+def round_states(arrays: dict[str, np.ndarray]) -> Demonstrations:
+    """A round's states and targets again, from the arrays of its file."""
+    return Demonstrations(**arrays)
 
 
 def kept_rounds(config: ExpertIterationConfig, next_round: int) -> range:

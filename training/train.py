@@ -8,6 +8,7 @@
     snail-train --env snail_sprint_v0 "stages=[ppo]" anchor_coef=0
     snail-train --env snail_sprint_v0 "stages=[ppo]" --init-from RUN_DIR/policy.pt
     snail-train --env pedzace_slimaki_v0 "stages=[imitation, expert_iteration]"
+    snail-train --env snailed_it_v0 --config configs/snailed_it/advantage.yaml
     snail-train --env snail_sprint_v0 --league league.rounds=5   # configs/<game>/league.yaml
     snail-train --resume runs/snail_sprint_v0-0-1      # continue a stopped run
 
@@ -18,7 +19,9 @@ default) into the network on states of the batched engine (`snail_envs.training.
 trains it with MaskablePPO, from the cloned weights and anchored to them
 (`snail_envs.training.finetune`), and `expert_iteration` (after imitation, before or after ppo)
 distils the compiled search's visit counts, the search guided by the network, into the network
-round after round (`snail_envs.training.expert_iteration`), and `league` (after the others;
+round after round (`snail_envs.training.expert_iteration`), `advantage` (likewise) trains it
+towards the rollout search's paired measurements where they exceed their noise, round after
+round (`snail_envs.training.advantage`), and `league` (after the others;
 `--league` reads `configs/<game>/league.yaml`) trains a PSRO-style league of members against a
 Nash or PFSP mixture of its population (`snail_envs.training.league`). The learner holds one
 seat of the game, drawn anew each episode;
@@ -31,7 +34,8 @@ inside its kernels, the snapshots answer for all the games waiting on them at on
 Each run writes a new folder, `<output_dir>/<env>-<seed>-<n>/` (printed first; a rerun never
 mixes into an earlier run's): its config, TensorBoard logs, weights-only checkpoints of the ppo
 stage, the clone the ppo stage starts from (the imitation or expert iteration stage's network),
-the expert iteration stage's rounds (`expert_iteration/`), the final policy (`ppo:RUN_FOLDER` as
+the expert iteration and advantage stages' rounds (`expert_iteration/`, `advantage/`), the final
+policy (`ppo:RUN_FOLDER` as
 an agent; with `keep_best`, the best of the ppo stage), a learning curve (score rate against
 random and heuristic players after every imitation and expert iteration round, at the ppo
 stage's start, every `eval_every` timesteps (closer in a short run, for at least five points)
@@ -48,10 +52,10 @@ at once). In the ppo stage, learning ends after the step under way and a checkpo
 cloning under way is abandoned and nothing of it is kept: the imitation stage is never resumed
 (`--resume` refuses a run stopped there, which has no checkpoint); the run is started anew. The
 ppo stage saves a checkpoint at its start when it follows another stage, so that no stop or
-crash after that stage costs its work again. In the expert iteration stage, the round under way
-is abandoned; the stage saves the network it starts from and every round it finishes, and
-`--resume RUN_DIR` continues at the next round (`expert_iteration.rounds=N` adds rounds to a
-finished stage).
+crash after that stage costs its work again. In the expert iteration and advantage stages, the
+round under way is abandoned; the stage saves the network it starts from and every round it
+finishes, and `--resume RUN_DIR` continues at the next round (`expert_iteration.rounds=N` or
+`advantage.rounds=N` adds rounds to a finished stage).
 
 `--init-from PATH` (the `init_from` field) starts a new run's network from a weights-only policy
 saved by an earlier run, before its first stage; the run's config keeps it, and `--resume`

@@ -1,5 +1,5 @@
 """Rollout search: legal and reproducible choices, the heuristic's own choice unless rollouts
-show a significantly better one, and its spec."""
+show a significantly better one, its paired advantages, and its spec."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 import snail_envs
 from snail_envs.agents import RolloutSearchAgent, choose_action, make_agent
 from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.agents.rollout_search import PairedComparison
 from snail_envs.core.testing import deciding_agents
 from tests.names import SNAP
 
@@ -58,6 +60,31 @@ def test_without_evidence_it_plays_the_heuristics_choice() -> None:
         expected = choose_action(heuristic, env, agent)
         assert choose_action(blind, env, agent) == expected
         assert choose_action(doubting, env, agent) == expected
+
+
+def test_advantages_are_paired_world_by_world() -> None:
+    """Action 4 gains 1 point in every world over the heuristic's action 2, whatever the
+    world's luck: no spread at all; action 7 gains 3 in one world of two and loses 1 in the
+    other."""
+    margins = np.array([[10.0, 11.0, 13.0], [-5.0, -4.0, -6.0]])
+    compared = PairedComparison(legal=[2, 4, 7], heuristic=2, margins=margins)
+    mean, stderr = compared.advantages()
+    assert mean.tolist() == [0.0, 1.0, 1.0] and stderr.tolist() == [0.0, 0.0, 2.0]
+    mean, stderr = compared.advantages(over=7)
+    assert mean.tolist() == [-1.0, 0.0, 0.0] and stderr == pytest.approx([2.0, 2.0, 0.0])
+    assert compared.choice(z=2.0) == 4
+    one_world = PairedComparison(legal=[2, 4], heuristic=2, margins=np.array([[0.0, 9.0]]))
+    assert np.isinf(one_world.advantages().stderr).all() and one_world.choice(z=0.0) == 2
+
+
+def test_its_choice_is_its_comparisons() -> None:
+    states = [(copy.deepcopy(env), agent) for env, agent in decisions(6, seed=9, num_players=3)]
+    playing = RolloutSearchAgent("snailed_it_v0", worlds=8, seed=2)
+    comparing = RolloutSearchAgent("snailed_it_v0", worlds=8, seed=2)
+    for env, agent in states:
+        compared = comparing.compare(env.unwrapped, agent, env.unwrapped.legal_actions(agent))
+        assert playing.act_in(env, agent) == compared.choice(comparing.z)
+        assert compared.margins.shape == (8, len(compared.legal))
 
 
 def test_rollout_search_with_a_fixed_seed_is_deterministic() -> None:

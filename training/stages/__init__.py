@@ -4,6 +4,9 @@
     imitation          clone a teacher into the network (`stages.imitation`)
     expert_iteration   distil the compiled search into the network, round after round
                        (`stages.expert_iteration`)
+    advantage          train the network towards the rollout search's measured preferences,
+                       weighted by their advantage beyond noise, round after round
+                       (`stages.advantage`)
     ppo                MaskablePPO against the configured opponents (`stages.ppo`)
     league             a PSRO-style league of MaskablePPO members (`stages.league`)
 
@@ -11,7 +14,8 @@ Each stage is a class that meets the `Stage` protocol (`stages.base`): its name,
 points of the learning curve count, how it describes itself, runs, saves and resumes, what it
 adds to the run's summary and what a stop in it leaves.
 
-To add a stage (`stages/league.py` is the latest example):
+To add a stage (`stages/league.py` is the latest example; a stage that trains round after
+round, resumed at its next round, builds on `stages.rounds`, as `stages.advantage` does):
 
 1. write `stages/league.py`, a class that meets `Stage` (the existing stages are the examples:
    `run` trains `RunContext.model.policy`, adds points to `RunContext.curve` and times itself
@@ -27,6 +31,7 @@ The registry's order is the order of the stages' entries in the run's summary.
 
 from __future__ import annotations
 
+from snail_envs.training.stages.advantage import Advantage
 from snail_envs.training.stages.base import (
     Outcome,
     Overrides,
@@ -41,7 +46,7 @@ from snail_envs.training.stages.league import League
 from snail_envs.training.stages.ppo import PPO
 
 STAGES: dict[str, type[Stage]] = {
-    stage.name: stage for stage in (Imitation, ExpertIteration, PPO, League)
+    stage.name: stage for stage in (Imitation, ExpertIteration, Advantage, PPO, League)
 }
 """Every stage, by name: a new stage of each for every run (a stage keeps its run's reports)."""
 
