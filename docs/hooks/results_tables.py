@@ -102,15 +102,19 @@ def exploit_table(
     folder: Path = DATA / "exploit", cell: Callable[[dict[str, Any]], str] = exploit_cell
 ) -> str:
     """The exploitability table: a row per target kind, a column per game (its 2-player
-    version), a cell per stored `snail-exploit` report (— where none is stored), written by
-    `cell` (the README's short table: `short_exploit_cell`)."""
+    version), a cell per target and game: of the stored `snail-exploit` reports, the one of the
+    highest lower bound (— where none is stored), written by `cell` (the README's short table:
+    `short_exploit_cell`)."""
     reports = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
-    cells: dict[tuple[str, str], str] = {}
+    best: dict[tuple[str, str], dict[str, Any]] = {}
     for report in reports:
         kind = report["target"].partition(":")[0]
         if kind not in EXPLOIT_TARGETS:
             raise ValueError(f"{report['target']!r}: a target kind among {EXPLOIT_TARGETS}")
-        cells[kind, report["env"]] = cell(report)
+        found = best.get((kind, report["env"]))
+        if found is None or report["lower_bound"] > found["lower_bound"]:
+            best[kind, report["env"]] = report
+    cells = {where: cell(report) for where, report in best.items()}
     names = {game.env_name: game.title for game in GAMES}
     lines = [
         "| target | " + " | ".join(f"{title} (`{env}`)" for env, title in names.items()) + " |",

@@ -52,6 +52,15 @@ def test_a_cell_whose_reply_is_an_untrained_candidate_says_so(tmp_path) -> None:
     assert "score 90.0%, heuristic (untrained candidate), 61 CPU s" in exploit_table(tmp_path)
 
 
+def test_of_two_reports_of_one_cell_the_higher_bound_shows(tmp_path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps(report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)))
+    searched = {**report(SNAIL_SPRINT, "random", 0.7, 0.67, 0.73), "method": "search"}
+    (tmp_path / "b.json").write_text(json.dumps(searched))
+    table = exploit_table(tmp_path)
+    assert "**+20.0% (+17.0% to +23.0%)**; score 70.0%, search" in table
+    assert "+10.0%" not in table
+
+
 def test_the_short_table_gives_the_bound_alone_and_the_cpu_minutes() -> None:
     above = report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)
     assert short_exploit_cell(above) == "**+10.0%** (1 CPU min)"
