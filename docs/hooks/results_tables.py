@@ -7,6 +7,8 @@ built, so that no table can differ from its data:
   which tests/docs/test_site.py holds to the data.
 - `<!-- data: eval/NAME.json -->`: a tournament's tables, from the results.json that `snail-eval`
   wrote (`snail_envs.training.evaluate.results_markdown`, the report's own tables).
+- `<!-- data: calibration/NAME.json -->`: the search reply's calibration on the minis, from the
+  JSON that `benchmarks/calibration.py --method search --out` wrote.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -126,6 +128,40 @@ def exploit_table(
     return "\n".join(lines)
 
 
+def calibration_target(target: str) -> str:
+    """A calibration target in words: a trained policy's or CFR+ policy's file left out."""
+    kind = target.partition(":")[0]
+    return {"ppo": "trained policy", "cfr": "CFR+"}.get(kind, kind)
+
+
+def signed(value: float) -> str:
+    """`value` to three places with its sign, a minus as the typeset sign (−0.049)."""
+    return f"{value:+.3f}".replace("-", "−")
+
+
+def calibration_table(path: Path) -> str:
+    """A stored `benchmarks/calibration.py --method search --out FILE` run as the table of the
+    search reply's gains beside the exact best response's (`share`: of the exact gain, bold at
+    90% and above; — where the reply lost)."""
+    titles = {game.env_name: game.title for game in GAMES}
+    lines = [
+        "| game | target | exact BR gain | search gain (95% CI), games | share | CPU s |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for key, cell in json.loads(path.read_text()).items():
+        env, target = key.split(" ", 1)
+        gain, low, high = cell["gains"]["search"]
+        games = cell["report"]["methods"]["search"]["games"]
+        share = "—" if gain < 0 else f"{cell['share']:.0%}"
+        share = f"**{share}**" if gain >= 0 and cell["share"] >= 0.9 else share
+        lines.append(
+            f"| {titles[env]} mini | {calibration_target(target)} "
+            f"| {signed(cell['best_response'] - cell['own_return'])} | {signed(gain)} "
+            f"({signed(low)} to {signed(high)}), {games:,} | {share} | {cell['cpu_seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def data_table(name: str) -> str:
     """The table a `<!-- data: NAME -->` marker stands for."""
     if name == "exploit":
@@ -133,9 +169,11 @@ def data_table(name: str) -> str:
     path = DATA / name
     if name.startswith("eval/") and path.is_file():
         return tournament_tables(path)
+    if name.startswith("calibration/") and path.is_file():
+        return calibration_table(path)
     raise ValueError(
-        f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}) "
-        "or exploit"
+        f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
+        f"calibration/FILE.json (of {DATA / 'calibration'}) or exploit"
     )
 
 

@@ -61,6 +61,21 @@ def test_of_two_reports_of_one_cell_the_higher_bound_shows(tmp_path) -> None:
     assert "+10.0%" not in table
 
 
+def test_a_stored_calibration_shows_each_target_beside_the_exact_gain() -> None:
+    table = results_tables.data_table("calibration/snailed_it_v0-search.json")
+    rows = table.splitlines()[2:]
+    assert [row.split(" | ")[1] for row in rows] == [
+        "random",
+        "heuristic",
+        "trained policy",
+        "CFR+",
+    ]
+    assert (
+        "| Snailed It! mini | random | +1.764 | +1.626 (+1.439 to +1.812), 729 | **92%** |" in table
+    )
+    assert "| −0.049 (−0.303 to +0.205), 509 | — |" in table
+
+
 def test_the_short_table_gives_the_bound_alone_and_the_cpu_minutes() -> None:
     above = report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)
     assert short_exploit_cell(above) == "**+10.0%** (1 CPU min)"
