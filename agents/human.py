@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from snail_envs.agents.base import Agent
@@ -48,17 +48,22 @@ class HumanAgent:
     `lookout`: a player that sees what this seat sees (the game's heuristic, as `make_agent`
     gives it) and ends a `wait N` early, at the first decision where it would not let the moment
     go by: a claim showing in Snap, a fitting card in a toss window. It reads the seat's own
-    observation only, so the stop tells nothing the seat's view does not show."""
+    observation only, so the stop tells nothing the seat's view does not show.
+
+    `names`: what the table shown calls each seat (`render_seat`'s `names`: "You", "heuristic",
+    as the app that seats the person names them); by agent id when None."""
 
     def __init__(
         self,
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
         lookout: Agent | None = None,
+        names: Sequence[str] | None = None,
     ) -> None:
         self._read = read
         self._write = write
         self._lookout = lookout
+        self.names = names
         self._idle_left = 0
         """How many more decisions `wait N` takes the idle action for."""
 
@@ -76,7 +81,7 @@ class HumanAgent:
         if len(legal) == 1:
             self._write(f"{agent}: your only choice, taken for you: {names[0]}")
             return legal[0]
-        self._write(host.render_seat(agent))
+        self._write(host.render_seat(agent, names=self.names))
         return self._choose(host.spec.info.env_name, agent, legal, names, idle)
 
     def _play_offered(self, env: Any, agent: str, idle: int) -> bool:

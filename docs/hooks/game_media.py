@@ -16,6 +16,7 @@ import numpy as np
 
 import snail_envs
 from snail_envs.agents import choose_action, make_agent
+from snail_envs.apps.seats import seat_names
 from snail_envs.apps.video import write_gif
 from snail_envs.core.game import GameInfo
 
@@ -48,6 +49,8 @@ def game_media(game: GameInfo) -> GameMedia:
         agent: make_agent("heuristic", game.env_name, options=table)
         for agent in env.possible_agents
     }
+    agents = dict.fromkeys(env.possible_agents, "heuristic")
+    names = seat_names(list(agents.values()))
     pictures: list[np.ndarray] = []
     seat_view: np.ndarray | None = None
     first_seat_decisions = 0
@@ -58,7 +61,7 @@ def game_media(game: GameInfo) -> GameMedia:
             continue
         if len(pictures) == MOST_PICTURES:
             break
-        pictures.append(host.spec.render_rgb(host.game))
+        pictures.append(host.render_picture(names))
         if agent == env.possible_agents[0]:
             first_seat_decisions += 1
             if first_seat_decisions == SEAT_VIEW_DECISION or seat_view is None:
@@ -66,14 +69,13 @@ def game_media(game: GameInfo) -> GameMedia:
         env.step(choose_action(players[agent], env, agent))
     finished = not env.agents
     if finished:
-        pictures.append(host.spec.render_rgb(host.game))
+        pictures.append(host.render_picture(names))
     assert seat_view is not None
     whole = "the whole game" if finished else f"its first {MOST_PICTURES} decisions"
     caption = (
         f"{seats(game)} heuristic players, default options, seed {SEED}: {whole}, one picture "
         "a decision (`snail-play {env} --seats {kinds} --record game.gif` draws the same)."
     ).format(env=game.env_name, kinds=",".join(["heuristic"] * seats(game)))
-    agents = dict.fromkeys(env.possible_agents, "heuristic")
     return GameMedia(gif_bytes(pictures, agents), png_bytes(seat_view), caption)
 
 

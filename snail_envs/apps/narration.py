@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from snail_envs.apps.seats import with_names
+from snail_envs.core.picture import with_names
 from snail_envs.snailed_it.rules import SnailedIt, card_name
 from snail_envs.snap.render import last_calls_text
 from snail_envs.snap.rules import WAIT, Snap
@@ -185,6 +185,4 @@ class Narrator:
         if narrated is None and private != self._private:
             lines.append(f"now {private}")
         self._view, self._private = self._take_view(), private
-        if self._names is None:
-            return lines
         return [with_names(line, self._names) for line in lines]

@@ -62,8 +62,12 @@ def play_game(
         for index, (agent, kind) in enumerate(zip(env.possible_agents, seats, strict=True))
     }
     people = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
-    names = dict(zip(env.possible_agents, seat_names(seats), strict=True))
-    narrators = [Narrator(env.unwrapped, agent, list(names.values())) for agent in people]
+    who = seat_names(seats)
+    names = dict(zip(env.possible_agents, who, strict=True))
+    for agent in people:
+        players[agent].names = who
+    narrators = [Narrator(env.unwrapped, agent, who) for agent in people]
+    host = env.unwrapped
     verbose = show and not quiet
     watching = verbose and not people
     frames = []
@@ -77,12 +81,12 @@ def play_game(
                 replay.record(env, agent, None)
                 continue
             if record:
-                frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
+                frames.append(host.render_picture(who))
             if watching:
-                print(env.unwrapped.render_text())
+                print(host.render_text(who))
             action = choose_action(players[agent], env, agent)
             if verbose:
-                print(f"> {names[agent]}: {env.unwrapped.action_to_string(agent, action)}\n")
+                print(f"> {names[agent]}: {host.action_to_string(agent, action)}\n")
             env.step(action)
             replay.record(env, agent, action)
             tell(narrators)
@@ -90,13 +94,11 @@ def play_game(
         print(f"{left}: the game is abandoned")
         return dict.fromkeys(env.possible_agents, 0.0)
     if show:
-        humans = [agent for agent, player in players.items() if isinstance(player, HumanAgent)]
-        host = env.unwrapped
-        print(host.render_seat(humans[0]) if len(humans) == 1 else host.render_text())
+        print(host.render_seat(people[0], names=who) if len(people) == 1 else host.render_text(who))
         for agent, name in names.items():
             print(f"{name}: {'won' if returns[agent] > 0 else 'lost'} ({returns[agent]:+g})")
     if record:
-        frames.append(env.unwrapped.spec.render_rgb(env.unwrapped.game))
+        frames.append(host.render_picture(who))
         seated = dict(zip(env.possible_agents, seats, strict=True))
         print(written(record, write_gif(record, frames, overwrite, seated), len(frames)))
     if save_replay:

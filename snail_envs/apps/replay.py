@@ -33,11 +33,12 @@ environment, a missing field) is a `ValueError` naming the file, the line and th
 Reading never runs code: JSON only.
 
 The command re-simulates the replay, checks it, and shows the game in the terminal (the
-environment's text view, one decision at a time): interactively (Enter or n: next decision,
-b or p: back, a number: that decision, q, Ctrl-C or the end of input: quit), or straight through
-with `--no-interactive`. `--gif OUT` and `--mp4 OUT` render the game instead
-(`snail_envs.apps.video`: one picture per decision); an existing output is replaced only with
-`--overwrite`. A mismatch or a bad file ends the command with one line and exit status 1.
+environment's text view, its seats named by who played them, one decision at a time):
+interactively (Enter or n: next decision, b or p: back, a number: that decision, q, Ctrl-C or
+the end of input: quit), or straight through with `--no-interactive`. `--gif OUT` and
+`--mp4 OUT` render the game instead (`snail_envs.apps.video`: one picture per decision); an
+existing output is replaced only with `--overwrite`. A mismatch or a bad file ends the command
+with one line and exit status 1.
 docs/replays.md tells more.
 """
 
@@ -97,6 +98,12 @@ class Replay:
     def names(self) -> dict[str, str]:
         """Each seat's name as people read it ("You", "heuristic": `snail_envs.apps.seats`)."""
         return dict(zip(self.agents, seat_names(list(self.agents.values())), strict=True))
+
+    def names_by_seat(self, seats: Sequence[str]) -> list[str]:
+        """`names` in the order of `seats` (an environment's `possible_agents`), as the tables'
+        pictures and text views take them."""
+        names = self.names
+        return [names[agent] for agent in seats]
 
     def record(self, env: Any, agent: str, action: int | None) -> None:
         """Add the step `agent` has just taken in `env` with `action`."""
@@ -424,27 +431,29 @@ class Position:
 def positions(replay: Replay, pictures: bool = False) -> Iterator[Position]:
     """Re-simulate and check `replay`, giving the table before each decision (the steps of
     finished seats, which change nothing, are left out) and at the end: its text view with the
-    decision taken, and with `pictures` its `rgb_array` picture."""
+    decision taken, and with `pictures` its `rgb_array` picture; the seats named by who played
+    them (`Replay.names`)."""
     decisions = sum(step.action is not None for step in replay.steps)
     names = replay.names
     made = 0
     for step, env in simulate(replay):
         host = env.unwrapped
+        seated = replay.names_by_seat(host.possible_agents)
         if step is None:
-            text = f"{host.render_text()}\n{describe_result(replay)}"
+            text = f"{host.render_text(seated)}\n{describe_result(replay)}"
         elif step.action is None:
             continue
         else:
             made += 1
             paid = {agent: reward for agent, reward in step.rewards.items() if reward}
             text = (
-                f"{host.render_text()}\n[decision {made}/{decisions}] "
+                f"{host.render_text(seated)}\n[decision {made}/{decisions}] "
                 f"{names.get(step.agent, step.agent)}: "
                 f"{describe_action(host, step.agent, step.action)}"
             )
             if paid:
                 text += f"\n  rewards: {_numbers(paid, names)}"
-        picture = host.spec.render_rgb(host.game) if pictures else None
+        picture = host.render_picture(seated) if pictures else None
         yield Position(text, picture)
 
 

@@ -2,13 +2,15 @@
 
 Each picture is shown for `FRAME_SECONDS`, and the last, the end of the game, for
 `FINAL_FRAME_SECONDS`, so that a looping GIF lets the result be read before it starts again.
-Given the seats' agents, every picture gets a caption naming them (`You: player_0`). A GIF
-is written with Pillow (the `render` extra), in one palette for all its frames, which stores
-identical consecutive pictures (the seats of one Snap reaction window deciding on an unchanged
-table, say) as one frame shown as long as all of them: the count of frames written is read back
-from the file, and may be smaller than the count of pictures. An MP4 is written with imageio and
-its ffmpeg plugin, imageio-ffmpeg, which ships an ffmpeg binary (the `video` extra), one video
-frame per picture. Both are written atomically (`snail_envs.agents.files.atomic_path`).
+The apps draw the pictures with the seats named by who plays them (`snail_envs.apps.seats`);
+given the seats' agents, every picture gets a caption naming them beside their agent ids
+(`You: player_0`). A GIF is written with Pillow (the `render` extra), in one palette for all its
+frames, which stores identical consecutive pictures (the seats of one Snap reaction window
+deciding on an unchanged table, say) as one frame shown as long as all of them: the count of
+frames written is read back from the file, and may be smaller than the count of pictures. An MP4
+is written with imageio and its ffmpeg plugin, imageio-ffmpeg, which ships an ffmpeg binary (the
+`video` extra), one video frame per picture. Both are written atomically
+(`snail_envs.agents.files.atomic_path`).
 """
 
 from __future__ import annotations
@@ -130,8 +132,9 @@ def captioned(pictures: Sequence[np.ndarray], agents: Mapping[str, str] | None) 
 
 
 def caption(agents: Mapping[str, str]) -> str:
-    """The caption of a game's pictures: each seat's name and the agent id the pictures label
-    it with (`You: player_0  ·  heuristic: player_1`), from the seats' agent specs."""
+    """The caption of a game's pictures: each seat's name, as the apps' pictures show it, and its
+    agent id, as the replay and the environment's own output name it (`You: player_0  ·
+    heuristic: player_1`), from the seats' agent specs."""
     names = seat_names(list(agents.values()))
     return "  ·  ".join(f"{name}: {agent}" for name, agent in zip(names, agents, strict=True))
 

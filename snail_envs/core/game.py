@@ -187,7 +187,9 @@ class GameSpec:
     options_class: type
     new_game: Callable[[Any, Chance], Game]
     new_observer: Callable[[Any], Observer]
-    render_ansi: Callable[[Any, int | None], str]
-    """The table as text: what a spectator sees (seat None), or what one seat sees."""
-    render_rgb: Callable[[Any, int | None], np.ndarray]
-    """The table as an RGB picture, a spectator's or one seat's, the same size all game."""
+    render_ansi: Callable[[Any, int | None, Sequence[str] | None], str]
+    """The table as text: what a spectator sees (seat None), or what one seat sees; the seats
+    named by the names given, one a seat, or by agent id (None; see `core.picture.seat_name`)."""
+    render_rgb: Callable[[Any, int | None, Sequence[str] | None], np.ndarray]
+    """The table as an RGB picture, a spectator's or one seat's, the same size all game; the
+    seats named as in `render_ansi`."""

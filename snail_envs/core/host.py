@@ -180,28 +180,52 @@ class GameHost:
             )
             return None
         if self.render_mode == "rgb_array":
-            return self.spec.render_rgb(game, None)
+            return self.spec.render_rgb(game, None, None)
         text = self.render_text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
-    def render_text(self) -> str:
-        """The table as a spectator sees it, as text (the `ansi` view, whatever `render_mode`)."""
-        return self.spec.render_ansi(self._require_game(), None)
+    def render_text(self, names: Sequence[str] | None = None) -> str:
+        """The table as a spectator sees it, as text (the `ansi` view, whatever `render_mode`);
+        the seats named by `names` (one a seat, as an app names them: "You", "heuristic"), or
+        by agent id without them."""
+        return self.spec.render_ansi(self._require_game(), None, self._checked_names(names))
 
-    def render_seat(self, agent: str, mode: str = "ansi") -> str | np.ndarray:
+    def render_picture(self, names: Sequence[str] | None = None) -> np.ndarray:
+        """The table as a spectator sees it, as an RGB picture (the `rgb_array` view, whatever
+        `render_mode`); the seats named as in `render_text`."""
+        return self.spec.render_rgb(self._require_game(), None, self._checked_names(names))
+
+    def render_seat(
+        self, agent: str, mode: str = "ansi", names: Sequence[str] | None = None
+    ) -> str | np.ndarray:
         """What `agent` sees of the table, as text (`mode="ansi"`) or as an RGB picture
         (`mode="rgb_array"`, the size of `render()`'s), whatever `render_mode` is: the public
         table, `agent`'s own hidden information (its hand, its card, its glimpses) and, of the
-        other seats, only what is public (hand sizes, cards face down)."""
+        other seats, only what is public (hand sizes, cards face down). The seats are named as
+        in `render_text`."""
         game = self._require_game()
         seat = self._seat(agent)
         check_choice("mode", mode, SEAT_VIEW_MODES)
+        named = self._checked_names(names)
         if mode == "rgb_array":
-            return self.spec.render_rgb(game, seat)
-        return self.spec.render_ansi(game, seat)
+            return self.spec.render_rgb(game, seat, named)
+        return self.spec.render_ansi(game, seat, named)
+
+    def _checked_names(self, names: Sequence[str] | None) -> Sequence[str] | None:
+        """`names`, which must be None or one string a seat."""
+        seats = len(self.possible_agents)
+        if names is not None and (
+            isinstance(names, str)
+            or len(names) != seats
+            or not all(isinstance(name, str) for name in names)
+        ):
+            raise ValueError(
+                f"names must be None or {seats} strings, one a seat; got {reprlib.repr(names)}"
+            )
+        return names
 
     def close(self) -> None:
         """Nothing to release: rendering opens no windows."""

@@ -1,5 +1,7 @@
 """What every game's `rgb_array` picture shares: a canvas with Pillow's scalable font, text that
-fits a given width, colour legends, and the status line (whose turn, or who won).
+fits a given width, colour legends, and the status line (whose turn, or who won); and what the
+pictures and the text views call each seat (`seat_name`): its agent id, `player_1`, or the name
+a caller gives it (`names`: the apps' "You", "heuristic", as `snail_envs.apps.seats` names them).
 
 Pillow is imported when a canvas is made, so that `import snail_envs` stays light. Every picture
 of one environment has the same size whatever happens in the game (video writers need fixed
@@ -8,6 +10,7 @@ frames): text that would not fit is cut short with an ellipsis, never allowed to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
@@ -21,6 +24,8 @@ Swatch = Callable[[Any, int, int, int], None]
 """Draws a legend's sample: (ImageDraw, x, y, size) -> None."""
 LegendEntry = tuple[Colour | Swatch, str]
 """A legend's sample (a colour or what draws it) and its meaning."""
+AGENT_ID = re.compile(r"\bplayer_(\d+)\b")
+"""An agent id as the environments write it."""
 
 
 @cache
@@ -145,23 +150,55 @@ def _cut(text: str, width: float, measure: Callable[[str], float]) -> str:
     return text.rstrip() + "…"
 
 
-def view_title(game_title: str, seat: int | None) -> str:
+def whose_view(seat: int, names: Sequence[str] | None = None) -> str:
+    """Whose view a picture or text shows: `player_1's view`, or `seen by You` when the seats
+    are named."""
+    return f"{seat_name(seat)}'s view" if names is None else f"seen by {names[seat]}"
+
+
+def view_title(game_title: str, seat: int | None, names: Sequence[str] | None = None) -> str:
     """A picture's title: the game's, and whose view it is (none for a spectator)."""
-    return game_title if seat is None else f"{game_title}  player_{seat}'s view"
+    return game_title if seat is None else f"{game_title}  {whose_view(seat, names)}"
 
 
-def seat_name(seat: int, viewer: int | None) -> str:
-    """`player_i`, with "(you)" in the view of seat i itself."""
+def seat_name(seat: int, names: Sequence[str] | None = None, viewer: int | None = None) -> str:
+    """What the pictures and text views call seat `seat`: `names[seat]` when the caller names
+    the seats (the apps: "You", "heuristic"), else its agent id `player_i`, with "(you)" in the
+    view of seat i itself (`viewer`); a name is shown as given, since it says who plays the seat
+    already (the apps show a person their own view, and call the person "You")."""
+    if names is not None:
+        return names[seat]
     return f"player_{seat} (you)" if seat == viewer else f"player_{seat}"
 
 
-def status_text(outcome: Outcome | None, truncated: bool, playing: str) -> str:
-    """The picture's headline: who won at the end, a stopped game, or else `playing` (whose turn
-    it is or which window is open)."""
+def status_text(
+    outcome: Outcome | None, truncated: bool, playing: str, names: Sequence[str] | None = None
+) -> str:
+    """The picture's headline: who won at the end (by `seat_name`), a stopped game, or else
+    `playing` (whose turn it is or which window is open)."""
     if outcome is not None:
-        winners = ", ".join(f"player_{seat}" for seat in sorted(outcome.winners))
+        winners = ", ".join(seat_name(seat, names) for seat in sorted(outcome.winners))
         shared = " (shared)" if len(outcome.winners) > 1 else ""
         return f"game over: won by {winners}{shared}"
     if truncated:
         return "stopped: the length limit was reached"
     return playing
+
+
+def with_names(text: str, names: Sequence[str] | None) -> str:
+    """`text` with every agent id of a seat (`player_1`) replaced by that seat's name, `text`
+    itself without names: for prose that names seats by agent id (an outcome's reason)."""
+    if names is None:
+        return text
+
+    def name(found: re.Match[str]) -> str:
+        seat = int(found.group(1))
+        return names[seat] if seat < len(names) else found.group(0)
+
+    return AGENT_ID.sub(name, text)
+
+
+def game_over_text(outcome: Outcome, names: Sequence[str] | None = None) -> str:
+    """The text views' line for a finished game: why it ended and who won (by `seat_name`)."""
+    winners = ", ".join(seat_name(seat, names) for seat in sorted(outcome.winners))
+    return f"game over ({with_names(outcome.reason, names)}): won by {winners}"

@@ -8,6 +8,7 @@ with that seat's own card face up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from snail_envs.core.picture import (
     Colour,
     LegendEntry,
     font,
+    game_over_text,
     seat_name,
     status_text,
     view_title,
@@ -44,14 +46,14 @@ def face_text(face: int) -> str:
     return "snail" if face == SNAIL_FACE else str(face)
 
 
-def describe_move(move: tuple) -> str:
-    """The last move in words."""
+def describe_move(move: tuple, names: Sequence[str] | None) -> str:
+    """The last move in words, its player named by `names` or by agent id (`seat_name`)."""
     if len(move) == 1:
-        return f"player_{move[0]} could use no die and passed the dice on"
+        return f"{seat_name(move[0], names)} could use no die and passed the dice on"
     seat, die, face, origin, target, pushed, gained = move
     text = (
-        f"player_{seat} used the {COLOURS[die]} die ({face_text(face)}): {COLOURS[die]} snail "
-        f"leaf {origin} -> {target}"
+        f"{seat_name(seat, names)} used the {COLOURS[die]} die ({face_text(face)}): "
+        f"{COLOURS[die]} snail leaf {origin} -> {target}"
     )
     if pushed:
         text += f", pushed {', '.join(COLOURS[s] for s in pushed)}"
@@ -60,9 +62,9 @@ def describe_move(move: tuple) -> str:
     return text
 
 
-def describe_race(result: RaceResult) -> str:
+def describe_race(result: RaceResult, names: Sequence[str] | None) -> str:
     cards = ", ".join(
-        f"player_{seat} {letters(card)} +{points}"
+        f"{seat_name(seat, names)} {letters(card)} +{points}"
         for seat, (card, points) in enumerate(zip(result.cards, result.card_points, strict=True))
     )
     places = " ".join(
@@ -74,8 +76,11 @@ def describe_race(result: RaceResult) -> str:
     )
 
 
-def render_ansi(game: PedzaceSlimaki, seat: int | None = None) -> str:
-    """The table as text: one cell per leaf, `leaf (m = mushroom) [snails]`."""
+def render_ansi(
+    game: PedzaceSlimaki, seat: int | None = None, names: Sequence[str] | None = None
+) -> str:
+    """The table as text: one cell per leaf, `leaf (m = mushroom) [snails]`; the seats named by
+    `names` or by agent id (`seat_name`)."""
     options = game.options
     lines = [
         f"Pędzące Ślimaki  race {game.race + 1}/{options.rounds}, {game.num_players} players, "
@@ -89,16 +94,16 @@ def render_ansi(game: PedzaceSlimaki, seat: int | None = None) -> str:
         cells.append(f"{leaf:>2}{kind}[{here:<5}]")
     for row in range(0, len(cells), LEAVES_PER_ROW):
         lines.append(" ".join(cells[row : row + LEAVES_PER_ROW]))
-    lines.append(
-        "points: " + ", ".join(f"player_{seat} {total}" for seat, total in enumerate(game.scores))
+    points = ", ".join(
+        f"{seat_name(other, names)} {total}" for other, total in enumerate(game.scores)
     )
+    lines.append(f"points: {points}")
     for result in game.race_results:
-        lines.append(describe_race(result))
+        lines.append(describe_race(result, names))
     if game.last_move is not None:
-        lines.append(f"last move: {describe_move(game.last_move)}")
+        lines.append(f"last move: {describe_move(game.last_move, names)}")
     if game.outcome is not None:
-        winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
-        lines.append(f"game over ({game.outcome.reason}): won by {winners}")
+        lines.append(game_over_text(game.outcome, names))
     elif game.truncated:
         lines.append(f"stopped after {game.turns_played} turns (max_turns)")
     else:
@@ -106,9 +111,9 @@ def render_ansi(game: PedzaceSlimaki, seat: int | None = None) -> str:
             f"{COLOURS[die]} {face_text(game.faces[die])}" for die in ALL_DICE if game.faces[die]
         )
         aside = ", ".join(COLOURS[die] for die in ALL_DICE if game.set_aside[die]) or "-"
-        lines.append(f"player_{game.turn} rolled {rolled}; set aside: {aside}")
+        lines.append(f"{seat_name(game.turn, names)} rolled {rolled}; set aside: {aside}")
     if seat is not None and game.outcome is None:
-        lines.append(f"player_{seat} (you): {game.private_text(seat)}")
+        lines.append(f"{seat_name(seat, names, seat)}: {game.private_text(seat)}")
     lines.append(f"legend: m mushroom, * last leaf, snails {LEGEND}")
     return "\n".join(lines)
 
@@ -180,18 +185,21 @@ def _leaf_rows(game: PedzaceSlimaki) -> int:
     return (game.last_leaf + LEAVES_PER_ROW) // LEAVES_PER_ROW
 
 
-def render_rgb(game: PedzaceSlimaki, seat: int | None = None) -> np.ndarray:
+def render_rgb(
+    game: PedzaceSlimaki, seat: int | None = None, names: Sequence[str] | None = None
+) -> np.ndarray:
     """The leaves as a winding path (start top left; mushrooms as red caps, the last leaf
     ringed gold), snails as discs, the five dice (rolled ones with their faces, set-aside ones
     faded), and a panel: whose turn or who won, the last move, every seat's points and card
-    (face down during a race, except `seat`'s own), finished races, and a legend."""
+    (face down during a race, except `seat`'s own), finished races, and a legend. The seats are
+    named as in `render_ansi`."""
     board_h = MARGIN + CELL * _leaf_rows(game)
     width = PANEL_X + PANEL_W
     height = max(board_h + 170, MARGIN + 250 + 34 * game.num_players + 48 * game.options.rounds)
     canvas = Canvas(width, height, PAPER)
     _draw_leaves(canvas, game)
-    _draw_dice(canvas, game, board_h + 8)
-    _draw_panel(canvas, game, seat, PANEL_X)
+    _draw_dice(canvas, game, board_h + 8, names)
+    _draw_panel(canvas, game, seat, names, PANEL_X)
     legend: list[LegendEntry] = [
         (
             lambda d, x, y, size: d.pieslice(
@@ -239,7 +247,7 @@ def _draw_leaves(canvas: Canvas, game: PedzaceSlimaki) -> None:
             draw_snail(draw, snail, x + 13 + 11.5 * i, y + CELL // 2 + 9, 8)
 
 
-def _draw_dice(canvas: Canvas, game: PedzaceSlimaki, y: int) -> None:
+def _draw_dice(canvas: Canvas, game: PedzaceSlimaki, y: int, names: Sequence[str] | None) -> None:
     over = game.outcome is not None or game.truncated
     for die in ALL_DICE:
         x = MARGIN + die * (DIE + 22)
@@ -250,20 +258,25 @@ def _draw_dice(canvas: Canvas, game: PedzaceSlimaki, y: int) -> None:
         state = "set aside" if aside else ("rolled" if face else "")
         canvas.centred(x + DIE / 2, y + DIE + 24, state, INK, 11)
     if not over and game.turn is not None:
-        canvas.text(MARGIN + 5 * (DIE + 22), y + 8, f"dice of player_{game.turn}", INK, 12)
+        canvas.text(
+            MARGIN + 5 * (DIE + 22), y + 8, f"dice of {seat_name(game.turn, names)}", INK, 12
+        )
         canvas.text(
             MARGIN + 5 * (DIE + 22), y + 24, f"race {game.race + 1}/{game.options.rounds}", INK, 12
         )
 
 
-def _draw_panel(canvas: Canvas, game: PedzaceSlimaki, seat: int | None, x: int) -> None:
+def _draw_panel(
+    canvas: Canvas, game: PedzaceSlimaki, seat: int | None, names: Sequence[str] | None, x: int
+) -> None:
     draw, width = canvas.draw, PANEL_W - MARGIN
     details = f"race {game.race + 1} of {game.options.rounds}, turn {game.turns_played + 1}"
-    canvas.heading(x, MARGIN, view_title("Pędzące Ślimaki", seat), details, INK)
-    status = status_text(game.outcome, game.truncated, f"{seat_name(game.turn, seat)} to play")
+    canvas.heading(x, MARGIN, view_title("Pędzące Ślimaki", seat, names), details, INK)
+    playing = f"{seat_name(game.turn, names, seat)} to play"
+    status = status_text(game.outcome, game.truncated, playing, names)
     y = canvas.headline(x, MARGIN + 40, width, status, HIGHLIGHT, INK)
     canvas.text(x, y, "last move:", INK, 12)
-    last = describe_move(game.last_move) if game.last_move is not None else "none yet"
+    last = describe_move(game.last_move, names) if game.last_move is not None else "none yet"
     canvas.lines(x + 8, y + 16, last, INK, width - 8, 3, 11)
     y += 70
     canvas.text(x, y, "points and cards (5 first, 2 second, 3 last):", INK, 12)
@@ -271,7 +284,7 @@ def _draw_panel(canvas: Canvas, game: PedzaceSlimaki, seat: int | None, x: int) 
     for other, total in enumerate(game.scores):
         if other == game.turn and game.outcome is None and not game.truncated:
             draw.rectangle((x - 4, y - 3, x + width, y + 25), fill=HIGHLIGHT)
-        canvas.text(x, y + 5, seat_name(other, seat), INK, 12)
+        canvas.text(x, y + 5, seat_name(other, names, seat), INK, 12)
         won = game.outcome is not None and other in game.outcome.winners
         canvas.text(x + 110, y + 5, f"{total} pts" + ("  won" if won else ""), INK, 12)
         if other == seat or game.outcome is not None:
@@ -284,4 +297,4 @@ def _draw_panel(canvas: Canvas, game: PedzaceSlimaki, seat: int | None, x: int) 
         y += 34
     y += 4
     for result in game.race_results:
-        y = canvas.lines(x, y, describe_race(result), INK, width, 3, 11) + 4
+        y = canvas.lines(x, y, describe_race(result, names), INK, width, 3, 11) + 4

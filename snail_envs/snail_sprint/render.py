@@ -9,11 +9,19 @@ card face up.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, seat_name, status_text, view_title
+from snail_envs.core.picture import (
+    Canvas,
+    Colour,
+    game_over_text,
+    seat_name,
+    status_text,
+    view_title,
+)
 from snail_envs.snail_sprint.boards import SNAIL_LETTERS
 from snail_envs.snail_sprint.rules import (
     LAST_SPACE,
@@ -41,8 +49,11 @@ def letters(snails: object) -> str:
     return "".join(SNAIL_LETTERS[snail] for snail in sorted(snails))  # type: ignore[call-overload]
 
 
-def render_ansi(game: SnailSprint, seat: int | None = None) -> str:
-    """The table as text: one cell per space, `printed symbols [tower, bottom first]`."""
+def render_ansi(
+    game: SnailSprint, seat: int | None = None, names: Sequence[str] | None = None
+) -> str:
+    """The table as text: one cell per space, `printed symbols [tower, bottom first]`; the seats
+    named by `names` or by agent id (`seat_name`)."""
     options = game.options
     lines = [
         f"Snail Sprint!  board {options.board if isinstance(options.board, str) else 'custom'}, "
@@ -63,19 +74,20 @@ def render_ansi(game: SnailSprint, seat: int | None = None) -> str:
     for mover, snail, target in game.recent_moves:
         place = game.podium.index(snail) + 1 if target == ON_PODIUM else 0
         where = f"onto podium place {place}" if place else f"to {target}"
-        lines.append(f"player_{mover} moved the {SNAIL_NAMES[snail]} snail {where}")
+        lines.append(f"{seat_name(mover, names)} moved the {SNAIL_NAMES[snail]} snail {where}")
     if game.outcome is not None:
         for holder, card in enumerate(game.race_cards):
-            lines.append(f"player_{holder}: card {letters(card)}, {game.card_points(card)} points")
-        winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
-        lines.append(f"game over ({game.outcome.reason}): won by {winners}")
+            lines.append(
+                f"{seat_name(holder, names)}: card {letters(card)}, {game.card_points(card)} points"
+            )
+        lines.append(game_over_text(game.outcome, names))
     elif game.truncated:
         lines.append(f"stopped after {game.turns_played} turns (max_turns)")
     elif game.dice is not None:
         dice = " + ".join(SNAIL_NAMES[symbol].split()[1] for symbol in game.dice)
-        lines.append(f"player_{game.turn} rolled {dice}")
+        lines.append(f"{seat_name(game.turn, names)} rolled {dice}")
     if seat is not None and game.outcome is None:
-        lines.append(f"player_{seat} (you): {game.private_text(seat)}")
+        lines.append(f"{seat_name(seat, names, seat)}: {game.private_text(seat)}")
     lines.append(
         "legend: | tin wall (one snail), ^ tin top, [tower bottom→top]; "
         f"points per place {PLACE_POINTS}"
@@ -154,11 +166,13 @@ def _cell(space: int) -> tuple[int, int]:
     return MARGIN + col * CELL, MARGIN + row * CELL
 
 
-def render_rgb(game: SnailSprint, seat: int | None = None) -> np.ndarray:
+def render_rgb(
+    game: SnailSprint, seat: int | None = None, names: Sequence[str] | None = None
+) -> np.ndarray:
     """The track as a grid of spaces (printed symbols small, top right; snails as discs showing
     their symbols, towers bottom first), the podium, and a panel: whose turn, the dice, the last
     moves, the race cards (face down until the end, except `seat`'s own) with their points, and
-    a legend."""
+    a legend. The seats are named as in `render_ansi`."""
     canvas = Canvas(WIDTH, HEIGHT, PAPER)
     draw = canvas.draw
     for space in range(LAST_SPACE + 1):
@@ -176,7 +190,7 @@ def render_rgb(game: SnailSprint, seat: int | None = None) -> np.ndarray:
                 cx, cy = x + CELL // 2, y + CELL - 14 - 8 * level
             draw_snail(draw, snail, cx, cy, 9)
     _draw_podium(canvas, game)
-    _draw_panel(canvas, game, seat)
+    _draw_panel(canvas, game, seat, names)
     entries: list = [
         (lambda d, x, y, size, s=s: draw_snail(d, s, x + size / 2, y + size / 2, size / 2), name)
         for s, name in enumerate(SNAIL_NAMES)
@@ -201,23 +215,25 @@ def _draw_podium(canvas: Canvas, game: SnailSprint) -> None:
             draw_snail(canvas.draw, game.podium[place], px + CELL // 2, y + 40, 13)
 
 
-def _draw_panel(canvas: Canvas, game: SnailSprint, seat: int | None) -> None:
+def _draw_panel(
+    canvas: Canvas, game: SnailSprint, seat: int | None, names: Sequence[str] | None
+) -> None:
     draw, x, width = canvas.draw, PANEL_X, PANEL_W - MARGIN
     board = game.options.board if isinstance(game.options.board, str) else "custom"
     details = f"board {board}, tin {game.options.tin_order}, {game.turns_played} rolls played"
-    canvas.heading(x, MARGIN, view_title("Snail Sprint!", seat), details, INK)
-    playing = f"{seat_name(game.turn, seat)} to play"
-    status = status_text(game.outcome, game.truncated, playing)
+    canvas.heading(x, MARGIN, view_title("Snail Sprint!", seat, names), details, INK)
+    playing = f"{seat_name(game.turn, names, seat)} to play"
+    status = status_text(game.outcome, game.truncated, playing, names)
     y = canvas.headline(x, MARGIN + 40, width, status, HIGHLIGHT, INK)
     if game.dice is not None:
         roll = "rolled" if game.outcome is None and not game.truncated else "last roll"
-        canvas.text(x, y + 12, f"player_{game.turn} {roll}", INK, 12)
+        canvas.text(x, y + 12, f"{seat_name(game.turn, names)} {roll}", INK, 12)
         for i, symbol in enumerate(game.dice):
             draw_die(draw, symbol, x + 150 + 46 * i, y, 40)
     y += 50
     canvas.text(x, y, "last moves:", INK, 12)
     y += 16
-    moves = [_move_text(game, move) for move in game.recent_moves[-3:]] or ["none yet"]
+    moves = [_move_text(game, move, names) for move in game.recent_moves[-3:]] or ["none yet"]
     for move in moves:
         y = canvas.lines(x + 8, y, move, INK, width - 8, 2, 11)
     y = max(y, MARGIN + 200)
@@ -226,7 +242,7 @@ def _draw_panel(canvas: Canvas, game: SnailSprint, seat: int | None) -> None:
     for other in range(game.num_players):
         if other == game.turn and game.outcome is None and not game.truncated:
             draw.rectangle((x - 4, y - 2, x + width, y + 26), fill=HIGHLIGHT)
-        canvas.text(x, y + 6, seat_name(other, seat), INK, 12)
+        canvas.text(x, y + 6, seat_name(other, names, seat), INK, 12)
         card = game.race_cards[other]
         shown = game.outcome is not None or other == seat
         for i in range(3):
@@ -247,10 +263,10 @@ def _draw_panel(canvas: Canvas, game: SnailSprint, seat: int | None) -> None:
         canvas.text(x, y + 2, "race cards stay face down until the end", INK, 11)
 
 
-def _move_text(game: SnailSprint, move: tuple[int, int, int]) -> str:
+def _move_text(game: SnailSprint, move: tuple[int, int, int], names: Sequence[str] | None) -> str:
     mover, snail, target = move
     if target == ON_PODIUM:
         where = f"onto podium place {game.podium.index(snail) + 1}"
     else:
         where = f"to space {target}"
-    return f"player_{mover} moved the {SNAIL_NAMES[snail]} snail {where}"
+    return f"{seat_name(mover, names)} moved the {SNAIL_NAMES[snail]} snail {where}"

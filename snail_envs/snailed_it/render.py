@@ -8,9 +8,19 @@ is the same table with that seat's own hand face up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from snail_envs.core.picture import Canvas, LegendEntry, font, seat_name, status_text, view_title
+from snail_envs.core.picture import (
+    Canvas,
+    LegendEntry,
+    font,
+    game_over_text,
+    seat_name,
+    status_text,
+    view_title,
+)
 from snail_envs.snailed_it.rules import (
     COLOUR,
     COLOURS,
@@ -32,8 +42,11 @@ def _gap_text(game: SnailedIt, colour: int) -> str:
     return f"gap {inside}"
 
 
-def render_ansi(game: SnailedIt, seat: int | None = None) -> str:
-    """The table as text: each row's two piles (top value, cards in the pile), then the seats."""
+def render_ansi(
+    game: SnailedIt, seat: int | None = None, names: Sequence[str] | None = None
+) -> str:
+    """The table as text: each row's two piles (top value, cards in the pile), then the seats,
+    named by `names` or by agent id (`seat_name`)."""
     options = game.options
     lines = [
         f"Snailed It!  {game.num_players} players, round {game.rounds_played + 1} "
@@ -53,25 +66,18 @@ def render_ansi(game: SnailedIt, seat: int | None = None) -> str:
     lines.append(f"previous colour: {previous}")
     for other in range(game.num_players):
         marker = "  <- plays" if other == game.turn and game.outcome is None else ""
-        lines.append(
-            f"player_{other}: {len(game.hands[other])} cards, total {game.totals[other]}{marker}"
-        )
+        hand = f"{len(game.hands[other])} cards, total {game.totals[other]}"
+        lines.append(f"{seat_name(other, names)}: {hand}{marker}")
     if seat is not None:
-        lines.append(f"player_{seat} (you): {game.private_text(seat)}")
+        lines.append(f"{seat_name(seat, names, seat)}: {game.private_text(seat)}")
     if game.last_play is not None:
-        player, card, side = game.last_play
-        text = f"last play: player_{player} played {card_name(card)} on the {SIDES[side]} pile"
-        if game.same_colour_draw:
-            text += " (same colour: drew 1)"
-        lines.append(text)
+        lines.append(_last_play_text(game, names))
     if game.last_play is not None and game.last_tosses:
-        tosses = ", ".join(f"player_{s} {card_name(card)}" for s, card in game.last_tosses)
-        lines.append(f"tossed at player_{game.last_play[0]}: {tosses}")
+        lines.append(f"tossed at {seat_name(game.last_play[0], names)}: {_tosses(game, names)}")
     if game.last_round_points is not None:
         lines.append(f"last round's points: {game.last_round_points}")
     if game.outcome is not None:
-        winners = ", ".join(f"player_{seat}" for seat in sorted(game.outcome.winners))
-        lines.append(f"game over ({game.outcome.reason}): won by {winners}")
+        lines.append(game_over_text(game.outcome, names))
     elif game.truncated:
         lines.append(f"stopped after {game.turns_played} turns (max_turns)")
     elif game.phase == TOSS_WINDOW:
@@ -80,10 +86,10 @@ def render_ansi(game: SnailedIt, seat: int | None = None) -> str:
         fitting = f"{low}" if low == high else f"{low}–{high}"
         lines.append(
             f"{PHASES[TOSS_WINDOW]}: the others may toss {COLOURS[colour]} {fitting} "
-            f"at player_{game.turn}"
+            f"at {seat_name(game.turn, names)}"
         )
     else:
-        lines.append(f"player_{game.turn} to play")
+        lines.append(f"{seat_name(game.turn, names)} to play")
     return "\n".join(lines)
 
 
@@ -116,15 +122,17 @@ def _colour_name(card: int) -> str:
     return "grey" if COLOUR[card] < 0 else COLOURS[COLOUR[card]]
 
 
-def render_rgb(game: SnailedIt, seat: int | None = None) -> np.ndarray:
+def render_rgb(
+    game: SnailedIt, seat: int | None = None, names: Sequence[str] | None = None
+) -> np.ndarray:
     """The four rows (left pile, snail card, right pile, the gap between the tops), the last card
     played framed gold, the toss window's row framed white, the penalty and tossed piles, a panel
     (whose turn or which window, the last play and tosses, every seat's total and hand: face down,
-    except `seat`'s own), and a legend."""
+    except `seat`'s own), and a legend. The seats are named as in `render_ansi`."""
     canvas = Canvas(WIDTH, HEIGHT, FELT)
     _draw_rows(canvas, game)
     _draw_piles(canvas, game)
-    _draw_panel(canvas, game, seat)
+    _draw_panel(canvas, game, seat, names)
     legend: list[LegendEntry] = [
         (RGB["grey"], "starter card: no colour, only its value counts"),
         (
@@ -206,18 +214,21 @@ def _draw_piles(canvas: Canvas, game: SnailedIt) -> None:
         _small_card(canvas, x + (i % 12) * SMALL_STEP, y + 18 + (i // 12) * 31, tossed)
 
 
-def _draw_panel(canvas: Canvas, game: SnailedIt, seat: int | None) -> None:
+def _draw_panel(
+    canvas: Canvas, game: SnailedIt, seat: int | None, names: Sequence[str] | None
+) -> None:
     draw, x, width = canvas.draw, PANEL_X, PANEL_W - MARGIN
     details = (
         f"round {game.rounds_played + 1}, turns played {game.turns_played}, target "
         f"{game.options.target} (lowest total wins)"
     )
-    canvas.heading(x, MARGIN, view_title("Snailed It!", seat), details, WHITE)
-    y = canvas.headline(x, MARGIN + 40, width, _status(game, seat), (255, 236, 150), DARK) + 2
-    canvas.lines(x, y, _last_play_text(game), WHITE, width, 2, 11)
+    canvas.heading(x, MARGIN, view_title("Snailed It!", seat, names), details, WHITE)
+    status = _status(game, seat, names)
+    y = canvas.headline(x, MARGIN + 40, width, status, (255, 236, 150), DARK) + 2
+    canvas.lines(x, y, _last_play_text(game, names), WHITE, width, 2, 11)
     y += 30
-    tosses = ", ".join(f"player_{s} {card_name(card)}" for s, card in game.last_tosses)
-    canvas.lines(x, y, f"tossed at that play: {tosses or 'nothing'}", WHITE, width, 2, 11)
+    tosses = _tosses(game, names) or "nothing"
+    canvas.lines(x, y, f"tossed at that play: {tosses}", WHITE, width, 2, 11)
     y += 30
     previous = "-" if game.previous_colour is None else COLOURS[game.previous_colour]
     canvas.text(x, y, f"previous colour: {previous} (same again: draw 1)", WHITE, 11)
@@ -229,7 +240,7 @@ def _draw_panel(canvas: Canvas, game: SnailedIt, seat: int | None) -> None:
         if other == game.turn and game.outcome is None and not game.truncated:
             draw.rectangle((x - 4, y - 2, x + width, y + height - 6), outline=GOLD, width=2)
         won = game.outcome is not None and other in game.outcome.winners
-        text = f"{seat_name(other, seat)}: total {game.totals[other]}"
+        text = f"{seat_name(other, names, seat)}: total {game.totals[other]}"
         if last_points is not None:
             text += f" (last round +{last_points[other]})"
         canvas.text(x, y, text + ("  won" if won else ""), GOLD if won else WHITE, 12)
@@ -264,21 +275,29 @@ def _draw_own_hand(canvas: Canvas, game: SnailedIt, seat: int, x: float, y: floa
         canvas.text(x, y + 6, "your hand is empty", WHITE, 11)
 
 
-def _status(game: SnailedIt, seat: int | None) -> str:
+def _status(game: SnailedIt, seat: int | None, names: Sequence[str] | None) -> str:
     if game.phase == TOSS_WINDOW:
         colour = COLOURS[COLOUR[game.fit_low]]
         low, high = VALUE[game.fit_low], VALUE[game.fit_high]
         fitting = f"{low}" if low == high else f"{low}–{high}"
-        tossers = ", ".join(seat_name(s, seat) for s in game.acting_seats())
-        playing = f"toss window: {tossers} may toss {colour} {fitting} at player_{game.turn}"
+        tossers = ", ".join(seat_name(s, names, seat) for s in game.acting_seats())
+        player = seat_name(game.turn, names)
+        playing = f"toss window: {tossers} may toss {colour} {fitting} at {player}"
     else:
-        playing = f"{seat_name(game.turn, seat)} to play"
-    return status_text(game.outcome, game.truncated, playing)
+        playing = f"{seat_name(game.turn, names, seat)} to play"
+    return status_text(game.outcome, game.truncated, playing, names)
 
 
-def _last_play_text(game: SnailedIt) -> str:
+def _last_play_text(game: SnailedIt, names: Sequence[str] | None) -> str:
     if game.last_play is None:
         return "last play: none yet this round"
     player, card, side = game.last_play
-    text = f"last play: player_{player} played {card_name(card)} on the {SIDES[side]} pile"
+    text = (
+        f"last play: {seat_name(player, names)} played {card_name(card)} on the {SIDES[side]} pile"
+    )
     return text + (" (same colour: drew 1)" if game.same_colour_draw else "")
+
+
+def _tosses(game: SnailedIt, names: Sequence[str] | None) -> str:
+    """The cards tossed at the last play, each with its tosser."""
+    return ", ".join(f"{seat_name(s, names)} {card_name(card)}" for s, card in game.last_tosses)

@@ -9,11 +9,21 @@ glimpses; and nothing that tells whether a claim is real.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from snail_envs.core.picture import Canvas, Colour, LegendEntry, seat_name, status_text, view_title
+from snail_envs.core.picture import (
+    Canvas,
+    Colour,
+    LegendEntry,
+    game_over_text,
+    seat_name,
+    status_text,
+    view_title,
+    whose_view,
+)
 from snail_envs.snap.rules import SUITS, WAIT, Snap
 
 CALL_NAMES = {1: "snap", 2: "snap_pool", 3: "slap"}
@@ -39,52 +49,58 @@ def _pool_name(game: Snap) -> str:
     return "pool" if game.classic else "pot"
 
 
-def last_calls_text(game: Snap) -> str:
+def last_calls_text(game: Snap, names: Sequence[str] | None = None) -> str:
     """The calls of the last tick that had calls, each right or wrong, and what they changed."""
+    verdicts = ["right" if correct else "wrong" for correct in game.last_correct]
     calls = [
-        f"player_{seat} {CALL_NAMES[call]} ({'right' if game.last_correct[seat] else 'wrong'})"
+        f"{seat_name(seat, names)} {CALL_NAMES[call]} ({verdicts[seat]})"
         for seat, call in enumerate(game.last_calls)
         if call != WAIT
     ]
     if not calls:
         return "no call yet"
-    gains = [f"player_{seat} {gain:+d}" for seat, gain in enumerate(game.last_gain) if gain]
+    gains = [
+        f"{seat_name(seat, names)} {gain:+d}" for seat, gain in enumerate(game.last_gain) if gain
+    ]
     return "; ".join(calls) + (f" -> cards {', '.join(gains)}" if gains else " -> no card moved")
 
 
-def _window_text(game: Snap, seat: int | None) -> str:
+def _window_text(game: Snap, seat: int | None, names: Sequence[str] | None) -> str:
     """The reaction window now: its tick, whether a claim shows (spectators only: a seat with
     imperfect sight must not be told), and who acts."""
     kind = "reopened window" if game.reopened else "window"
     claim = ""
     if seat is None:
         claim = " (something claimable)" if game.claimable() else " (nothing claimable)"
-    acting = ", ".join(seat_name(s, seat) for s in game.acting_seats())
+    acting = ", ".join(seat_name(s, names, seat) for s in game.acting_seats())
     return f"{kind}: tick {game.window_tick + 1} of {game.window_length}{claim}; acting: {acting}"
 
 
-def _session_text(game: Snap) -> str:
-    wins = ", ".join(f"player_{seat} {won}" for seat, won in enumerate(game.session_wins))
+def _session_text(game: Snap, names: Sequence[str] | None) -> str:
+    wins = ", ".join(
+        f"{seat_name(seat, names)} {won}" for seat, won in enumerate(game.session_wins)
+    )
     stage = " (a sudden death)" if game.sudden_deaths else ""
     number = game.games_played + (game.outcome is None)
     return f"session {game.options.session}: game {number}{stage}; wins: {wins}"
 
 
-def _glimpses_text(game: Snap, seat: int | None) -> str:
+def _glimpses_text(game: Snap, seat: int | None, names: Sequence[str] | None) -> str:
     if seat is not None:
         seen = ", ".join(game.key_label(key) for key in game.glimpses[seat])
         return f"your glimpses of the card flipped last: {seen}" if seen else ""
     if not any(game.glimpses):
         return ""
     seen = ", ".join(
-        f"player_{other} {game.key_label(glimpses[-1])}"
+        f"{seat_name(other, names)} {game.key_label(glimpses[-1])}"
         for other, glimpses in enumerate(game.glimpses)
     )
     return f"glimpses of the card flipped last: {seen}"
 
 
-def render_ansi(game: Snap, seat: int | None = None) -> str:
-    """The table as text: one row a seat, then the centre and the last calls."""
+def render_ansi(game: Snap, seat: int | None = None, names: Sequence[str] | None = None) -> str:
+    """The table as text: one row a seat, then the centre and the last calls; the seats named
+    by `names` or by agent id (`seat_name`)."""
     options = game.options
     variants = [
         name for name in ("speed", "double", "single_pile", "slapjack") if getattr(options, name)
@@ -92,8 +108,9 @@ def render_ansi(game: Snap, seat: int | None = None) -> str:
     header = f"Snap ({options.ruleset}{''.join(', ' + v for v in variants)}, "
     header += f"{game.num_players} players)  {game.flips} flips, {game.ticks} ticks played"
     if seat is not None:
-        header += f"; player_{seat}'s view"
-    lines = [header, "seat       stack  pile  top"]
+        header += f"; {whose_view(seat, names)}"
+    column = max(10, *(len(seat_name(other, names)) for other in range(game.num_players)))
+    lines = [header, f"{'seat':<{column}} stack  pile  top"]
     flipped = {flipper for flipper, _, _ in game.just_flipped}
     for other in range(game.num_players):
         pile = game.piles[other]
@@ -110,7 +127,7 @@ def render_ansi(game: Snap, seat: int | None = None) -> str:
             notes.append(f"delay {options.delays[other]}")
         top = _top(game, other, seat) if not options.single_pile else ""
         lines.append(
-            f"player_{other:<3} {len(game.stacks[other]):>5} {len(pile):>5}  "
+            f"{seat_name(other, names):<{column}} {len(game.stacks[other]):>5} {len(pile):>5}  "
             f"{top:<4} {', '.join(notes)}".rstrip()
         )
     if options.single_pile:
@@ -120,17 +137,16 @@ def render_ansi(game: Snap, seat: int | None = None) -> str:
         lines.append(f"central pile: {len(centre)} cards, top {top}{below}")
     pools = [f"{game.label(pool[-1])} ×{len(pool)}" for pool in game.pools]
     lines.append(f"{_pool_name(game)}s: {', '.join(pools) if pools else 'none'}")
-    lines.append(f"last calls: {last_calls_text(game)}")
+    lines.append(f"last calls: {last_calls_text(game, names)}")
     if options.session != "single":
-        lines.append(_session_text(game))
+        lines.append(_session_text(game, names))
     if game.outcome is not None:
-        winners = ", ".join(f"player_{winner}" for winner in sorted(game.outcome.winners))
-        lines.append(f"game over ({game.outcome.reason}): won by {winners}")
+        lines.append(game_over_text(game.outcome, names))
     elif game.truncated:
         lines.append(f"stopped after {game.flips} flips and {game.ticks} ticks (limit)")
     else:
-        lines.append(_window_text(game, seat))
-        glimpses = _glimpses_text(game, seat)
+        lines.append(_window_text(game, seat, names))
+        glimpses = _glimpses_text(game, seat, names)
         if glimpses:
             lines.append(glimpses)
     return "\n".join(lines)
@@ -190,16 +206,19 @@ def _columns(game: Snap) -> int:
     return max(game.num_players, MIN_COLUMNS)
 
 
-def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
+def render_rgb(
+    game: Snap, seat: int | None = None, names: Sequence[str] | None = None
+) -> np.ndarray:
     """The table seen from above: a column a seat (its stack face down with its size, its pile
     with the top card; the card flipped last framed gold), the centre (pools or pots, the central
     pile), then the window, the last calls, the session and a legend. The size depends only on
-    the number of seats: pots that do not fit are counted."""
+    the number of seats: pots that do not fit are counted. The seats are named as in
+    `render_ansi`."""
     options = game.options
     columns = _columns(game)
     width = MARGIN * 2 + COLUMN * columns
     canvas = Canvas(width, HEIGHT, FELT)
-    canvas.text(MARGIN, MARGIN - 2, view_title("Snap", seat), INK, 14)
+    canvas.text(MARGIN, MARGIN - 2, view_title("Snap", seat, names), INK, 14)
     canvas.text(
         MARGIN + 150 + (0 if seat is None else 110),
         MARGIN,
@@ -212,7 +231,7 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
     for other in range(game.num_players):
         x = MARGIN + COLUMN * other
         ink = INK if game.in_game[other] else OUT_INK
-        name = seat_name(other, seat) + ("" if game.in_game[other] else " out")
+        name = seat_name(other, names, seat) + ("" if game.in_game[other] else " out")
         canvas.text(x, y, name, ink, 11)
         _stack(canvas, x, y + 16, len(game.stacks[other]))
         if not options.single_pile:
@@ -240,17 +259,17 @@ def render_rgb(game: Snap, seat: int | None = None) -> np.ndarray:
         canvas.text(x, y + CARD_H // 2 - 6, f"no {name}", INK, 12)
     y = STATUS_Y
     text_width = width - 2 * MARGIN
-    window = ("" if game.reopened else "reaction ") + _window_text(game, seat)
-    status = status_text(game.outcome, game.truncated, window)
+    window = ("" if game.reopened else "reaction ") + _window_text(game, seat, names)
+    status = status_text(game.outcome, game.truncated, window, names)
     canvas.headline(MARGIN, y, text_width, status, (255, 236, 150), DARK)
     y = canvas.lines(
-        MARGIN, CALLS_Y, f"last calls: {last_calls_text(game)}", INK, text_width, 2, 11
+        MARGIN, CALLS_Y, f"last calls: {last_calls_text(game, names)}", INK, text_width, 2, 11
     )
     if options.session != "single":
-        canvas.lines(MARGIN, y, _session_text(game), INK, text_width, 1, 11)
+        canvas.lines(MARGIN, y, _session_text(game, names), INK, text_width, 1, 11)
     y += 15
     if game.outcome is None:
-        canvas.lines(MARGIN, y, _glimpses_text(game, seat), INK, text_width, 1, 11)
+        canvas.lines(MARGIN, y, _glimpses_text(game, seat, names), INK, text_width, 1, 11)
     legend: list[LegendEntry] = [
         (BACK, "stack, face down (its size below)"),
         (

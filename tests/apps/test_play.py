@@ -77,7 +77,7 @@ def test_quiet_shows_a_person_the_table_and_what_happened_but_no_bot_decisions(
     play_game("snailed_it_v0", ["human", "random", "random"], seed=0, quiet=True)
     out = capsys.readouterr().out
     assert "> player_" not in out
-    assert "player_1 played" in out and "player_0 (you): your hand:" in out
+    assert "random 1 played" in out and "You: your hand:" in out
 
 
 @pytest.mark.parametrize(

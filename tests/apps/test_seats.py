@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from snail_envs.apps.seats import seat_names, with_names
+from snail_envs.apps.seats import seat_names
 from snail_envs.apps.video import caption
+from snail_envs.core.picture import with_names
 
 
 def test_the_person_is_you_and_a_bot_is_named_by_its_agent() -> None:
@@ -28,6 +29,6 @@ def test_agent_ids_in_a_line_become_names() -> None:
     assert with_names("player_12 stays: no such seat", names) == "player_12 stays: no such seat"
 
 
-def test_a_videos_caption_names_each_seat_beside_the_id_its_pictures_show() -> None:
+def test_a_videos_caption_names_each_seat_beside_its_agent_id() -> None:
     agents = {"player_0": "human", "player_1": "heuristic", "player_2": "heuristic"}
     assert caption(agents) == "You: player_0  ·  heuristic 1: player_1  ·  heuristic 2: player_2"

@@ -162,11 +162,11 @@ SPEC = GameSpec(
     options_class=ToyOptions,
     new_game=ToyGame,
     new_observer=ToyObserver,
-    render_ansi=lambda game, seat=None: (
+    render_ansi=lambda game, seat=None, names=None: (
         f"counter {game.counter}, active {game.active}, out {sorted(game.out)}"
         + ("" if seat is None else f"; {game.private_text(seat)}")
     ),
-    render_rgb=lambda game, seat=None: np.zeros((8, 8, 3), dtype=np.uint8),
+    render_rgb=lambda game, seat=None, names=None: np.zeros((8, 8, 3), dtype=np.uint8),
 )
 
 

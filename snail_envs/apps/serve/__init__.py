@@ -44,10 +44,11 @@ fastest bots.
 ## Pictures: PNG from the renderers, not SVG from a JSON view
 
 The page shows the environments' own pictures (`render_seat(agent, "rgb_array")`, the
-spectator's picture when watching), as PNG sent in each frame message: one drawing of each
-game, the one the library's no-leak tests check, and no second renderer in JavaScript to keep in
-step with it. Measured on the development machine (2 shared cores, while other jobs ran;
-medians over 40 positions of random play; scratch measurement, not shipped):
+spectator's `render_picture` when watching, the seats named as the page names them), as PNG
+sent in each frame message: one drawing of each game, the one the library's no-leak tests check,
+and no second renderer in JavaScript to keep in step with it. Measured on the development
+machine (2 shared cores, while other jobs ran; medians over 40 positions of random play; scratch
+measurement, not shipped):
 
 | | Snap | Snailed It! | Snail Sprint! | Pędzące Ślimaki |
 |---|---|---|---|---|

@@ -78,11 +78,12 @@ class ReplayView:
             self._table = next(self._walk)
             self._at += 1
         host = self._table.unwrapped
+        seated = self.replay.names_by_seat(host.possible_agents)
         return {
             "type": "replay_position",
             "index": index,
             "count": len(self.texts),
-            "picture": png_data_url(host.spec.render_rgb(host.game, None)),
+            "picture": png_data_url(host.render_picture(seated)),
             "text": self.texts[index],
         }
 

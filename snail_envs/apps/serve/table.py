@@ -10,8 +10,9 @@ What a page is shown (`seat_frame`) comes from its seat's view alone: the pictur
 when it decides, and who is to act. The log a person reads is the narration from their seat
 (`snail_envs.apps.narration`); in the games it does not narrate (the races, where every move is
 made on the open board) it is each turn's decision, which every seat sees made. A page watching
-bots play is a spectator's: the table as `render_text` and the spectator picture show it, and
-every decision but the idle ones (Snap's wait, a toss window's pass).
+bots play is a spectator's: the table as `render_text` and `render_picture` show it, and every
+decision but the idle ones (Snap's wait, a toss window's pass). The picture and the text name the
+seats as the page does (`snail_envs.apps.seats`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from snail_envs.apps.narration import NARRATED, Narrator
 from snail_envs.apps.replay import game_result, start_replay
 from snail_envs.apps.seats import PERSON, seat_names
 from snail_envs.apps.serve.bots import make_bot
+from snail_envs.core.picture import with_names
 
 
 @dataclass(frozen=True)
@@ -63,15 +65,17 @@ def seat_frame(env: Any, agent: str | None, who: Sequence[str], realtime: bool) 
     """What the page of `agent`'s seat is shown of the table now (`agent` None: a spectator's
     page): the picture and text of the seat's view, its legal moves (while it is the one to
     decide, if it has a choice; in real time, the calls it may make in this tick), who acts
-    (`who[seat]` names each seat), and in Snap the number of flips (printed on the table too;
-    the page times reactions from the flip). Nothing else of the game: redrawing what is hidden
-    from `agent` (`resample_from_infostate`) leaves the frame as it is."""
+    (`who[seat]` names each seat, there and in the picture and text), and in Snap the number of
+    flips (printed on the table too; the page times reactions from the flip). Nothing else of
+    the game: redrawing what is hidden from `agent` (`resample_from_infostate`) leaves the frame
+    as it is."""
     host = env.unwrapped
     game = host.game
     if agent is None:
-        picture, text = host.spec.render_rgb(game, None), host.render_text()
+        picture, text = host.render_picture(who), host.render_text(who)
     else:
-        picture, text = host.render_seat(agent, "rgb_array"), host.render_seat(agent)
+        picture = host.render_seat(agent, "rgb_array", who)
+        text = host.render_seat(agent, names=who)
     deciding = bool(env.agents) and (realtime or env.agent_selection == agent)
     legal = host.legal_actions(agent) if agent is not None and deciding else []
     moves = [{"action": action, "label": host.action_to_string(agent, action)} for action in legal]
@@ -97,7 +101,7 @@ def status_line(env: Any, who: Sequence[str]) -> str:
         if game.outcome is None:
             return "game over: stopped without a winner (a length limit)"
         winners = " and ".join(who[seat] for seat in sorted(game.outcome.winners))
-        return f"game over: {winners} won ({game.outcome.reason})"
+        return f"game over: {winners} won ({with_names(game.outcome.reason, who)})"
     acting = [who[seat] for seat in game.acting_seats()]
     if len(acting) == 1:
         return f"{acting[0]} to decide"
@@ -291,7 +295,7 @@ class Table:
             )
             lines.append(f"{self.who[seat]}: {won} ({result['returns'][agent]:+g})")
         if result["reason"]:
-            lines.append(f"the game ended: {result['reason']}")
+            lines.append(f"the game ended: {with_names(result['reason'], self.who)}")
         if result["truncated"]:
             lines.append("the game was truncated (a length limit stopped it)")
         return lines

@@ -13,6 +13,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from tests.apps.web.pages import pile_tops
+
 STATE = """
 const shown = (id) => !document.getElementById(id).hidden;
 return {
@@ -102,11 +104,6 @@ def play_by_clicks(driver: Any, timeout: float = 40.0) -> int:
         else:
             time.sleep(0.02)
     return clicks
-
-
-def pile_tops(text: str) -> list[str]:
-    """The top card of each seat's pile in Snap's text view."""
-    return re.findall(r"^player_\d+ +\d+ +\d+ +(\S+)", text, flags=re.MULTILINE)
 
 
 def call_snap_on_every_match(driver: Any, timeout: float = 60.0) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from snail_envs.registry import GAMES
@@ -22,6 +23,17 @@ REALTIME_GAME = next(game.env_name for game in GAMES if game.realtime)
 """The game a person plays on the wall clock (its facts say so)."""
 TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
 """A game played turn by turn."""
+
+
+def pile_tops(text: str) -> list[str]:
+    """The top card of each seat's pile in Snap's text view: its seat rows, under the header
+    `seat  stack  pile  top`, hold a seat's name, then its stack and pile sizes and its top."""
+    lines = text.splitlines()
+    header = next(index for index, line in enumerate(lines) if line.startswith("seat "))
+    sizes = lines[header].index("stack") - 1
+    rows = [line[sizes:].split() for line in lines[header + 1 :]]
+    seats = itertools.takewhile(lambda row: len(row) > 2 and row[0].isdigit(), rows)
+    return [row[2] for row in seats]
 
 
 class Page:

@@ -28,7 +28,15 @@ from snail_envs.apps.serve.settings import Settings
 from snail_envs.docstrings import rulebook
 from snail_envs.registry import GAMES
 from snail_envs.training.config import CONFIGS
-from tests.apps.web.pages import LOCAL, QUICK_GAMES, REALTIME_GAME, SOCKET, TURN_GAME, Page
+from tests.apps.web.pages import (
+    LOCAL,
+    QUICK_GAMES,
+    REALTIME_GAME,
+    SOCKET,
+    TURN_GAME,
+    Page,
+    pile_tops,
+)
 from tests.apps.web.servers import running_server
 from tests.names import SNAP
 
@@ -109,12 +117,12 @@ def test_a_person_plays_each_game_to_its_end(client: TestClient, game: str) -> N
         assert table["you"] == "player_0" and table["realtime"] == (game == SNAP)
         frames = page.play_to_the_end()
     assert all(frame["picture"].startswith("data:image/png;base64,") for frame in frames)
-    assert "player_0's view" in frames[0]["text"] or "(you)" in frames[0]["text"]
+    assert "seen by You" in frames[0]["text"] or "You: your " in frames[0]["text"]
     assert any(frame["log"] for frame in frames)
     assert frames[-1]["status"].startswith("game over")
     assert any(line.startswith("You: ") for line in frames[-1]["result"])
     told = [frame["status"] for frame in frames] + frames[-1]["result"]
-    told += [line for frame in frames for line in frame["log"]]
+    told += [line for frame in frames for line in [*frame["log"], *frame["text"].splitlines()]]
     assert not [line for line in told if "player_" in line], "seats are named, not numbered"
     assert [seat["who"] for seat in table["seats"]] == ["You", "heuristic"]
 
@@ -156,7 +164,7 @@ def test_snap_ticks_on_the_wall_clock_and_a_quick_call_beats_a_slow_bot(
             log += message["log"]
             if message["over"]:
                 break
-            tops = re.findall(r"^player_\d +\d+ +\d+ +(\S+)", message["text"], flags=re.MULTILINE)
+            tops = pile_tops(message["text"])
             if len(set(tops)) == 1 and "--" not in tops and message["flips"] != called:
                 page.send("act", action=table["keys"][0]["action"])
                 called = message["flips"]
