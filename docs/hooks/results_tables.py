@@ -9,6 +9,8 @@ built, so that no table can differ from its data:
   wrote (`snail_envs.training.evaluate.results_markdown`, the report's own tables).
 - `<!-- data: calibration/NAME.json -->`: the search reply's calibration on the minis, from the
   JSON that `benchmarks/calibration.py --method search --out` wrote.
+- `<!-- data: duplicate/NAME.json -->`: how much duplicate deals narrow the intervals, from the
+  JSON that `benchmarks/duplicate_deals.py --out` wrote.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -162,6 +164,35 @@ def calibration_table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def duplicate_table(path: Path) -> str:
+    """A stored `benchmarks/duplicate_deals.py --out FILE` run as its table: for each game, the
+    half-widths of the clone's score rate against the heuristic dealt one by one, as duplicate
+    deals and with the control variate, their ratio and its square, and the CPU seconds."""
+    data = json.loads(path.read_text())
+    titles = {game.env_name: game.title for game in GAMES}
+    lines = [
+        "| game | games | clone's score, plain | ± plain | ± duplicate | narrower | fewer games "
+        "| ± control variate (score) | CPU s plain / duplicate / variate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for env, cell in data.items():
+        if env not in titles:
+            continue  # the run's settings: games, seed
+        plain, duplicate, variate = (
+            cell["plain"],
+            cell["duplicate"],
+            cell["plain"]["control_variate"],
+        )
+        seconds = " / ".join(f"{part['cpu_seconds']:.0f}" for part in (plain, duplicate, variate))
+        lines.append(
+            f"| {titles[env]} | {data['games']:,} | {plain['score_rate']:.1%} "
+            f"| {plain['half_width']:.1%} | {duplicate['half_width']:.1%} "
+            f"| {cell['narrower']:.2f}× | {cell['narrower'] ** 2:.1f}× "
+            f"| {variate['half_width']:.1%} ({variate['score_rate']:.1%}) | {seconds} |"
+        )
+    return "\n".join(lines)
+
+
 def data_table(name: str) -> str:
     """The table a `<!-- data: NAME -->` marker stands for."""
     if name == "exploit":
@@ -171,9 +202,12 @@ def data_table(name: str) -> str:
         return tournament_tables(path)
     if name.startswith("calibration/") and path.is_file():
         return calibration_table(path)
+    if name.startswith("duplicate/") and path.is_file():
+        return duplicate_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
-        f"calibration/FILE.json (of {DATA / 'calibration'}) or exploit"
+        f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
+        f"{DATA / 'duplicate'}) or exploit"
     )
 
 

@@ -76,6 +76,13 @@ def test_a_stored_calibration_shows_each_target_beside_the_exact_gain() -> None:
     assert "| −0.049 (−0.303 to +0.205), 509 | — |" in table
 
 
+def test_a_stored_duplicate_run_shows_each_game_and_the_cut() -> None:
+    table = results_tables.data_table("duplicate/clone-vs-heuristic-400.json")
+    sprint = next(row for row in table.splitlines() if row.startswith("| Snail Sprint! |"))
+    assert "| 400 | 48.8% | 4.9% | 1.5% | 3.23× | 10.4× |" in sprint
+    assert "games" not in [row.split(" | ")[0] for row in table.splitlines()[2:]]
+
+
 def test_the_short_table_gives_the_bound_alone_and_the_cpu_minutes() -> None:
     above = report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)
     assert short_exploit_cell(above) == "**+10.0%** (1 CPU min)"
@@ -106,5 +113,6 @@ def test_every_marker_of_the_results_page_has_its_data() -> None:
 def test_the_stored_exploit_reports_are_snail_exploit_reports() -> None:
     for path in sorted((results_tables.DATA / "exploit").glob("*.json")):
         stored = json.loads(path.read_text())
-        assert path.stem == f"{stored['env']}-{stored['target'].partition(':')[0]}", path.name
+        cell = f"{stored['env']}-{stored['target'].partition(':')[0]}"
+        assert path.stem in (cell, f"{cell}-{stored['method']}"), path.name
         assert stored["games"] >= 1000 and stored["cpu_seconds"] > 0, path.name
