@@ -72,17 +72,23 @@ class HumanAgent:
         legal = host.legal_actions(agent)
         names = [host.action_to_string(agent, action) for action in legal]
         idle = idle_action(host, legal)
+        who = self.seat_name(host, agent)
         if self._idle_left and idle is not None:
             if not self._play_offered(env, agent, idle):
                 self._idle_left -= 1
                 return idle
-            self._write(f"{agent}: wait stopped, the table offers a play")
+            self._write(f"{who}: wait stopped, the table offers a play")
         self._idle_left = 0
         if len(legal) == 1:
-            self._write(f"{agent}: your only choice, taken for you: {names[0]}")
+            self._write(f"{who}: your only choice, taken for you: {names[0]}")
             return legal[0]
         self._write(host.render_seat(agent, names=self.names))
-        return self._choose(host.spec.info.env_name, agent, legal, names, idle)
+        return self._choose(host.spec.info.env_name, who, legal, names, idle)
+
+    def seat_name(self, host: Any, agent: str) -> str:
+        """What the prompts call the person: the seat's name where the table names its seats
+        ("You"), else its agent id."""
+        return agent if self.names is None else self.names[host.possible_agents.index(agent)]
 
     def _play_offered(self, env: Any, agent: str, idle: int) -> bool:
         if self._lookout is None:
@@ -91,13 +97,13 @@ class HumanAgent:
         return self._lookout.act(observation["observation"], observation["action_mask"]) != idle
 
     def _choose(
-        self, env_name: str, agent: str, legal: list[int], names: list[str], idle: int | None
+        self, env_name: str, who: str, legal: list[int], names: list[str], idle: int | None
     ) -> int:
         idle_name = None if idle is None else names[legal.index(idle)]
         for number, name in enumerate(names, 1):
             self._write(f"  {number}. {name}")
         enter = "" if idle_name is None else f", Enter: {idle_name}"
-        prompt = f"{agent}, your choice (1-{len(legal)}{enter}, help, quit): "
+        prompt = f"{who}, your choice (1-{len(legal)}{enter}, help, quit): "
         while True:
             try:
                 text = self._read(prompt).strip().lower()
@@ -116,6 +122,6 @@ class HumanAgent:
             elif text == "rules":
                 self._write(rulebook(env_name).text())
             elif text in ("quit", "exit"):
-                raise LeftTheGame(f"{agent} left the game")
+                raise LeftTheGame(f"{who} left the game")
             else:
                 self._write(f"{text!r} is not a choice; type 1 to {len(legal)}, or help")

@@ -25,7 +25,7 @@ def test_choices_are_numbered_and_a_number_takes_one(monkeypatch, capsys) -> Non
     play_game("snail_sprint_v0", ["human", "random"], seed=0)
     out = capsys.readouterr().out
     assert "  1. move the" in out and "  2. move the" in out
-    assert "player_0, your choice (1-" in out
+    assert "You, your choice (1-" in out
     assert "> You: move the" in out
 
 
@@ -33,7 +33,7 @@ def test_a_single_choice_is_taken_for_the_person_with_a_line(monkeypatch, capsys
     type_in(monkeypatch, *["1"] * 40, "quit")
     play_game("snailed_it_v0", ["human", "random", "random"], seed=0, quiet=True)
     out = capsys.readouterr().out
-    assert "player_0: your only choice, taken for you: pass" in out
+    assert "You: your only choice, taken for you: pass" in out
     assert "216" not in out
 
 
@@ -42,7 +42,7 @@ def test_help_lists_the_commands_and_quit_abandons_the_game(monkeypatch, capsys)
     play_main(["snailed_it_v0", "--seats", "human,random,random"])
     out = capsys.readouterr().out
     assert "type the number of a choice" in out and "quit: leave the game" in out
-    assert "player_0 left the game: the game is abandoned" in out
+    assert "You left the game: the game is abandoned" in out
     assert "won (" not in out
 
 
@@ -131,7 +131,7 @@ def test_at_snap_enter_waits_a_tick_and_wait_n_several(monkeypatch, capsys) -> N
     type_in(monkeypatch, "", "wait 10", "quit")
     play_game(SNAP, ["human", "random"], seed=0, quiet=True)
     out = capsys.readouterr().out
-    assert out.count("player_0, your choice (1-") == 3
+    assert out.count("You, your choice (1-") == 3
     # wait 10 lets ticks go by until a claim shows on this deal, and asks there
     assert out.count(" flipped ") >= 3
-    assert "player_0: wait stopped, the table offers a play" in out
+    assert "You: wait stopped, the table offers a play" in out
