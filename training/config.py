@@ -229,15 +229,7 @@ class ExpertIterationConfig:
         _at_least(self, 1, names, prefix)
         at_least_0 = ("exploration", "weight_decay", "value_coef", "keep_rounds", "temperature")
         _at_least(self, 0, at_least_0, prefix)
-        if not 0 < self.learning_rate < 1:
-            raise ConfigError(
-                f"{prefix}learning_rate",
-                f"{prefix}learning_rate must be in (0, 1); got {self.learning_rate}",
-            )
-        if not 0 <= self.held_out < 1:
-            raise ConfigError(
-                f"{prefix}held_out", f"{prefix}held_out must be in [0, 1); got {self.held_out}"
-            )
+        _check_distillation(self, prefix)
         choices = {
             "value": SEARCH_VALUES,
             "rollout": SEARCH_ROLLOUTS,
@@ -301,15 +293,7 @@ class AdvantageConfig:
         _at_least(self, 1, ("rounds", "states", "oversample", "epochs", "batch_size"), prefix)
         _at_least(self, 2, ("worlds",), prefix)
         _at_least(self, 0, ("z", "keep_coef", "weight_decay"), prefix)
-        if not 0 < self.learning_rate < 1:
-            raise ConfigError(
-                f"{prefix}learning_rate",
-                f"{prefix}learning_rate must be in (0, 1); got {self.learning_rate}",
-            )
-        if not 0 <= self.held_out < 1:
-            raise ConfigError(
-                f"{prefix}held_out", f"{prefix}held_out must be in [0, 1); got {self.held_out}"
-            )
+        _check_distillation(self, prefix)
         if self.horizon not in ROLLOUT_HORIZONS:
             raise ConfigError(
                 f"{prefix}horizon",
@@ -790,6 +774,20 @@ def _at_least(config: Any, bound: int, names: Sequence[str], prefix: str = "") -
         if getattr(config, name) < bound:
             message = f"{prefix}{name} must be at least {bound}; got {getattr(config, name)}"
             raise ConfigError(f"{prefix}{name}", message)
+
+
+def _check_distillation(config: Any, prefix: str) -> None:
+    """A `ConfigError` for a distilling stage's step size outside (0, 1) or share of games held
+    out outside [0, 1)."""
+    if not 0 < config.learning_rate < 1:
+        raise ConfigError(
+            f"{prefix}learning_rate",
+            f"{prefix}learning_rate must be in (0, 1); got {config.learning_rate}",
+        )
+    if not 0 <= config.held_out < 1:
+        raise ConfigError(
+            f"{prefix}held_out", f"{prefix}held_out must be in [0, 1); got {config.held_out}"
+        )
 
 
 def _typed(name: str, value: Any, expected: Any, blame: str | None = None) -> Any:
