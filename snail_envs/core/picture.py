@@ -177,12 +177,16 @@ def status_text(
     """The picture's headline: who won at the end (by `seat_name`), a stopped game, or else
     `playing` (whose turn it is or which window is open)."""
     if outcome is not None:
-        winners = ", ".join(seat_name(seat, names) for seat in sorted(outcome.winners))
         shared = " (shared)" if len(outcome.winners) > 1 else ""
-        return f"game over: won by {winners}{shared}"
+        return f"game over: won by {winners_text(outcome, names)}{shared}"
     if truncated:
         return "stopped: the length limit was reached"
     return playing
+
+
+def winners_text(outcome: Outcome, names: Sequence[str] | None = None) -> str:
+    """The winners of a finished game, by `seat_name`, in seat order."""
+    return ", ".join(seat_name(seat, names) for seat in sorted(outcome.winners))
 
 
 def with_names(text: str, names: Sequence[str] | None) -> str:
@@ -200,5 +204,4 @@ def with_names(text: str, names: Sequence[str] | None) -> str:
 
 def game_over_text(outcome: Outcome, names: Sequence[str] | None = None) -> str:
     """The text views' line for a finished game: why it ended and who won (by `seat_name`)."""
-    winners = ", ".join(seat_name(seat, names) for seat in sorted(outcome.winners))
-    return f"game over ({with_names(outcome.reason, names)}): won by {winners}"
+    return f"game over ({with_names(outcome.reason, names)}): won by {winners_text(outcome, names)}"
