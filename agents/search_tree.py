@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from snail_envs.batched.compiling import compiled, entry_point
 
 NONE = -1
 
@@ -47,7 +48,7 @@ class Tree:
         return np.where(tried >= 0, self.visits[tried], 0)
 
 
-@njit(cache=True)
+@entry_point
 def descend(
     children,
     visits,
@@ -93,7 +94,7 @@ def descend(
         nodes[i] = child
 
 
-@njit(cache=True)
+@compiled
 def ucb_choice(children, visits, total, available, node, mask, uniform, exploration) -> int:
     """An untried legal action, drawn by `uniform`, if there is one; else the best by UCB1
     (availability counts in place of the node's visits). Counts the availability of every
@@ -125,7 +126,7 @@ def ucb_choice(children, visits, total, available, node, mask, uniform, explorat
     return best
 
 
-@njit(cache=True)
+@compiled
 def puct_choice(children, visits, total, node, mask, prior, exploration) -> int:
     """The legal action of the best PUCT score."""
     tried = 0
@@ -145,7 +146,7 @@ def puct_choice(children, visits, total, node, mask, prior, exploration) -> int:
     return best
 
 
-@njit(cache=True)
+@entry_point
 def back_up(total, paths, depths, values) -> None:
     """Add each world's value to every node of its path."""
     for i in range(paths.shape[0]):

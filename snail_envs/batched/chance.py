@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
-from numba import njit
 
+from snail_envs.batched.compiling import compiled, compiled_as, entry_point
 from snail_envs.batched.records import fields, record_dtype
 from snail_envs.core.chance import Chance
 
@@ -58,14 +58,14 @@ _AGENT_STREAM = np.uint64(0xA5A5A5A5A5A5A5A5)
 _ULP_53 = 2.0**-53
 
 
-@njit(cache=True)
+@compiled
 def _mix(z: np.uint64) -> np.uint64:
     z = (z ^ (z >> _S30)) * _MIX_1
     z = (z ^ (z >> _S27)) * _MIX_2
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@entry_point
 def seed_games(games: np.ndarray, seed: np.uint64) -> None:
     """Give game i of `games` its own generators, derived from `seed` and i."""
     base = _mix(seed)
@@ -75,7 +75,7 @@ def seed_games(games: np.ndarray, seed: np.uint64) -> None:
         games[i].agent_state = _mix(state ^ _AGENT_STREAM)
 
 
-@njit("Tuple((uint64, int64))(uint64, int64)", cache=True)
+@compiled_as("Tuple((uint64, int64))(uint64, int64)")
 def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
     """A uniform integer in [0, n) and the generator's next state. Its one signature keeps
     numba from compiling it again for each constant `n` (a die's faces) or counter type."""
@@ -92,13 +92,13 @@ def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
     return state, np.int64(product >> _S32)  # a signed index: uint64 would turn mixed sums to float
 
 
-@njit(cache=True)
+@compiled
 def _record(game, outcome: int) -> None:
     game.tape[game.recorded % game.tape.shape[0]] = outcome
     game.recorded += 1
 
 
-@njit(cache=True)
+@compiled
 def pick(game, n: int) -> int:
     """A chance outcome among n options (a die roll): the index of the option."""
     game.chance_state, outcome = _below(game.chance_state, n)
@@ -106,7 +106,7 @@ def pick(game, n: int) -> int:
     return outcome
 
 
-@njit(cache=True)
+@compiled
 def arrange(game, order: np.ndarray) -> None:
     """Shuffle: `order` becomes a uniformly random order of 0 … len(order) − 1."""
     n = order.shape[0]
@@ -119,7 +119,7 @@ def arrange(game, order: np.ndarray) -> None:
         _record(game, order[k])
 
 
-@njit(cache=True)
+@compiled
 def redeal_others(game, cards: np.ndarray, held: np.ndarray, seat: int, players: int) -> None:
     """Deal every seat but `seat` a new card (`held[other]`) from `cards` less one copy of the
     card `seat` holds, shuffled (`arrange`): each other seat in turn takes the last one left."""
@@ -136,7 +136,7 @@ def redeal_others(game, cards: np.ndarray, held: np.ndarray, seat: int, players:
             held[other] = unseen[order[remaining]]
 
 
-@njit(cache=True)
+@compiled
 def occurs(game, probability: float) -> bool:
     """Whether a chance event of this probability happens: a uniform fraction of 53 bits (a
     multiple of 2⁻⁵³, exact in a float64) falls below it."""
@@ -146,14 +146,14 @@ def occurs(game, probability: float) -> bool:
     return happens
 
 
-@njit(cache=True)
+@compiled
 def agent_pick(game, n: int) -> int:
     """A choice of an in-kernel player among n options, from the game's agent generator."""
     game.agent_state, outcome = _below(game.agent_state, n)
     return outcome
 
 
-@njit(cache=True)
+@compiled
 def agent_pick_among(game, allowed: np.ndarray) -> int:
     """A uniformly random index k with `allowed[k]` nonzero (at least one must be)."""
     count = 0
@@ -169,7 +169,7 @@ def agent_pick_among(game, allowed: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True)
+@compiled
 def begin_game(game) -> None:
     """A new game in this slot: its outcomes start here."""
     game.game_start = game.recorded

@@ -38,7 +38,6 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
 
 from snail_envs.batched.chance import (
     TapeChance,
@@ -46,6 +45,7 @@ from snail_envs.batched.chance import (
     agent_pick_among,
     seed_games,
 )
+from snail_envs.batched.compiling import compiled, compiled_as, entry_point, inlined
 from snail_envs.batched.records import fields, record_dtype
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
@@ -489,7 +489,7 @@ class TurnBasedGame(BatchedGame):
         return super().heuristic_actions()[:, 0]
 
 
-@njit(cache=True)
+@entry_point
 def random_legal_actions(
     games: np.ndarray, masks: np.ndarray, seats: np.ndarray, out: np.ndarray
 ) -> None:
@@ -500,14 +500,14 @@ def random_legal_actions(
                 out[i, slot] = agent_pick_among(games[i], masks[i, slot])
 
 
-@njit(cache=True)
+@compiled
 def write_bits(out: np.ndarray, start: int, bits: int, width: int) -> None:
     """Bit b of `bits` (a card's snails, as bits) as 0 or 1 at `out[start + b]`, b < `width`."""
     for b in range(width):
         out[start + b] = bits >> b & 1
 
 
-@njit(cache=True)
+@compiled
 def move_marks(
     out: np.ndarray, start: int, row: int, shown: np.ndarray, now: np.ndarray, none: int
 ) -> None:
@@ -523,7 +523,7 @@ def move_marks(
             shown[k] = now[k]
 
 
-@njit("void(float32[::1], int64, int64)", cache=True)
+@compiled_as("void(float32[::1], int64, int64)")
 def clear(out: np.ndarray, start: int, size: int) -> None:
     """Zero `size` entries of the view `out` from `start` (one signature: compiled once, not
     again for each constant `size`)."""
@@ -567,7 +567,7 @@ def seating_record(max_players: int) -> np.dtype:
     )
 
 
-@njit(cache=True)
+@compiled
 def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarray) -> int:
     """The learner's seat (`fixed_seat`, or drawn when −1) and each seat's opponent: kind k
     with probability `tickets[k]` / sum(tickets)."""
@@ -583,7 +583,7 @@ def seat_players(g, rules, fixed_seat: int, tickets: np.ndarray, kinds: np.ndarr
     return seat
 
 
-@njit(cache=True)
+@compiled
 def seat_episode(g, rules, s, fixed_seat: int, tickets: np.ndarray) -> bool:
     """A new episode in the seating record `s` of game `g` (before its deal): the learner's seat
     and every seat's player drawn (`seat_players`); the episode is fresh, and announced. False,
@@ -598,12 +598,12 @@ def seat_episode(g, rules, s, fixed_seat: int, tickets: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True)
+@compiled
 def is_illegal(action: int, mask: np.ndarray) -> bool:
     return action < 0 or action >= mask.shape[0] or mask[action] == 0
 
 
-@njit(cache=True)
+@compiled
 def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> None:
     """+1 to every seat with the most points (ties share the win), −1 to the others."""
     best = points[0]
@@ -613,7 +613,7 @@ def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> N
         rewards[seat] = 1.0 if points[seat] == best else -1.0
 
 
-@njit(cache=True)
+@compiled
 def pay_margin(changes: np.ndarray, paid: int, num_players: int, rewards: np.ndarray) -> None:
     """`reward="margin"`: to each seat paid (bit s of `paid` for seat s: the seats in the game
     before the transition), its change in points `changes[s]` minus the mean change of the other
@@ -634,13 +634,13 @@ def pay_margin(changes: np.ndarray, paid: int, num_players: int, rewards: np.nda
         rewards[seat] = margin
 
 
-@njit(cache=True, inline="always")
+@inlined
 def every_seat(num_players: int) -> int:
     """`pay_margin`'s `paid` in a game whose seats never go out."""
     return (1 << num_players) - 1
 
 
-@njit(cache=True)
+@compiled
 def pay_points(points, before, lowest_wins: bool, over: bool, rules, rewards: np.ndarray) -> None:
     """The rewards of a transition in a game of points whose seats never go out, from each
     seat's points `before` it to `points`: the change (`reward="points"`; with `lowest_wins`, the

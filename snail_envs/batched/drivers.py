@@ -60,11 +60,11 @@ from __future__ import annotations
 
 import inspect
 from types import FunctionType, ModuleType
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from numba import njit
 
+from snail_envs.batched.compiling import compiled, entry_point, inlined
 from snail_envs.batched.core import (
     HEURISTIC,
     NO_DECISION,
@@ -101,19 +101,19 @@ to a module of that game's hooks; here, outside any game, it has none."""
 # --------------------------------------------------------------------------- default hooks
 
 
-@njit(cache=True)
+@compiled
 def never_out(g, rules, seat: int) -> bool:
     """A seat stays in the game to its end."""
     return False
 
 
-@njit(cache=True)
+@compiled
 def pays_once_a_decision(rules) -> bool:
     """The learner is paid what is due to it once, when it is next to act."""
     return False
 
 
-@njit(cache=True)
+@compiled
 def no_views_noted(g) -> None:
     """A game whose `update_observation` keeps no note of the views it wrote."""
 
@@ -123,7 +123,7 @@ def write_whole(g, rules, seat: int, out: np.ndarray) -> None:
     game.write_observation(g, rules, seat, out)
 
 
-@njit(cache=True)
+@compiled
 def seat_to_play_acts(g, rules, seat: int) -> bool:
     """In a turn-based game the seat to play acts, alone (asked only of a game going on)."""
     return seat == g.turn
@@ -422,7 +422,7 @@ def learner_step(
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@entry_point
 def no_rounds(g) -> int:
     """A game of one round."""
     return 0
@@ -459,7 +459,7 @@ def search_tick(g, rules, seat, action, kinds, stock, tick, rewards, played) -> 
     return rewards[seat]
 
 
-@njit(cache=True)
+@compiled
 def only_action(mask: np.ndarray) -> int:
     """The one legal action of `mask`, or NONE when there are several."""
     action = NONE
@@ -619,8 +619,11 @@ def compile_drivers(module: ModuleType) -> Kernels:
     for template in TEMPLATES:
         code = template.__code__.replace(co_filename=inspect.getfile(module))
         function = FunctionType(code, namespace, template.__name__, template.__defaults__)
-        inline: Literal["always", "never"] = "always" if template in INLINED else "never"
-        namespace[template.__name__] = njit(cache=True, inline=inline)(function)
+        if template in KERNEL_TEMPLATES:
+            compile_as = entry_point
+        else:
+            compile_as = inlined if template in INLINED else compiled
+        namespace[template.__name__] = compile_as(function)
     turn_based = not module.SPEC.info.simultaneous
     needed = [*HOOKS] if turn_based else [*HOOKS, "is_acting"]
     for hook, (stand_in, needs) in STAND_INS.items():

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import cast
 
 import numpy as np
-from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import pedzace_slimaki as strategy
@@ -31,6 +30,7 @@ from snail_envs.batched.chance import (
     redeal_others,
     seed_games,
 )
+from snail_envs.batched.compiling import compiled, entry_point, inlined
 from snail_envs.batched.core import (
     TurnBasedGame,
     clear,
@@ -124,17 +124,17 @@ def rules_dtype(num_cards: int) -> np.dtype:
 # --------------------------------------------------------------------------- the rules
 
 
-@njit(cache=True)
+@compiled
 def is_over(g) -> bool:
     return g.finished == 1
 
 
-@njit(cache=True)
+@compiled
 def is_truncated(g, rules) -> bool:
     return not is_over(g) and rules.max_turns >= 0 and g.turns_played >= rules.max_turns
 
 
-@njit(cache=True)
+@compiled
 def allowed_dice(g, rules) -> int:
     """Write the rolled dice the seat to play may choose into `legal`: all of them, except
     (with `snail_face_backwards`) the snail face of a snail on leaf 0 or 1; returns how many."""
@@ -149,7 +149,7 @@ def allowed_dice(g, rules) -> int:
     return count
 
 
-@njit(cache=True)
+@compiled
 def push_from(g, leaf: int, mover: int) -> int:
     """Every snail on `leaf` other than `mover` goes back one leaf; returns how many."""
     pushed = 0
@@ -160,7 +160,7 @@ def push_from(g, leaf: int, mover: int) -> int:
     return pushed
 
 
-@njit(cache=True)
+@compiled
 def move_forward(g, rules, snail: int, leaves: int) -> int:
     """Move `snail` forward (stopping on the last leaf); returns the points it scored."""
     target = min(g.leaf[snail] + leaves, rules.last_leaf)
@@ -170,7 +170,7 @@ def move_forward(g, rules, snail: int, leaves: int) -> int:
     return push_from(g, target, snail)
 
 
-@njit(cache=True)
+@compiled
 def move_back(g, rules, snail: int, leaves: int) -> None:
     """Move `snail` back (variant): it pushes as usual but scores nothing."""
     target = g.leaf[snail] - leaves
@@ -179,7 +179,7 @@ def move_back(g, rules, snail: int, leaves: int) -> None:
         push_from(g, target, snail)
 
 
-@njit(cache=True)
+@compiled
 def use_die(g, rules, die: int) -> None:
     """Move the die's snail, set a pip die aside (a snail-face die stays in the pool, unless it
     moved the snail backwards), and pass the pool to the next seat."""
@@ -204,7 +204,7 @@ def use_die(g, rules, die: int) -> None:
     pass_dice(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def pass_dice(g, rules) -> None:
     """The pool goes to the next seat; one die alone is not passed: all five are collected."""
     g.turn = (g.turn + 1) % rules.num_players
@@ -213,7 +213,7 @@ def pass_dice(g, rules) -> None:
         g.set_aside[:] = 0
 
 
-@njit(cache=True)
+@compiled
 def roll_until_decision(g, rules) -> None:
     """The seat to play rolls its dice; a seat with no die it may choose passes them on
     unchanged, and the next seat rolls, until a decision, the end, or the turn limit."""
@@ -226,7 +226,7 @@ def roll_until_decision(g, rules) -> None:
         g.turn = (g.turn + 1) % rules.num_players
 
 
-@njit(cache=True)
+@compiled
 def snail_places(rules, leaves: np.ndarray, places: np.ndarray) -> None:
     """Each snail's place points at the end of a race: 1st (on the last leaf), last (on the
     rearmost occupied leaf), 2nd (on the foremost leaf behind the winner, unless it is also the
@@ -248,7 +248,7 @@ def snail_places(rules, leaves: np.ndarray, places: np.ndarray) -> None:
             places[snail] = 0
 
 
-@njit(cache=True)
+@compiled
 def start_race(g, rules, race: int, first_seat: int) -> None:
     """All snails on the start, a new deal, and all five dice for `first_seat`."""
     g.race = race
@@ -265,7 +265,7 @@ def start_race(g, rules, race: int, first_seat: int) -> None:
     g.faces[:] = NOT_ROLLED
 
 
-@njit(cache=True)
+@compiled
 def end_race(g, rules) -> None:
     """Score the snails on each seat's card; then the next race, or the end of the game."""
     places = np.empty(NUM_SNAILS, np.int64)
@@ -280,13 +280,13 @@ def end_race(g, rules) -> None:
         g.finished = 1
 
 
-@njit(cache=True)
+@compiled
 def points(g) -> np.ndarray:
     """Each seat's points."""
     return g.scores
 
 
-@njit(cache=True)
+@compiled
 def start_game(g, rules) -> None:
     begin_game(g)
     g.scores[:] = 0
@@ -296,7 +296,7 @@ def start_game(g, rules) -> None:
     roll_until_decision(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def apply(g, rules, actions: np.ndarray) -> None:
     """The seat to play uses its die `actions[turn]`; the next seats roll on to a decision."""
     use_die(g, rules, actions[g.turn])
@@ -306,13 +306,13 @@ def apply(g, rules, actions: np.ndarray) -> None:
 # --------------------------------------------------------------------------- players
 
 
-@njit(cache=True)
+@compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random die among those the seat to play may choose."""
     return agent_pick_among(g, g.legal)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
     """`snail_envs.agents.heuristics.pedzace_slimaki.choose`, with the rules' parameters."""
     return choose(observation, mask, rules.heuristic)
@@ -321,7 +321,7 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
 # --------------------------------------------------------------------------- observations
 
 
-@njit(cache=True)
+@compiled
 def write_board(rules, at, out: np.ndarray) -> None:
     """What stays the same during a game: the mushrooms, the races, the number of players."""
     for leaf in range(rules.last_leaf + 1):
@@ -330,7 +330,7 @@ def write_board(rules, at, out: np.ndarray) -> None:
     out[at.num_players + rules.num_players - 2] = 1
 
 
-@njit(cache=True)
+@compiled
 def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
     """Everything public, seats counted from `seat` (0 for the absolute state), over whatever
     these pieces held before."""
@@ -341,7 +341,7 @@ def write_table(g, rules, at, out: np.ndarray, seat: int) -> None:
     write_turn_pieces(g, rules, at, out, seat)
 
 
-@njit(cache=True)
+@compiled
 def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
     """The dice, the points, the seat to play and the race, seats counted from `seat`, over
     whatever these pieces held before."""
@@ -361,7 +361,7 @@ def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
         out[at.points + (other - seat) % n] = g.scores[other] / POINTS_SCALE
 
 
-@njit(cache=True)
+@compiled
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Bring `out`, the acting view last written, up to date as `seat` sees the table now: its
     card and the turn's pieces rewritten, and only the marks of the snails that have moved since
@@ -379,13 +379,13 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
         write_turn_pieces(g, rules, at, out, seat)
 
 
-@njit(cache=True)
+@compiled
 def forget_views(g) -> None:
     """The acting view is no longer the one `update_observation` last wrote (a new game)."""
     g.view_noted = 0
 
 
-@njit(cache=True)
+@compiled
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its card and the table, seats relative to it."""
     out.fill(0)
@@ -394,7 +394,7 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     write_table(g, rules, rules.observation, out, seat)
 
 
-@njit(cache=True)
+@compiled
 def write_state(g, rules, out: np.ndarray) -> None:
     at = rules.state
     out.fill(0)
@@ -404,7 +404,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
     write_table(g, rules, at, out, 0)
 
 
-@njit(cache=True)
+@compiled
 def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     """The dice the seat to play may choose (`seat`)."""
     for die in range(NUM_SNAILS):
@@ -414,13 +414,13 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@entry_point
 def round_of(g) -> int:
     """The races run before this one: a search may stop where the next race begins."""
     return g.race
 
 
-@njit(cache=True)
+@compiled
 def redraw_hidden(g, rules, seat: int) -> None:
     """Deal the other seats new cards from the cards `seat` does not hold (the rules'
     cards less one copy of its own)."""

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import cast
 
 import numpy as np
-from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snail_sprint as strategy
@@ -32,6 +31,7 @@ from snail_envs.batched.chance import (
     redeal_others,
     seed_games,
 )
+from snail_envs.batched.compiling import compiled, inlined
 from snail_envs.batched.core import (
     MARGIN,
     WINLOSE,
@@ -119,14 +119,14 @@ def _bits(symbols: frozenset[int]) -> int:
 # --------------------------------------------------------------------------- the rules
 
 
-@njit(cache=True)
+@compiled
 def is_free(g, snail: int) -> bool:
     """A snail may move if it is on the start or on top of its space."""
     space = g.space[snail]
     return space == START or (space != ON_PODIUM and g.top[space] == snail)
 
 
-@njit(cache=True)
+@compiled
 def next_space_showing(g, rules, snail: int, symbol: int) -> int:
     """The first space strictly ahead of `snail` that shows `symbol`, else the podium."""
     bit = 1 << symbol
@@ -140,7 +140,7 @@ def next_space_showing(g, rules, snail: int, symbol: int) -> int:
     return ON_PODIUM
 
 
-@njit(cache=True)
+@compiled
 def next_space_holding(g, rules, snail: int) -> int:
     """One space forward, skipping occupied wall spaces; after 36, the podium."""
     for space in range(g.space[snail] + 1, LAST_SPACE + 1):
@@ -149,7 +149,7 @@ def next_space_holding(g, rules, snail: int) -> int:
     return ON_PODIUM
 
 
-@njit(cache=True)
+@compiled
 def rearmost_free_snail(g) -> int:
     """The free snail on the lowest space (on the start, the lowest index)."""
     rearmost = NONE
@@ -159,7 +159,7 @@ def rearmost_free_snail(g) -> int:
     return rearmost
 
 
-@njit(cache=True)
+@compiled
 def possible_moves(g, rules, first: int, second: int) -> int:
     """Write the moves the roll allows into `target`; returns how many there are."""
     g.target[:] = NONE
@@ -177,17 +177,17 @@ def possible_moves(g, rules, first: int, second: int) -> int:
     return count
 
 
-@njit(cache=True)
+@compiled
 def is_over(g) -> bool:
     return g.finished == NUM_PLACES
 
 
-@njit(cache=True)
+@compiled
 def is_truncated(g, rules) -> bool:
     return not is_over(g) and rules.max_turns >= 0 and g.turns_played >= rules.max_turns
 
 
-@njit(cache=True)
+@compiled
 def move(g, rules, snail: int) -> None:
     """Play the possible move of `snail`; the turn passes unless the podium is full."""
     target, origin = g.target[snail], g.space[snail]
@@ -210,7 +210,7 @@ def move(g, rules, snail: int) -> None:
         g.turn = (g.turn + 1) % rules.num_players
 
 
-@njit(cache=True)
+@compiled
 def roll_until_decision(g, rules) -> None:
     """Roll for the seat to play; a roll with one possible move is played at once (unless
     `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
@@ -225,14 +225,14 @@ def roll_until_decision(g, rules) -> None:
                 break
 
 
-@njit(cache=True)
+@compiled
 def apply(g, rules, actions: np.ndarray) -> None:
     """The seat to play moves its snail `actions[turn]`; the next seats roll on to a decision."""
     move(g, rules, actions[g.turn])
     roll_until_decision(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def start_game(g, rules) -> None:
     """Lay the track (shuffling the tin if asked), deal the race cards, and roll until the first
     decision, in the reference engine's order of chance events."""
@@ -260,7 +260,7 @@ def start_game(g, rules) -> None:
     roll_until_decision(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def card_points(g, seat: int) -> int:
     points = 0
     for place in range(g.finished):
@@ -269,12 +269,12 @@ def card_points(g, seat: int) -> int:
     return points
 
 
-@njit(cache=True)
+@compiled
 def take_stock(g, rules, stock: np.ndarray) -> None:
     """Nothing to note: the race cards score only at the end."""
 
 
-@njit(cache=True)
+@compiled
 def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the moves just played: 0 until the game ends; then win/lose, the
     race-card points, or those less the others' mean (`reward="margin"`)."""
@@ -297,13 +297,13 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
 # --------------------------------------------------------------------------- players
 
 
-@njit(cache=True, inline="always")
+@inlined
 def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
     """`snail_envs.agents.heuristics.snail_sprint.choose`."""
     return choose(observation, mask)
 
 
-@njit(cache=True)
+@compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random possible move of `seat`, the seat to play."""
     count = 0
@@ -321,7 +321,7 @@ def random_action(g, rules, seat: int) -> int:
 # --------------------------------------------------------------------------- observations
 
 
-@njit(cache=True)
+@compiled
 def write_track(g, rules, at, out: np.ndarray) -> None:
     """What stays the same during a game: the printed track and the number of players."""
     for space in range(1, SPACES):
@@ -332,7 +332,7 @@ def write_track(g, rules, at, out: np.ndarray) -> None:
     out[at.num_players + rules.num_players - 2] = 1
 
 
-@njit(cache=True)
+@compiled
 def write_table(g, at, out: np.ndarray, turn: int) -> None:
     """The towers, the dice, the podium and the seat to play (written as `turn`), over whatever
     these pieces held before; not the snails' spaces (`mark_snails`)."""
@@ -341,7 +341,7 @@ def write_table(g, at, out: np.ndarray, turn: int) -> None:
     write_seat_to_play(at, out, turn)
 
 
-@njit(cache=True)
+@compiled
 def write_towers(g, at, out: np.ndarray) -> None:
     """Each snail's height in its tower and whether it is free; the dice."""
     clear(out, at.tower_levels, NUM_SNAILS)
@@ -359,20 +359,20 @@ def write_towers(g, at, out: np.ndarray) -> None:
     out[at.dice + g.dice[1]] += 0.5
 
 
-@njit(cache=True)
+@compiled
 def write_podium(g, at, out: np.ndarray) -> None:
     clear(out, at.podium, NUM_PLACES * NUM_SNAILS)
     for place in range(g.finished):
         out[at.podium + NUM_SNAILS * place + g.podium[place]] = 1
 
 
-@njit(cache=True)
+@compiled
 def write_seat_to_play(at, out: np.ndarray, turn: int) -> None:
     clear(out, at.turn, MAX_PLAYERS)
     out[at.turn + turn] = 1
 
 
-@njit(cache=True)
+@compiled
 def mark_snails(g, at, out: np.ndarray) -> None:
     """Each snail's space (none on the podium), on a view with no snail marked."""
     for snail in range(NUM_SNAILS):
@@ -380,7 +380,7 @@ def mark_snails(g, at, out: np.ndarray) -> None:
             out[at.snail_spaces + SPACES * snail + g.space[snail]] = 1
 
 
-@njit(cache=True)
+@compiled
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its race card and the table, seats relative to it."""
     at = rules.observation
@@ -391,7 +391,7 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     mark_snails(g, at, out)
 
 
-@njit(cache=True)
+@compiled
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Bring `out`, the acting view last written, up to date as `seat` sees the table now: the
     race card, the towers and the dice rewritten; the podium, the seat to play and the marks of
@@ -415,13 +415,13 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     g.view_noted = 1
 
 
-@njit(cache=True)
+@compiled
 def forget_views(g) -> None:
     """The acting view is no longer the one `update_observation` last wrote (a new game)."""
     g.view_noted = 0
 
 
-@njit(cache=True)
+@compiled
 def write_state(g, rules, out: np.ndarray) -> None:
     at = rules.state
     out.fill(0)
@@ -432,7 +432,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
     mark_snails(g, at, out)
 
 
-@njit(cache=True)
+@compiled
 def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     """The snails the seat to play may move (`seat`)."""
     for snail in range(NUM_SNAILS):
@@ -442,7 +442,7 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@compiled
 def redraw_hidden(g, rules, seat: int) -> None:
     """Deal the other seats new race cards from the cards `seat` does not hold (the rules'
     cards less one copy of its own)."""

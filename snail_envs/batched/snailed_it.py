@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterable
 from typing import cast
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import register_jitable
 
@@ -43,6 +42,7 @@ from snail_envs.batched.chance import (
     game_record,
     seed_games,
 )
+from snail_envs.batched.compiling import compiled, entry_point, inlined
 from snail_envs.batched.core import BatchedGame, observer_pieces, seating_record
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
@@ -134,22 +134,22 @@ def rules_dtype() -> np.dtype:
 # --------------------------------------------------------------------------- sets of cards
 
 
-@njit(cache=True)
+@entry_point
 def add_card(cards: np.ndarray, card: int) -> None:
     cards[card // WORD_CARDS] |= np.int64(1) << card % WORD_CARDS
 
 
-@njit(cache=True)
+@compiled
 def remove_card(cards: np.ndarray, card: int) -> None:
     cards[card // WORD_CARDS] &= ~(np.int64(1) << card % WORD_CARDS)
 
 
-@njit(cache=True)
+@entry_point
 def holds(cards: np.ndarray, card: int) -> bool:
     return cards[card // WORD_CARDS] >> card % WORD_CARDS & 1 == 1
 
 
-@njit(cache=True)
+@compiled
 def next_card(cards: np.ndarray, card: int) -> int:
     """The lowest card of the set `cards` from `card` on; `NUM_CARDS` if there is none."""
     word = card // WORD_CARDS
@@ -164,7 +164,7 @@ def next_card(cards: np.ndarray, card: int) -> int:
     return WORD_CARDS * word + lowest_bit(bits)
 
 
-@njit(cache=True)
+@compiled
 def mark_cards(out: np.ndarray, start: int, cards: np.ndarray) -> None:
     """A 1 at `out[start + c]` for each card c of the set `cards` (other entries left alone)."""
     card = next_card(cards, FIRST_CARD)
@@ -173,7 +173,7 @@ def mark_cards(out: np.ndarray, start: int, cards: np.ndarray) -> None:
         card = next_card(cards, card + 1)
 
 
-@njit(cache=True)
+@compiled
 def remark_cards(out: np.ndarray, start: int, shown: np.ndarray, cards: np.ndarray) -> None:
     """The marks from `out[start]` of a view showing the set `shown` changed to show `cards`,
     only where the two differ, and `shown` brought up to date."""
@@ -189,12 +189,12 @@ def remark_cards(out: np.ndarray, start: int, shown: np.ndarray, cards: np.ndarr
 # --------------------------------------------------------------------------- the rules
 
 
-@njit(cache=True)
+@compiled
 def is_over(g) -> bool:
     return g.finished == 1
 
 
-@njit(cache=True)
+@compiled
 def is_truncated(g, rules) -> bool:
     return (
         not is_over(g)
@@ -204,7 +204,7 @@ def is_truncated(g, rules) -> bool:
     )
 
 
-@njit(cache=True)
+@compiled
 def is_acting(g, rules, seat: int) -> bool:
     """The seat to play in the play phase; every other seat in a toss window."""
     if is_over(g) or is_truncated(g, rules):
@@ -212,12 +212,12 @@ def is_acting(g, rules, seat: int) -> bool:
     return (seat == g.turn) == (g.phase == PLAY)
 
 
-@njit(cache=True)
+@compiled
 def fits_gap(g, card: int) -> bool:
     return g.phase == TOSS_WINDOW and g.fit_low <= card <= g.fit_high
 
 
-@njit(cache=True)
+@compiled
 def start_round(g, rules) -> None:
     """Lay the starters, deal `hand_size` cards clockwise from the starter, one at a time from the
     top of the shuffled deck; the rest is the penalty pile."""
@@ -250,7 +250,7 @@ def start_round(g, rules) -> None:
     g.fit_low = g.fit_high = NONE
 
 
-@njit(cache=True)
+@compiled
 def refill_penalty_pile(g) -> None:
     """Shuffle the tossed pile into a new penalty pile: a new lot, whose cards are public."""
     for k in range(g.tossed_size):
@@ -265,7 +265,7 @@ def refill_penalty_pile(g) -> None:
     g.tossed_cards[:] = 0
 
 
-@njit(cache=True)
+@compiled
 def draw(g, seat: int, count: int) -> None:
     """Draw `count` cards from the penalty pile, refilling it from the tossed pile when empty;
     a draw with both piles empty is skipped."""
@@ -279,7 +279,7 @@ def draw(g, seat: int, count: int) -> None:
         g.hand_size[seat] += 1
 
 
-@njit(cache=True)
+@compiled
 def play(g, rules, seat: int, card: int, side: int) -> None:
     """Play `card` on `side` of its row; draw for a repeated colour; open the gap's window."""
     remove_card(g.hand[seat], card)
@@ -301,7 +301,7 @@ def play(g, rules, seat: int, card: int, side: int) -> None:
         end_turn(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def toss_tick(g, rules, actions: np.ndarray) -> None:
     """One tick of the toss window: every tossed card onto the tossed pile (clockwise from the
     player's left), then the player draws one per toss; a tick without tosses closes it."""
@@ -324,7 +324,7 @@ def toss_tick(g, rules, actions: np.ndarray) -> None:
         end_turn(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def end_turn(g, rules) -> None:
     """The round ends if any seat holds no card; otherwise the next seat plays."""
     for seat in range(rules.num_players):
@@ -334,7 +334,7 @@ def end_turn(g, rules) -> None:
     g.turn = (g.turn + 1) % rules.num_players
 
 
-@njit(cache=True)
+@compiled
 def hand_points(g, rules, seat: int) -> int:
     points = 0
     card = next_card(g.hand[seat], FIRST_CARD)
@@ -344,7 +344,7 @@ def hand_points(g, rules, seat: int) -> int:
     return points
 
 
-@njit(cache=True)
+@compiled
 def end_round(g, rules) -> None:
     """Score the cards left in hand; end the game at `target` or `max_rounds`, else deal a new
     round started by the next seat."""
@@ -360,13 +360,13 @@ def end_round(g, rules) -> None:
         start_round(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def points(g) -> np.ndarray:
     """Each seat's total: the lowest total wins (`LOWEST_WINS`)."""
     return g.totals
 
 
-@njit(cache=True)
+@compiled
 def apply(g, rules, actions: np.ndarray) -> None:
     """One tick: the play of the seat to play, or every other seat's toss or pass."""
     if g.phase == PLAY:
@@ -376,7 +376,7 @@ def apply(g, rules, actions: np.ndarray) -> None:
         toss_tick(g, rules, actions)
 
 
-@njit(cache=True)
+@compiled
 def start_game(g, rules) -> None:
     begin_game(g)
     g.totals[:] = 0
@@ -390,7 +390,7 @@ def start_game(g, rules) -> None:
 # --------------------------------------------------------------------------- players
 
 
-@njit(cache=True)
+@compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random legal action of an acting seat."""
     hand = g.hand[seat]
@@ -414,11 +414,11 @@ def random_action(g, rules, seat: int) -> int:
     return TOSS + card
 
 
-choose = njit(cache=True)(strategy.choose)
+choose = entry_point(strategy.choose)
 """The heuristic's strategy (`snail_envs.agents.heuristics.snailed_it.choose`), compiled."""
 
 
-@njit(cache=True, inline="always")
+@inlined
 def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
     """`snail_envs.agents.heuristics.snailed_it.SnailedItHeuristic` with its default weights."""
     return choose(
@@ -434,13 +434,13 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
 # --------------------------------------------------------------------------- observations
 
 
-@njit(cache=True)
+@compiled
 def top_mark(at, colour: int, side: int, card: int) -> int:
     """Where a view marks `card` on top of `side` of row `colour`."""
     return at.row_tops + 2 * NUM_VALUES * colour + NUM_VALUES * side + VALUES[card] - 1
 
 
-@njit(cache=True)
+@compiled
 def write_table(g, rules, at, out: np.ndarray) -> None:
     """The public table: rows, cards played and tossed, then the counts (`write_counts`)."""
     for colour in range(NUM_COLOURS):
@@ -452,7 +452,7 @@ def write_table(g, rules, at, out: np.ndarray) -> None:
     write_counts(g, rules, at, out)
 
 
-@njit(cache=True)
+@compiled
 def write_counts(g, rules, at, out: np.ndarray) -> None:
     """The previous colour, the phase, the piles' sizes and the rounds played, every entry."""
     for colour in range(NUM_COLOURS):
@@ -463,7 +463,7 @@ def write_counts(g, rules, at, out: np.ndarray) -> None:
     out[at.rounds_played] = g.rounds_played / rules.max_rounds
 
 
-@njit(cache=True)
+@compiled
 def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
     """The seat to play, hand sizes and totals, relative to `seat` (0: absolute), every entry
     of the seats at the table."""
@@ -477,7 +477,7 @@ def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
         out[at.totals + position] = min(g.totals[other] / rules.target, 1.0)
 
 
-@njit(cache=True)
+@compiled
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its hand and the table, seats relative to it."""
     at = rules.observation
@@ -487,7 +487,7 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     write_seats(g, rules, at, out, seat)
 
 
-@njit(cache=True)
+@compiled
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Bring `out`, the view `seat` was last shown in its acting slot, up to date: the marks of
     its hand, of the cards played and tossed and of the rows' tops moved only where they differ
@@ -518,13 +518,13 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     write_seats(g, rules, at, out, seat)
 
 
-@njit(cache=True)
+@compiled
 def forget_views(g) -> None:
     """No seat's acting view is the one `update_observation` last wrote (a new game)."""
     g.view_noted[:] = 0
 
 
-@njit(cache=True)
+@compiled
 def write_state(g, rules, out: np.ndarray) -> None:
     at = rules.state
     out.fill(0)
@@ -537,7 +537,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
     write_seats(g, rules, at, out, 0)
 
 
-@njit(cache=True)
+@compiled
 def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     """The seat's legal actions: play a held card on either side, or toss a fitting one or
     pass; all zero when the seat does not act."""
@@ -561,13 +561,13 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@entry_point
 def round_of(g) -> int:
     """The rounds played: a search may stop where the next round begins."""
     return g.rounds_played
 
 
-@njit(cache=True)
+@compiled
 def arranged(g, cards: np.ndarray) -> np.ndarray:
     """`cards` shuffled, as the reference's `chance.arrange(cards)` shuffles them."""
     order = np.empty(cards.shape[0], np.int64)
@@ -575,7 +575,7 @@ def arranged(g, cards: np.ndarray) -> np.ndarray:
     return cards[order]
 
 
-@njit(cache=True)
+@compiled
 def unseen_by_lot(g, seat: int) -> np.ndarray:
     """The cards `seat` cannot see (those of the other hands and of the penalty pile: neither in
     its hand, nor on the rows, nor on the tossed pile), lot by lot in lot order, each lot's cards
@@ -585,7 +585,7 @@ def unseen_by_lot(g, seat: int) -> np.ndarray:
     return np.sort(np.array(keys, np.int64)) % NUM_CARDS
 
 
-@njit(cache=True)
+@compiled
 def lot_bounds(g, cards: np.ndarray) -> np.ndarray:
     """Where each lot of `cards` (laid out lot by lot) begins, and where the last one ends."""
     bounds = [0]
@@ -596,7 +596,7 @@ def lot_bounds(g, cards: np.ndarray) -> np.ndarray:
     return np.array(bounds, np.int64)
 
 
-@njit(cache=True)
+@compiled
 def redraw_hidden(g, rules, seat: int) -> None:
     """Redeal the other seats' hands and the penalty pile from the cards `seat` cannot see.
 

@@ -53,7 +53,6 @@ import sys
 from collections.abc import Iterable
 
 import numpy as np
-from numba import njit
 from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snap as strategy
@@ -67,6 +66,7 @@ from snail_envs.batched.chance import (
     pick,
     seed_games,
 )
+from snail_envs.batched.compiling import compiled, entry_point, inlined
 from snail_envs.batched.core import (
     MARGIN,
     POINTS,
@@ -226,7 +226,7 @@ def rules_dtype() -> np.dtype:
 # --------------------------------------------------------------------------- packets and sets
 
 
-@njit(cache=True)
+@compiled
 def put_last(g, packet: int, card: int) -> None:
     """`card` after the last card of `packet`: on top of a pile, under a stack."""
     g.next[card] = NONE
@@ -238,7 +238,7 @@ def put_last(g, packet: int, card: int) -> None:
     g.size[packet] += 1
 
 
-@njit(cache=True)
+@compiled
 def put_first(g, packet: int, card: int) -> None:
     """`card` before the first card of `packet`: under a pile."""
     if g.size[packet] == 0:
@@ -250,7 +250,7 @@ def put_first(g, packet: int, card: int) -> None:
     g.size[packet] += 1
 
 
-@njit(cache=True)
+@compiled
 def take_first(g, packet: int) -> int:
     """The first card of `packet` (a stack's top), taken off it."""
     card = g.first[packet]
@@ -261,7 +261,7 @@ def take_first(g, packet: int) -> int:
     return card
 
 
-@njit(cache=True)
+@compiled
 def move_packet(g, source: int, target: int) -> None:
     """Every card of `source`, in its order, after the last card of `target`."""
     if g.size[source] == 0:
@@ -276,7 +276,7 @@ def move_packet(g, source: int, target: int) -> None:
     g.size[source] = 0
 
 
-@njit(cache=True)
+@compiled
 def lowest(bits: int) -> int:
     """The lowest member of a nonempty bit set."""
     member = 0
@@ -285,7 +285,7 @@ def lowest(bits: int) -> int:
     return member
 
 
-@njit(cache=True)
+@compiled
 def members(bits: int) -> int:
     count = 0
     while bits:
@@ -297,32 +297,32 @@ def members(bits: int) -> int:
 # --------------------------------------------------------------------------- the table
 
 
-@njit(cache=True)
+@compiled
 def held(g, seat: int) -> int:
     """The cards a seat holds: its stack and its pile (pools are held by nobody)."""
     return g.size[STACKS + seat] + g.size[PILES + seat]
 
 
-@njit(cache=True)
+@compiled
 def top_key(g, rules, pile: int) -> int:
     if g.size[PILES + pile] == 0:
         return NONE
     return rules.card_keys[g.last[PILES + pile]]
 
 
-@njit(cache=True)
+@compiled
 def lay_on_pile(g, pile: int, card: int) -> None:
     g.below[pile] = g.last[PILES + pile]
     put_last(g, PILES + pile, card)
 
 
-@njit(cache=True)
+@compiled
 def move_pile(g, pile: int, target: int) -> None:
     move_packet(g, PILES + pile, target)
     g.below[pile] = NONE
 
 
-@njit(cache=True)
+@compiled
 def matched_keys(g, rules) -> int:
     """The keys showing on two or more piles (a bit set), or with `single_pile` the key of the
     central pile's top card when the card below shares it."""
@@ -342,12 +342,12 @@ def matched_keys(g, rules) -> int:
     return matched
 
 
-@njit(cache=True)
+@compiled
 def flipped_pile(rules, seat: int) -> int:
     return rules.num_players if rules.single_pile else seat
 
 
-@njit(cache=True)
+@compiled
 def is_showing(g, rules, seat: int) -> bool:
     """Whether the card `seat` turned in the last flip still tops its pile."""
     card = g.flipped[seat]
@@ -355,7 +355,7 @@ def is_showing(g, rules, seat: int) -> bool:
     return card != NONE and g.size[packet] > 0 and g.last[packet] == card
 
 
-@njit(cache=True)
+@compiled
 def flipped_showing(g, rules) -> int:
     """The keys of the cards of the last flip that still top their piles (a bit set)."""
     keys = NOBODY
@@ -365,7 +365,7 @@ def flipped_showing(g, rules) -> int:
     return keys
 
 
-@njit(cache=True)
+@compiled
 def snap_key(g, rules, matched: int) -> int:
     """A snap is for the key of the card just flipped if it still shows and is matched,
     otherwise for the lowest matched key."""
@@ -373,7 +373,7 @@ def snap_key(g, rules, matched: int) -> int:
     return lowest(flipped if flipped else matched)
 
 
-@njit(cache=True)
+@compiled
 def claimable_pools(g, rules) -> int:
     """The pools a correct `snap_pool` wins now (a bit set of pool indices)."""
     if g.num_pools == 0:
@@ -391,7 +391,7 @@ def claimable_pools(g, rules) -> int:
     return pools
 
 
-@njit(cache=True)
+@compiled
 def piles_showing(g, rules, key: int) -> int:
     piles = NOBODY
     for pile in range(rules.num_piles):
@@ -400,18 +400,18 @@ def piles_showing(g, rules, key: int) -> int:
     return piles
 
 
-@njit(cache=True)
+@compiled
 def jack_showing(g, rules) -> bool:
     return rules.slapjack == 1 and piles_showing(g, rules, JACK_KEY) != 0
 
 
-@njit(cache=True)
+@compiled
 def claimable(g, rules) -> bool:
     """Whether any call could be right now."""
     return matched_keys(g, rules) != 0 or claimable_pools(g, rules) != 0 or jack_showing(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def in_game_seats(g, rules) -> int:
     seats = NOBODY
     for seat in range(rules.num_players):
@@ -420,26 +420,26 @@ def in_game_seats(g, rules) -> int:
     return seats
 
 
-@njit(cache=True)
+@compiled
 def is_in_game(g, rules, seat: int) -> bool:
     """In one game, until the seat goes out; in a session, until the session ends (a seat out
     of one game waits until the next begins)."""
     return rules.session == 1 or g.in_game[seat] == 1
 
 
-@njit(cache=True)
+@compiled
 def is_out(g, rules, seat: int) -> bool:
     """The seat went out of the game (in one game; in a session no seat goes out)."""
     return not is_in_game(g, rules, seat)
 
 
-@njit(cache=True)
+@compiled
 def is_acting(g, rules, seat: int) -> bool:
     """The seat acts in this tick (every seat in the game, in a window)."""
     return g.acts[seat] != 0
 
 
-@njit(cache=True)
+@compiled
 def may_call(g, rules, seat: int) -> bool:
     """Whether `seat` acts in this tick and may call (it is in the game, its reaction delay has
     passed, and it is not the last flipper kept from calling)."""
@@ -453,7 +453,7 @@ def may_call(g, rules, seat: int) -> bool:
 # --------------------------------------------------------------------------- flips and windows
 
 
-@njit(cache=True)
+@compiled
 def flip(g, rules) -> None:
     """The next flip (every seat's at once with `speed`), then its window."""
     if rules.max_flips >= 0 and g.flips >= rules.max_flips:
@@ -494,7 +494,7 @@ def flip(g, rules) -> None:
     open_window(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def next_flipper(g, rules, after: int) -> int:
     """The next seat still in the game clockwise after `after`."""
     seat = after
@@ -505,13 +505,13 @@ def next_flipper(g, rules, after: int) -> int:
     return NONE
 
 
-@njit(cache=True)
+@compiled
 def out_at_turn(g, rules, seat: int) -> bool:
     """`snap_pot`: a seat with nothing to flip at its turn is out."""
     return g.in_game[seat] == 1 and not rules.classic and held(g, seat) == 0
 
 
-@njit(cache=True)
+@compiled
 def refresh(g, rules, seat: int) -> None:
     """Turn the pile over to become the (empty) stack: as it is (`refresh="turn_over"`), or
     shuffled (`refresh="shuffle"`: the pile's cards, bottom card first, are arranged in a random
@@ -537,7 +537,7 @@ def refresh(g, rules, seat: int) -> None:
         g.hidden_group[cards[k]] = g.groups
 
 
-@njit(cache=True)
+@compiled
 def open_window(g, rules) -> None:
     """A window of `reaction_ticks` ticks when something is claimable, or always with
     `glimpse_error`, else of one tick. Every seat in the game acts in it, and in a session every
@@ -552,7 +552,7 @@ def open_window(g, rules) -> None:
         glimpse(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def glimpse(g, rules) -> None:
     """Every seat glimpses the card flipped last, at this tick of the window."""
     true_key = rules.card_keys[g.flipped[g.turn]]
@@ -561,7 +561,7 @@ def glimpse(g, rules) -> None:
     g.glimpsed = g.window_tick + 1
 
 
-@njit(cache=True)
+@compiled
 def glimpse_of(g, rules, true_key: int, tick: int) -> int:
     """What one seat sees a card of `true_key` show at `tick`: the true key, or with the tick's
     error chance a key drawn uniformly from the others."""
@@ -572,7 +572,7 @@ def glimpse_of(g, rules, true_key: int, tick: int) -> int:
     return true_key
 
 
-@njit(cache=True)
+@compiled
 def close_window(g, rules, resolved: bool | np.bool_) -> None:
     """The window ends: seats with nothing left go out (`classic`), then a new window opens
     without a flip if the resolution moved cards and a pile-to-pile match still shows, or else
@@ -596,7 +596,7 @@ def close_window(g, rules, resolved: bool | np.bool_) -> None:
         flip(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def at_limit(g, rules) -> None:
     """A length limit is reached: the game is truncated (`at_limit="truncate"`), or it ends
     there, won by the seat or seats in the game holding the most cards (`"most_cards"`)."""
@@ -615,14 +615,14 @@ def at_limit(g, rules) -> None:
     finish(g, winners)
 
 
-@njit(cache=True)
+@compiled
 def stop(g, rules) -> None:
     g.truncated = 1
     g.acts[:] = 0
     g.glimpsed = 0
 
 
-@njit(cache=True)
+@compiled
 def apply(g, rules, actions: np.ndarray) -> None:
     """One tick: the actions of the acting seats (the others' entries are ignored)."""
     g.ticks += 1
@@ -646,7 +646,7 @@ def apply(g, rules, actions: np.ndarray) -> None:
 # --------------------------------------------------------------------------- resolution
 
 
-@njit(cache=True)
+@compiled
 def resolve(g, rules, actions: np.ndarray) -> None:
     """Judge every call against the table at the start of the tick, then apply the effects:
     a correct snap_pool, correct snaps, a correct slap, wrong calls. With
@@ -697,7 +697,7 @@ def resolve(g, rules, actions: np.ndarray) -> None:
         g.last_gain[seat] += held(g, seat)
 
 
-@njit(cache=True)
+@compiled
 def first_of(g, rules, callers: int) -> int:
     """Of several callers of one kind (a bit set), the first in a random order; the others
     lapse."""
@@ -714,7 +714,7 @@ def first_of(g, rules, callers: int) -> int:
     return first
 
 
-@njit(cache=True)
+@compiled
 def take(g, rules, seat: int, pools: int, piles: int) -> None:
     """Put pools (in order), then piles (ascending seats) face down under `seat`'s stack."""
     stack = STACKS + seat
@@ -734,7 +734,7 @@ def take(g, rules, seat: int, pools: int, piles: int) -> None:
             g.moved = 1
 
 
-@njit(cache=True)
+@compiled
 def win_pools(g, rules, seat: int, pools: int) -> None:
     """`classic`: the caller takes the pool. `snap_pot`: every claimable pot, each with the
     piles matching its top."""
@@ -753,7 +753,7 @@ def win_pools(g, rules, seat: int, pools: int) -> None:
     take(g, rules, seat, pools, piles)
 
 
-@njit(cache=True)
+@compiled
 def win_snap(g, rules, seat: int, key: int) -> None:
     piles = piles_showing(g, rules, key)
     take(g, rules, seat, NOBODY, piles)
@@ -764,13 +764,13 @@ def win_snap(g, rules, seat: int, key: int) -> None:
                 g.moved = 1
 
 
-@njit(cache=True)
+@compiled
 def tie(g, rules, callers: int, key: int) -> None:
     """`classic`: the matched piles go to the pool; `snap_pot`: the callers' piles form a pot."""
     to_centre(g, rules, piles_showing(g, rules, key) if rules.classic else callers)
 
 
-@njit(cache=True)
+@compiled
 def pay_for_wrong_call(g, rules, seat: int) -> None:
     """A wrong call costs the caller cards: its pile goes to the centre; from an empty pile
     (`wrong_call_cost="pile_or_stack"`), the top card of its stack, face up, as its pool or pot;
@@ -787,7 +787,7 @@ def pay_for_wrong_call(g, rules, seat: int) -> None:
         put_last(g, POOLS + centre_pool(g, rules, rules.card_keys[card]), card)
 
 
-@njit(cache=True)
+@compiled
 def turn_up(g, seat: int) -> int:
     """The top card of `seat`'s stack, taken off and turned face up: every seat follows it from
     now on."""
@@ -796,7 +796,7 @@ def turn_up(g, seat: int) -> int:
     return card
 
 
-@njit(cache=True)
+@compiled
 def burn(g, rules, card: int) -> None:
     """`card`, face up, under the central pile (the card just below its top, when it holds one
     card)."""
@@ -807,7 +807,7 @@ def burn(g, rules, card: int) -> None:
     g.moved = 1
 
 
-@njit(cache=True)
+@compiled
 def to_centre(g, rules, piles: int) -> None:
     """Move piles (ascending seats, the highest on top) to the centre as one set."""
     top = NO_KEY
@@ -822,7 +822,7 @@ def to_centre(g, rules, piles: int) -> None:
             move_pile(g, pile, POOLS + pool)
 
 
-@njit(cache=True)
+@compiled
 def centre_pool(g, rules, top: int) -> int:
     """The pool a set of cards whose top has key `top` goes on (`classic`: the pool; `snap_pot`:
     the pot showing that key), made if there is none; a card moves."""
@@ -839,7 +839,7 @@ def centre_pool(g, rules, top: int) -> int:
 # --------------------------------------------------------------------------- the end
 
 
-@njit(cache=True)
+@compiled
 def go_out(g, rules, seats: int) -> None:
     if not seats:
         return
@@ -850,7 +850,7 @@ def go_out(g, rules, seats: int) -> None:
     check_end(g, rules)
 
 
-@njit(cache=True)
+@compiled
 def check_end(g, rules) -> None:
     """At most one seat left: it wins. None left, or none left holds a card: a draw."""
     left = in_game_seats(g, rules)
@@ -865,7 +865,7 @@ def check_end(g, rules) -> None:
         finish(g, left)
 
 
-@njit(cache=True)
+@compiled
 def finish(g, winners: int) -> None:
     g.winners = winners
     g.finished = 1
@@ -875,19 +875,19 @@ def finish(g, winners: int) -> None:
 # --------------------------------------------------------------------------- games
 
 
-@njit(cache=True)
+@compiled
 def is_over(g) -> bool:
     """The game (in a session, the session) is over."""
     return g.finished == 1
 
 
-@njit(cache=True)
+@compiled
 def is_truncated(g, rules) -> bool:
     """The game (in a session, the session) was stopped by `max_flips` or `max_ticks`."""
     return g.truncated == 1
 
 
-@njit(cache=True)
+@compiled
 def start_game(g, rules) -> None:
     """A new episode (one game, or a session of games): the session's score cleared, and the
     first game dealt by the last seat, so that seat 0 flips first."""
@@ -899,7 +899,7 @@ def start_game(g, rules) -> None:
     deal_game(g, rules, (1 << n) - 1, n - 1)
 
 
-@njit(cache=True)
+@compiled
 def deal_game(g, rules, seats: int, dealer: int) -> None:
     """Shuffle and deal the whole deck one card at a time clockwise to `seats` (a bit set) from
     the dealer's left (first dealt card on top of each stack), and flip the first card: the
@@ -944,7 +944,7 @@ def deal_game(g, rules, seats: int, dealer: int) -> None:
 # --------------------------------------------------------------------------- sessions
 
 
-@njit(cache=True)
+@compiled
 def end_of_game(g, rules) -> None:
     """A game of a session is over (won, drawn or truncated): it counts, and the session ends
     or the next game is dealt by the winner (after a game won by nobody, by the same dealer).
@@ -971,7 +971,7 @@ def end_of_game(g, rules) -> None:
         g.point_offsets[seat] = points[seat] - held(g, seat) / rules.deck_size
 
 
-@njit(cache=True)
+@compiled
 def session_decided(g, rules, winner: int) -> bool:
     """Whether the session is decided, its winners then in `winners`; while it goes on,
     `sudden_deaths` tells whether the next game is a sudden death among the `tied` seats.
@@ -1007,21 +1007,21 @@ def session_decided(g, rules, winner: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@compiled
 def plays_next(g, seat: int) -> bool:
     """Every seat plays every game of a session but a sudden death, which only the seats tied
     for the most wins play."""
     return g.sudden_deaths == 0 or (g.tied >> seat & 1) == 1
 
 
-@njit(cache=True)
+@compiled
 def seat_points(g, rules, seat: int) -> float:
     """A seat's share of the deck in its stack and pile (the `reward="points"` signal); in a
     session a new deal pays nothing: the points carry over, changed only by play."""
     return held(g, seat) / rules.deck_size + g.point_offsets[seat]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def take_stock(g, rules, stock: np.ndarray) -> None:
     """Each seat's points (`stock[0]`), and whether it is in the game (`stock[1]`,
     `is_in_game`): `pay` pays from here."""
@@ -1030,14 +1030,14 @@ def take_stock(g, rules, stock: np.ndarray) -> None:
         stock[1, seat] = rules.session | g.in_game[seat]  # is_in_game, without a branch
 
 
-@njit(cache=True)
+@compiled
 def pays_each_tick(rules) -> bool:
     """With `reward="margin"` the learner is paid tick by tick: the mean runs over the seats in
     the game in each tick."""
     return rules.reward == MARGIN
 
 
-@njit(cache=True)
+@compiled
 def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     """The rewards of the tick just played to the seats live before it (`take_stock`; the others
     get 0), given each seat's points before it: the change in its points (`reward="points"`),
@@ -1072,7 +1072,7 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
 # --------------------------------------------------------------------------- players
 
 
-@njit(cache=True)
+@compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random legal action of an acting seat."""
     if not may_call(g, rules, seat):
@@ -1083,11 +1083,11 @@ def random_action(g, rules, seat: int) -> int:
     return chosen
 
 
-choose = njit(cache=True)(strategy.choose)
+choose = entry_point(strategy.choose)
 """The heuristic's strategy (`snail_envs.agents.heuristics.snap.choose`), compiled."""
 
 
-@njit(cache=True, inline="always")
+@inlined
 def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
     """`snail_envs.agents.heuristics.snap.SnapHeuristic` with its defaults (no delay of its own, no
     errors)."""
@@ -1106,7 +1106,7 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
 # --------------------------------------------------------------------------- observations
 
 
-@njit(cache=True)
+@compiled
 def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
     """The public table, seat i being the i-th seat clockwise from `viewer` (0: absolute),
     everything but `may_call`."""
@@ -1161,7 +1161,7 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
         out[at.progress + 1] = g.ticks / rules.max_ticks
 
 
-@njit(cache=True)
+@compiled
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: the public table, seats relative to it, whether it may call, and its
     glimpses."""
@@ -1172,7 +1172,7 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
         show_glimpses(g, rules, seat, out)
 
 
-@njit(cache=True)
+@compiled
 def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
     """The card flipped last shows the key `seat` glimpsed now, not its true key; the
     `glimpses` piece holds every glimpse of this window, and `flipped_recall` (with
@@ -1188,7 +1188,7 @@ def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
         show_recall(g, rules, out[at.flipped_recall : at.flipped_recall + k])
 
 
-@njit(cache=True)
+@compiled
 def show_recall(g, rules, out: np.ndarray) -> None:
     """`Snap.recalled_keys` as shares: of the cards the card flipped last may be by every card
     seen (itself, and the stack cards of the group it came from), the share of each key."""
@@ -1203,7 +1203,7 @@ def show_recall(g, rules, out: np.ndarray) -> None:
     out /= cards
 
 
-@njit(cache=True)
+@compiled
 def write_state(g, rules, out: np.ndarray) -> None:
     """The public table with seats absolute, and every stack's top card and keys."""
     at = rules.state
@@ -1219,7 +1219,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
             card = g.next[card]
 
 
-@njit(cache=True)
+@compiled
 def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     """`wait` and `snap` always, `snap_pool` while a pool exists, `slap` with `slapjack`; only
     `wait` inside the seat's reaction delay; all zero when the seat does not act."""
@@ -1236,14 +1236,14 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@entry_point
 def round_of(g) -> int:
     """The flips made (in a session, counted on from game to game): a search may stop at the
     next flip, once the windows of this one are played out."""
     return g.games_played * 2**32 + g.flips
 
 
-@njit(cache=True)
+@compiled
 def redraw_hidden(g, rules, seat: int) -> None:
     """Redraw what `seat` cannot know: with `glimpse_error`, first the card flipped last by the
     seat's own glimpses of it, then the other seats' glimpses; then, in each group of
@@ -1258,7 +1258,7 @@ def redraw_hidden(g, rules, seat: int) -> None:
     restack(g, rules, stacked)
 
 
-@njit(cache=True)
+@compiled
 def stacked_cards(g, rules) -> np.ndarray:
     """The card at every stack position: seat 0's stack first, each stack from its top down."""
     stacked = np.empty(rules.deck_size, np.int64)
@@ -1272,7 +1272,7 @@ def stacked_cards(g, rules) -> np.ndarray:
     return stacked[:count]
 
 
-@njit(cache=True)
+@compiled
 def restack(g, rules, stacked: np.ndarray) -> None:
     """Every stack holds the cards at its positions in `stacked` (`stacked_cards`)."""
     top = 0
@@ -1288,7 +1288,7 @@ def restack(g, rules, stacked: np.ndarray) -> None:
         top += size
 
 
-@njit(cache=True)
+@compiled
 def redraw_glimpsed(g, rules, seat: int, stacked: np.ndarray) -> None:
     """Draw the card flipped last from the cards it may be (itself and the stack cards of the
     group it came from), each weighted by the chance of `seat`'s glimpses were it that card;
@@ -1311,7 +1311,7 @@ def redraw_glimpsed(g, rules, seat: int, stacked: np.ndarray) -> None:
                 g.glimpses[other, tick] = glimpse_of(g, rules, true_key, tick)
 
 
-@njit(cache=True)
+@compiled
 def glimpse_likelihood(g, rules, seat: int) -> np.ndarray:
     """For every key, the chance of `seat`'s glimpses (one a tick) of a card of that key."""
     k = rules.num_keys
@@ -1324,7 +1324,7 @@ def glimpse_likelihood(g, rules, seat: int) -> np.ndarray:
     return likelihood
 
 
-@njit(cache=True)
+@compiled
 def pick_weighted(g, weights: np.ndarray) -> int:
     """A chance outcome among options of these weights (some positive), each as likely as its
     weight: option by option, each is drawn with its share of the weight of the options from
@@ -1339,7 +1339,7 @@ def pick_weighted(g, weights: np.ndarray) -> int:
     return last
 
 
-@njit(cache=True)
+@compiled
 def swap_flipped(g, rules, card: int, stacked: np.ndarray) -> None:
     """`card`, a stack card, and the card flipped last change places: `card` tops the pile and
     is seen; the flipped card takes its stack position and its group."""
@@ -1361,7 +1361,7 @@ def swap_flipped(g, rules, card: int, stacked: np.ndarray) -> None:
     g.flipped[g.turn] = card
 
 
-@njit(cache=True)
+@compiled
 def redraw_groups(g, stacked: np.ndarray) -> None:
     """In each group of interchangeable cards, its cards (in the order of their ids) arranged
     at random over the stack positions the group holds (in stack order)."""
@@ -1382,7 +1382,7 @@ def redraw_groups(g, stacked: np.ndarray) -> None:
         start = end
 
 
-@njit(cache=True)
+@compiled
 def by_group(groups: np.ndarray, items: np.ndarray) -> np.ndarray:
     """`items` (numbers below `MAX_CARDS`, one a group) in the order of their groups, and in
     their own order within a group."""

@@ -1,0 +1,74 @@
+"""How the engines' functions compile: numba, cached on disk, each with the wrappers it needs.
+
+numba compiles a jitted function with two wrappers by default: one that lets Python call it
+(arguments unboxed from Python objects), and one that lets C call it by address. The engines'
+functions are called from compiled code, the kernels and a few others also from Python; none by
+address. Each wrapper is typed, optimised and turned into machine code with its function, at
+every cold start, so they are compiled only where they are used:
+
+- `entry_point`: a function Python calls (a kernel, a hook that Python asks, a strategy the
+  tests call), with the wrapper for Python;
+- `compiled`: a function only compiled code calls, without wrappers: about an eighth of a cold
+  start's compile time (see docs/speed.md, "Cold start"). Calling it from Python raises a
+  `TypeError` naming it (without the guard the call would crash the interpreter);
+- `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`).
+
+Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from numba.core.registry import CPUDispatcher
+
+NO_CFUNC_WRAPPER = {"nopython": True, "no_cfunc_wrapper": True}
+"""numba's options of every function: compiled whole (nopython), with no wrapper for C."""
+
+
+class CompiledOnly(CPUDispatcher):
+    """A numba dispatcher whose function has no wrapper for Python: compiled code calls it, and
+    a call from Python raises `TypeError` (numba would jump to a wrapper that does not exist)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{self.py_func.__module__}.{self.py_func.__qualname__} is compiled to be called from "
+            "compiled code only (snail_envs.batched.compiling.compiled); compile it with "
+            "entry_point to call it from Python"
+        )
+
+
+def cached(function: Callable[..., Any], kind: type[CPUDispatcher], **options: Any) -> Any:
+    """`function` compiled by a numba dispatcher of `kind`, cached, with numba's `options`."""
+    dispatcher = kind(py_func=function, locals={}, targetoptions={**NO_CFUNC_WRAPPER, **options})
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+def compiled(function: Callable[..., Any]) -> Any:
+    """`function` compiled for compiled callers only (the module docstring)."""
+    return cached(function, CompiledOnly, no_cpython_wrapper=True)
+
+
+def compiled_as(signature: str) -> Callable[[Callable[..., Any]], Any]:
+    """`compiled`, for the one numba `signature`, at once (one compile, not one for each constant
+    its callers pass)."""
+
+    def compile_once(function: Callable[..., Any]) -> Any:
+        dispatcher = compiled(function)
+        dispatcher.compile(signature)
+        dispatcher.disable_compile()
+        return dispatcher
+
+    return compile_once
+
+
+def inlined(function: Callable[..., Any]) -> Any:
+    """`function` compiled into each compiled caller (numba's `inline="always"`)."""
+    return cached(function, CompiledOnly, no_cpython_wrapper=True, inline="always")
+
+
+def entry_point(function: Callable[..., Any]) -> Any:
+    """`function` compiled for Python callers too (the module docstring)."""
+    return cached(function, CPUDispatcher)
