@@ -2,12 +2,13 @@
 
 Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012) with an opponent model, as
 `snail_envs.agents.ismcts` plays it with `opponents=`, but with every world in a record of the
-game's batched engine. At each decision with a choice, the agent loads the game into its batch
-(`BatchedGame.load`) and then, in rounds of `batch` iterations at once:
+game's batched engine. At each decision with a choice, the agent writes the game as a record of
+its batch (`BatchedGame.record_of`) and then, in rounds of `batch` iterations at once:
 
-1. redraws everything hidden from its seat in every record (`BatchedGame.redraw`: in the
-   kernels, from the distribution of `resample_from_infostate`, with the future chance of each
-   world seeded anew); the true hidden information is overwritten before anything is read;
+1. copies it into every record of the batch and redraws everything hidden from its seat there
+   (`BatchedGame.redraw`: in the kernels, from the distribution of `resample_from_infostate`,
+   with the future chance of each world seeded anew); the true hidden information is
+   overwritten before anything is read;
 2. walks every world down one tree of its seat's decisions (`snail_envs.agents.search_tree`,
    compiled): at each node the action with the best UCB1 score among those legal in that world
    (availability counts stand in for the parent's visits), or with a `prior` (a policy's
@@ -140,11 +141,11 @@ class CompiledSearchAgent(SearchAgent):
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
         seat = host.possible_agents.index(agent)
         worlds = self._worlds_for(host.options)
-        worlds.load(0, host.game, self._rng.getrandbits(63))
+        record = worlds.record_of(host.game, self._rng.getrandbits(63))
         mask = np.zeros(worlds.num_actions, np.int8)
         mask[legal] = 1
         view = host.observe(agent)["observation"] if self.prior is not None else None
-        visits = self.visit_counts(worlds.games[0].copy(), seat, mask, host.options, view)
+        visits = self.visit_counts(record, seat, mask, host.options, view)
         return max(legal, key=lambda action: visits[action])
 
     def visit_counts(
@@ -199,8 +200,7 @@ class CompiledSearchAgent(SearchAgent):
 
         while done < self.iterations:
             check_stop()
-            worlds.games[0] = record
-            worlds.redraw(seat, self._rng.getrandbits(63), source=0, views=False)
+            worlds.redraw(seat, self._rng.getrandbits(63), source=record, views=False)
             masks[:] = mask
             if self.prior is not None:
                 views[:] = view
@@ -263,13 +263,13 @@ class CompiledSearchAgent(SearchAgent):
         return tree.root_visits()
 
     def _worlds_for(self, options: Any) -> Any:
-        """A batch of `batch` worlds for the rule options of the game, paying the value (dealt,
-        so that a record written into it may be redrawn)."""
+        """A batch of `batch` worlds for the rule options of the game, paying the value (never
+        dealt: every round fills it with copies of the game searched, so a search compiles no
+        kernel that deals or writes views)."""
         if self._worlds is None or self._worlds.options != options:
             worlds = self.engine(self.batch, reward=VALUES[self.value], **rule_keywords(options))
             for player in {self.rollout, self.opponents} - {"policy"}:
                 worlds.check_opponent(player)
-            worlds.reset(seed=0)
             self._worlds = worlds
         return self._worlds
 

@@ -405,31 +405,48 @@ class BatchedGame:
         """Put `game`, a reference engine's game in progress, in slot `index`: the slot's acting
         seats, observations and masks follow; its future chance comes from `seed`. Other slots
         are left as they are (in a batch never reset, they are dealt first, from `seed`)."""
-        load_game = type(self).load_game
-        if load_game is None:
-            raise ValueError(f"{self.env_name} (batched): this engine cannot load games")
         check_int("index", index, 0, self.num_envs - 1)
+        load_game = self._game_loader()
         if not self._started:
             self.reset(seed)
         load_game(self.games, index, game, seed)
         self._write_acting(slice(index, index + 1))
 
-    def redraw(self, seat: int, seed: int, source: int | None = 0, views: bool = True) -> None:
-        """Worlds for a search by `seat`: every slot becomes a copy of game `source` (None: each
-        slot keeps its own game), with everything hidden from `seat` redrawn, each slot's draw
-        and future chance from its own generators, seeded anew from `seed` and the slot's index.
+    def record_of(self, game: Any, seed: int) -> np.void:
+        """`game`, a reference engine's game in progress, as a record of this engine (as `load`
+        writes it into a slot), its future chance from `seed`; the batch is left as it is."""
+        records = np.zeros(1, self.game_dtype)
+        self._game_loader()(records, 0, game, seed)
+        return records[0]
+
+    def redraw(
+        self, seat: int, seed: int, source: int | np.void | None = 0, views: bool = True
+    ) -> None:
+        """Worlds for a search by `seat`: every slot becomes a copy of game `source` (a slot's
+        index, or a record of this engine's games such as `record_of` gives; None: each slot
+        keeps its own game), with everything hidden from `seat` redrawn, each slot's draw and
+        future chance from its own generators, seeded anew from `seed` and the slot's index.
         The redraw is consistent with what `seat` has seen: its view is unchanged. `views`: write
         every slot's acting views (a search that reads only its seat's masks may skip them)."""
         check_int("seat", seat, 0, self.num_players - 1)
-        if not self._started:
+        if isinstance(source, np.void):
+            self.games[:] = source
+            self._started = True
+        elif not self._started:
             raise RuntimeError(f"{self.env_name} (batched): load or reset a game before redraw()")
-        if source is not None:
+        elif source is not None:
             check_int("source", source, 0, self.num_envs - 1)
             self.games[:] = self.games[source]
         seed_games(self.games, np.uint64(int(seed) % 2**64))
         self.kernels.redraw(self.games, self.rules, seat)
         if views:
             self._write_acting(slice(None))
+
+    def _game_loader(self) -> Callable[..., None]:
+        load_game = type(self).load_game
+        if load_game is None:
+            raise ValueError(f"{self.env_name} (batched): this engine cannot load games")
+        return load_game
 
     def _write_acting(self, slots: slice) -> None:
         self.kernels.acting(

@@ -130,10 +130,10 @@ def test_every_iteration_visits_one_legal_root_action(spec: str) -> None:
         host = env.unwrapped
         seat = host.possible_agents.index(agent)
         worlds = search._worlds_for(host.options)
-        worlds.load(0, host.game, 0)
         mask = np.zeros(worlds.num_actions, np.int8)
         mask[host.legal_actions(agent)] = 1
         view = host.observe(agent)["observation"]
-        visits = search.visit_counts(worlds.games[0].copy(), seat, mask, host.options, view)
+        record = worlds.record_of(host.game, 0)
+        visits = search.visit_counts(record, seat, mask, host.options, view)
         assert visits.sum() == 256
         assert (visits[mask == 0] == 0).all()
