@@ -11,7 +11,11 @@ every cold start, so they are compiled only where they are used:
 - `compiled`: a function only compiled code calls, without wrappers: about an eighth of a cold
   start's compile time (see docs/speed.md, "Cold start"). Calling it from Python raises a
   `TypeError` naming it (without the guard the call would crash the interpreter);
-- `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`).
+- `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`);
+- `jitable`: a plain Python function (a heuristic's strategy, which runs without numba too) that
+  compiled code may call, compiled as `compiled` is where it is called. numba compiles a function
+  again for each set of options its callers have, so every function here shares `compiled`'s
+  options but for the wrapper for Python (a strategy compiled twice cost Snap's search 0.8 s).
 
 Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
 """
@@ -19,9 +23,12 @@ Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from numba.core.registry import CPUDispatcher
+from numba.extending import register_jitable
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 NO_CFUNC_WRAPPER = {"nopython": True, "no_cfunc_wrapper": True}
 """numba's options of every function: compiled whole (nopython), with no wrapper for C."""
@@ -72,3 +79,10 @@ def inlined(function: Callable[..., Any]) -> Any:
 def entry_point(function: Callable[..., Any]) -> Any:
     """`function` compiled for Python callers too (the module docstring)."""
     return cached(function, CPUDispatcher)
+
+
+def jitable(function: F) -> F:
+    """`function`, left as it is for Python callers, compiled for compiled callers as
+    `compiled` is (numba's `register_jitable`, with no wrapper for C)."""
+    register_jitable(no_cfunc_wrapper=True)(function)
+    return function

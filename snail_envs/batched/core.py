@@ -518,6 +518,15 @@ def random_legal_actions(
 
 
 @compiled
+def copy_into(target: np.ndarray, source: np.ndarray) -> None:
+    """Every entry of `source` into `target`'s first entries, one by one: numba's slice
+    assignment from an array (`target[:n] = source`) compiles the text of its error for arrays
+    of different shapes, about 2 CPU seconds of a cold start."""
+    for k in range(source.shape[0]):
+        target[k] = source[k]
+
+
+@compiled
 def write_bits(out: np.ndarray, start: int, bits: int, width: int) -> None:
     """Bit b of `bits` (a card's snails, as bits) as 0 or 1 at `out[start + b]`, b < `width`."""
     for b in range(width):

@@ -13,11 +13,8 @@ seats new cards from those the searching seat does not hold, as the reference en
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import cast
 
 import numpy as np
-from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import pedzace_slimaki as strategy
 from snail_envs.batched import core
@@ -30,10 +27,11 @@ from snail_envs.batched.chance import (
     redeal_others,
     seed_games,
 )
-from snail_envs.batched.compiling import compiled, entry_point, inlined
+from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import (
     TurnBasedGame,
     clear,
+    copy_into,
     move_marks,
     observer_pieces,
     seating_record,
@@ -78,10 +76,8 @@ for helper in (
     strategy.expected_places,
     strategy.chance_to_win,
 ):
-    register_jitable(helper)
-choose = cast(
-    Callable[[np.ndarray, np.ndarray, np.ndarray], int], register_jitable(strategy.choose)
-)
+    jitable(helper)
+choose = jitable(strategy.choose)
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
 PIECES = observer_pieces(SPEC, first="card")
@@ -370,7 +366,7 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     at = rules.observation
     if not g.view_noted:
         write_observation(g, rules, seat, out)
-        g.shown_leaf[:] = g.leaf
+        copy_into(g.shown_leaf, g.leaf)
         g.view_noted = 1
     else:
         write_bits(out, at.card, g.card[seat], NUM_SNAILS)

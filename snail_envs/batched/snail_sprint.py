@@ -14,11 +14,8 @@ new race cards from those the searching seat does not hold, as the reference eng
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import cast
 
 import numpy as np
-from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snail_sprint as strategy
 from snail_envs.batched import core
@@ -31,12 +28,13 @@ from snail_envs.batched.chance import (
     redeal_others,
     seed_games,
 )
-from snail_envs.batched.compiling import compiled, inlined
+from snail_envs.batched.compiling import compiled, inlined, jitable
 from snail_envs.batched.core import (
     MARGIN,
     WINLOSE,
     TurnBasedGame,
     clear,
+    copy_into,
     every_seat,
     move_marks,
     observer_pieces,
@@ -69,8 +67,8 @@ FIRST_TIN_SPACE = TIN.start
 EMPTY = -1
 NONE = -1
 
-register_jitable(strategy.snail_space)
-choose = cast(Callable[[np.ndarray, np.ndarray], int], register_jitable(strategy.choose))
+jitable(strategy.snail_space)
+choose = jitable(strategy.choose)
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
 PIECES = observer_pieces(SPEC, first="cards")
@@ -237,7 +235,7 @@ def start_game(g, rules) -> None:
     """Lay the track (shuffling the tin if asked), deal the race cards, and roll until the first
     decision, in the reference engine's order of chance events."""
     begin_game(g)
-    g.printed[:] = rules.printed
+    copy_into(g.printed, rules.printed)
     if rules.shuffle_tin:
         order = np.empty(rules.tin.shape[0], np.int64)
         arrange(g, order)
@@ -401,7 +399,7 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     turn = (g.turn - seat) % rules.num_players
     if not g.view_noted:
         write_observation(g, rules, seat, out)
-        g.shown_space[:] = g.space
+        copy_into(g.shown_space, g.space)
     else:
         write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
         write_towers(g, at, out)

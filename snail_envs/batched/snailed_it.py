@@ -31,7 +31,6 @@ from typing import cast
 
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snailed_it as strategy
 from snail_envs.batched import core
@@ -42,8 +41,8 @@ from snail_envs.batched.chance import (
     game_record,
     seed_games,
 )
-from snail_envs.batched.compiling import compiled, entry_point, inlined
-from snail_envs.batched.core import BatchedGame, observer_pieces, seating_record
+from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
+from snail_envs.batched.core import BatchedGame, copy_into, observer_pieces, seating_record
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
 from snail_envs.core.options import check_choice
@@ -86,7 +85,7 @@ from, so that `next_card` compiles once (a constant 0 would compile it again).""
 REPEAT_DRAW = np.int64(1)
 """The cards drawn for a repeated colour, typed as the tosses drawn for (as `FIRST_CARD`)."""
 for helper in strategy.HELPERS:
-    register_jitable(helper)
+    jitable(helper)
 
 GAME = game_record(
     fields((MAX_PLAYERS, CARD_WORDS), hand=np.int64),
@@ -414,7 +413,7 @@ def random_action(g, rules, seat: int) -> int:
     return TOSS + card
 
 
-choose = entry_point(strategy.choose)
+choose = compiled(strategy.choose)
 """The heuristic's strategy (`snail_envs.agents.heuristics.snailed_it.choose`), compiled."""
 
 
@@ -615,7 +614,7 @@ def redraw_hidden(g, rules, seat: int) -> None:
     lot_index = np.empty(NUM_CARDS, np.int64)
     for lot in range(lots):
         start, end = bounds[lot], bounds[lot + 1]
-        cards[start:end] = arranged(g, cards[start:end])
+        copy_into(cards[start:end], arranged(g, cards[start:end]))
         lot_index[cards[start:end]] = lot
     undealt_end = bounds[1:].copy()
     for k in range(1, rules.num_players):
@@ -631,8 +630,8 @@ def redraw_hidden(g, rules, seat: int) -> None:
                 undealt_end[lot] -= 1
                 add_card(g.hand[other], cards[undealt_end[lot]])
     remaining = [cards[k] for lot in range(lots) for k in range(bounds[lot], undealt_end[lot])]
-    g.penalty[: g.penalty_size] = arranged(g, np.array(remaining, np.int64))
-    g.tossed[: g.tossed_size] = arranged(g, np.sort(g.tossed[: g.tossed_size]))
+    copy_into(g.penalty, arranged(g, np.array(remaining, np.int64)))
+    copy_into(g.tossed, arranged(g, np.sort(g.tossed[: g.tossed_size].astype(np.int64))))
 
 
 # --------------------------------------------------------------------------- loading a game

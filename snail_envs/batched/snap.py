@@ -53,7 +53,6 @@ import sys
 from collections.abc import Iterable
 
 import numpy as np
-from numba.extending import register_jitable
 
 from snail_envs.agents.heuristics import snap as strategy
 from snail_envs.batched import core
@@ -66,7 +65,7 @@ from snail_envs.batched.chance import (
     pick,
     seed_games,
 )
-from snail_envs.batched.compiling import compiled, entry_point, inlined
+from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import (
     MARGIN,
     POINTS,
@@ -118,7 +117,7 @@ WAITS = 2
 SHARED_WIN = SPEC.info.shared_win
 """What `reward="winlose"` pays each seat of a shared result (the game's facts)."""
 for helper in strategy.HELPERS:
-    register_jitable(helper)
+    jitable(helper)
 SNAP_TAPE = 2 * (MAX_CARDS + 2 * MAX_PLAYERS) + len(CALLS)
 """How many of its latest chance outcomes a game keeps: all that one step may draw. A step that
 ends a game plays a tick (a random order of the callers of each kind, shuffled refreshes of at
@@ -252,8 +251,9 @@ def put_first(g, packet: int, card: int) -> None:
 
 @compiled
 def take_first(g, packet: int) -> int:
-    """The first card of `packet` (a stack's top), taken off it."""
-    card = g.first[packet]
+    """The first card of `packet` (a stack's top), taken off it (an int64, as every card passed
+    on: a card of another type would compile its callees again)."""
+    card = np.int64(g.first[packet])
     g.first[packet] = g.next[card]
     g.size[packet] -= 1
     if g.size[packet] == 0:
@@ -1083,7 +1083,7 @@ def random_action(g, rules, seat: int) -> int:
     return chosen
 
 
-choose = entry_point(strategy.choose)
+choose = compiled(strategy.choose)
 """The heuristic's strategy (`snail_envs.agents.heuristics.snap.choose`), compiled."""
 
 

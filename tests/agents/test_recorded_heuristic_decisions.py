@@ -53,11 +53,15 @@ def test_the_agent_chooses_as_recorded(index: int) -> None:
 
 
 def compiled_choice(env_name: str, heuristic: Any) -> Callable[[np.ndarray, np.ndarray], int]:
-    """The strategy as the batched engine compiles it, with the agent's parameters."""
+    """The strategy as the batched engine compiles it, with the agent's parameters (called from
+    Python: the engine's own compile of it is for its kernels only)."""
     pytest.importorskip("numba")
-    if env_name == SNAP:
-        from snail_envs.batched.snap import choose as snap_choice
+    from snail_envs.batched.compiling import entry_point
 
+    if env_name == SNAP:
+        from snail_envs.batched import snap
+
+        snap_choice = entry_point(snap.choose.py_func)
         return lambda observation, mask: snap_choice(
             observation,
             mask,
@@ -68,8 +72,9 @@ def compiled_choice(env_name: str, heuristic: Any) -> Callable[[np.ndarray, np.n
             heuristic.error_rate,
             1.0,
         )
-    from snail_envs.batched.snailed_it import choose as snailed_it_choice
+    from snail_envs.batched import snailed_it
 
+    snailed_it_choice = entry_point(snailed_it.choose.py_func)
     lookahead = heuristic.lookahead
     return lambda observation, mask: snailed_it_choice(
         observation,
