@@ -17,12 +17,12 @@ its batch (`BatchedGame.record_of`) and then, in rounds of `batch` iterations at
    of one round spread over the tree. Between two of its choices the game goes on in the
    kernels, every other seat played by the opponent model (`opponents`: the game's heuristic,
    or random) on its own view of that world, and the seat's forced moves made for it
-   (`Kernels.search_walk`);
+   (`Kernels.search_play`);
 3. adds one node where a world leaves the tree (or stops at `depth` decisions), and plays that
    world on in the kernels to the horizon, its seat by the `rollout` player and the others by
-   the model (`Kernels.search_rollout`); with `rollout="policy"` the seat's moves are drawn
+   the model (`Kernels.search_play`); with `rollout="policy"` the seat's moves are drawn
    from the `prior` policy instead, evaluated for all the worlds still playing at once, the
-   game going on in the kernels between them (`Kernels.search_walk`);
+   game going on in the kernels between them (`Kernels.search_play`);
 4. backs up the seat's value: `value="win"`, +1 for a win and −1 for a loss; `"points"`, the
    points it gains in the game's own scoring; `"margin"`, those points less the mean the other
    seats gain (the environment's `reward="margin"`). Points come in each game's own units, so
@@ -182,21 +182,27 @@ class CompiledSearchAgent(SearchAgent):
         paths = np.zeros((size, 16), np.int64)
         done = 0
 
-        def walk(actions: np.ndarray, moving: np.ndarray) -> None:
-            """The worlds `moving` play `actions` for the seat, then on to its next choice."""
-            kernels.search_walk(
+        def play_on(actions: np.ndarray, moving: np.ndarray, kinds: np.ndarray, walk: bool) -> None:
+            """The worlds `moving` play `actions` for the seat, then on to its next choice (with
+            `walk`), or to the horizon (`Kernels.search_play`)."""
+            kernels.search_play(
                 worlds.games,
                 rules,
                 seat,
                 actions,
-                walk_kinds,
+                kinds,
                 last_round,
                 moving,
                 values,
                 masks,
                 views,
                 self.played,
+                walk,
             )
+
+        def walk(actions: np.ndarray, moving: np.ndarray) -> None:
+            """The worlds `moving` play `actions` for the seat, then on to its next choice."""
+            play_on(actions, moving, walk_kinds, True)
 
         while done < self.iterations:
             check_stop()
@@ -251,9 +257,7 @@ class CompiledSearchAgent(SearchAgent):
                     actions[playing] = (shares > drawn).argmax(axis=1)
                     walk(actions, live)
             else:
-                kernels.search_rollout(
-                    worlds.games, rules, seat, rollout_kinds, last_round, live, values, self.played
-                )
+                play_on(np.full(size, -1, np.int64), live, rollout_kinds, False)
             tree_kernels.back_up(tree.total, paths, depths, values)
             lowest, highest = min(lowest, values.min()), max(highest, values.max())
             done += size

@@ -114,20 +114,18 @@ class Kernels(NamedTuple):
     redraw: Callable[..., None]
     """(games, rules, seat): redraw everything hidden from `seat` in every game, from each
     game's own chance (for search; needs the game's `redraw_hidden`)."""
-    search_walk: Callable[..., None]
-    """(games, rules, seat, actions, kinds, last_round, live, values, masks, views, played): in
-    every live game, `seat` plays `actions[i]`, then the game goes on, the other seats played by
-    the in-kernel players `kinds` (one per seat) and `seat`'s forced moves made for it, to
-    `seat`'s next choice, whose legal actions go to `masks[i]` (its view to `views[i]`, unless
-    `views` has no rows). Where the search stops instead (the game ended or was stopped, the
-    seat went out, or a round after `last_round` began) `live[i]` is cleared. `values[i]` gains
-    `seat`'s rewards; `played[0]` counts the decisions played."""
+    search_play: Callable[..., None]
+    """(games, rules, seat, actions, kinds, last_round, live, values, masks, views, played,
+    walk): in every live game, `seat` plays `actions[i]` (−1: as its in-kernel player), then the
+    game goes on, each other seat played by its in-kernel player `kinds[other]` (one kind per
+    seat). With `walk`, `seat`'s forced moves are made for it, to `seat`'s next choice, whose
+    legal actions go to `masks[i]` (its view to `views[i]`, unless `views` has no rows); without
+    (a rollout), `seat` plays as in-kernel player `kinds[seat]`. Where the search stops first
+    (the game ended or was stopped, the seat went out, or a round after `last_round` began)
+    `live[i]` is cleared. `values[i]` gains `seat`'s rewards; `played[0]` counts the decisions
+    played."""
     round_of: Callable[..., int]
     """(game record): the rounds the game has played (0 in a game of one round)."""
-    search_rollout: Callable[..., None]
-    """(games, rules, seat, kinds, last_round, live, values, played): every live game played on
-    to where the search stops, each seat by its in-kernel player `kinds[seat]`; `values[i]`
-    gains `seat`'s rewards; `played[0]` counts the decisions played."""
     rollout: Callable[..., None]
     """(games, rules, seat, first_actions, whole_game, scratch, gained): the points each seat
     adds in a copy of each game after each of `seat`'s `first_actions`, every seat then playing

@@ -471,15 +471,18 @@ def only_action(mask: np.ndarray) -> int:
     return action
 
 
-def search_walk_all(
-    games, rules_array, seat, actions, kinds, last_round, live, values, masks, views, played
+def search_play_all(
+    games, rules_array, seat, actions, kinds, last_round, live, values, masks, views, played, walk
 ) -> None:
-    """In every `live` game, `seat` plays `actions[i]` and the game goes on, the other seats
-    played by in-kernel players `kinds` and `seat`'s forced moves (a single legal action) made
-    for it, until `seat` has a choice again (its legal actions are then in `masks[i]`, and its
-    view in `views[i]` when `views` has a row a game) or the search stops there (`search_over`:
-    `live[i]` is cleared). `values[i]` gains `seat`'s rewards; `played[0]` counts the decisions
-    (`Kernels.search_walk`)."""
+    """In every `live` game, `seat` plays `actions[i]` (NONE: as in-kernel player
+    `kinds[seat]`) and the game goes on, every other seat played by its in-kernel player
+    `kinds[other]`. With `walk`, `seat`'s forced moves (a single legal action) are made for it
+    until it has a choice again: its legal actions are then in `masks[i]`, and its view in
+    `views[i]` when `views` has a row a game. Without `walk` (a rollout), `seat` too plays as
+    in-kernel player `kinds[seat]`. Where the search stops first (`search_over`), `live[i]` is
+    cleared. `values[i]` gains `seat`'s rewards; `played[0]` counts the decisions
+    (`Kernels.search_play`). Walks and rollouts are one kernel, so that a search compiles the
+    game's rules and players into one loop, not two."""
     rules = rules_array[0]
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
@@ -495,28 +498,13 @@ def search_walk_all(
                 live[i] = 0
                 break
             action = NONE
-            if game.is_acting(g, rules, seat):
+            if walk and game.is_acting(g, rules, seat):
                 game.write_mask(g, rules, seat, masks[i])
                 action = only_action(masks[i])
                 if action == NONE:
                     if views.shape[0]:
                         game.write_observation(g, rules, seat, views[i])
                     break
-
-
-def search_rollout_all(games, rules_array, seat, kinds, last_round, live, values, played) -> None:
-    """Every `live` game played on until the search of `seat` stops (`search_over`), every seat
-    played by its in-kernel player `kinds[seat]`; `values[i]` gains `seat`'s rewards;
-    `played[0]` counts the decisions (`Kernels.search_rollout`)."""
-    rules = rules_array[0]
-    stock = np.zeros((2, game.MAX_PLAYERS))
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
-    rewards = np.zeros(game.MAX_PLAYERS, np.float32)
-    for i in range(games.shape[0]):
-        if live[i]:
-            g = games[i]
-            while not search_over(g, rules, seat, last_round):
-                values[i] += search_tick(g, rules, seat, NONE, kinds, stock, tick, rewards, played)
 
 
 def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, gained) -> None:
@@ -581,8 +569,7 @@ KERNEL_TEMPLATES = (
     random_all,
     acting_all,
     redraw_all,
-    search_walk_all,
-    search_rollout_all,
+    search_play_all,
     rollout_all,
 )
 """The templates that are the loops of `Kernels`, each its field without `_all`: `start_all` is
