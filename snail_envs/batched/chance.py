@@ -156,7 +156,7 @@ def agent_pick(game, n: int) -> int:
 @compiled
 def agent_pick_among(game, allowed: np.ndarray) -> int:
     """A uniformly random index k with `allowed[k]` nonzero (at least one must be)."""
-    count = 0
+    count = np.int64(0)  # a constant 0 would first compile agent_pick for that constant
     for k in range(allowed.shape[0]):
         if allowed[k]:
             count += 1

@@ -628,13 +628,17 @@ def is_illegal(action: int, mask: np.ndarray) -> bool:
 
 
 @compiled
-def pay_win_lose(points: np.ndarray, num_players: int, rewards: np.ndarray) -> None:
-    """+1 to every seat with the most points (ties share the win), −1 to the others."""
-    best = points[0]
+def pay_win_lose(
+    points: np.ndarray, lowest_wins: bool, num_players: int, rewards: np.ndarray
+) -> None:
+    """+1 to every seat with the most points (the fewest, with `lowest_wins`; ties share the
+    win), −1 to the others."""
+    sign = -1 if lowest_wins else 1
+    best = sign * points[0]
     for seat in range(1, num_players):
-        best = max(best, points[seat])
+        best = max(best, sign * points[seat])
     for seat in range(num_players):
-        rewards[seat] = 1.0 if points[seat] == best else -1.0
+        rewards[seat] = 1.0 if sign * points[seat] == best else -1.0
 
 
 @compiled
@@ -682,10 +686,8 @@ def pay_points(points, before, lowest_wins: bool, over: bool, rules, rewards: np
     elif not over:
         for seat in range(n):
             rewards[seat] = 0
-    elif lowest_wins:
-        pay_win_lose(-points, n, rewards)
     else:
-        pay_win_lose(points, n, rewards)
+        pay_win_lose(points, lowest_wins, n, rewards)
 
 
 def record(dtype: np.dtype, **values: Any) -> np.ndarray:

@@ -215,7 +215,8 @@ def roll_until_decision(g, rules) -> None:
     while not is_over(g) and not is_truncated(g, rules):
         g.dice[0] = pick(g, NUM_SNAILS)
         g.dice[1] = pick(g, NUM_SNAILS)
-        if possible_moves(g, rules, g.dice[0], g.dice[1]) > 1 or rules.expose_forced_moves:
+        first, second = np.int64(g.dice[0]), np.int64(g.dice[1])
+        if possible_moves(g, rules, first, second) > 1 or rules.expose_forced_moves:
             return
         for snail in range(NUM_SNAILS):
             if g.target[snail] != NONE:
@@ -284,7 +285,7 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     for seat in range(rules.num_players):
         points[seat] = card_points(g, seat)
     if rules.reward == WINLOSE:
-        pay_win_lose(points, rules.num_players, rewards)
+        pay_win_lose(points, False, rules.num_players, rewards)
     else:
         for seat in range(rules.num_players):
             rewards[seat] = points[seat]
@@ -304,7 +305,7 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random possible move of `seat`, the seat to play."""
-    count = 0
+    count = np.int64(0)  # a constant 0 would first compile agent_pick for that constant
     for snail in range(NUM_SNAILS):
         count += g.target[snail] != NONE
     chosen = agent_pick(g, count)

@@ -131,6 +131,9 @@ def rules_dtype() -> np.dtype:
 
 
 # --------------------------------------------------------------------------- sets of cards
+# A set of cards is a 1-D int64 array of `CARD_WORDS` words: the record's own sets are passed
+# as `g.played[:]`, since a whole field is another type to numba than a row of `g.hand` (and
+# would compile every function on sets again), and a card as an int64.
 
 
 @entry_point
@@ -274,7 +277,7 @@ def draw(g, seat: int, count: int) -> None:
                 return
             refill_penalty_pile(g)
         g.penalty_size -= 1
-        add_card(g.hand[seat], g.penalty[g.penalty_size])
+        add_card(g.hand[seat], np.int64(g.penalty[g.penalty_size]))
         g.hand_size[seat] += 1
 
 
@@ -285,7 +288,7 @@ def play(g, rules, seat: int, card: int, side: int) -> None:
     g.hand_size[seat] -= 1
     colour = card // NUM_VALUES
     g.top[colour, side] = card
-    add_card(g.played, card)
+    add_card(g.played[:], card)
     g.turns_played += 1
     if colour == g.previous_colour:
         draw(g, seat, REPEAT_DRAW)
@@ -314,7 +317,7 @@ def toss_tick(g, rules, actions: np.ndarray) -> None:
         g.hand_size[seat] -= 1
         g.tossed[g.tossed_size] = card
         g.tossed_size += 1
-        add_card(g.tossed_cards, card)
+        add_card(g.tossed_cards[:], card)
         tossed += 1
     if tossed:
         draw(g, g.turn, tossed)
@@ -445,8 +448,8 @@ def write_table(g, rules, at, out: np.ndarray) -> None:
     for colour in range(NUM_COLOURS):
         for side in range(2):
             out[top_mark(at, colour, side, g.top[colour, side])] = 1
-    mark_cards(out, at.played_cards, g.played)
-    mark_cards(out, at.tossed_pile, g.tossed_cards)
+    mark_cards(out, at.played_cards, g.played[:])
+    mark_cards(out, at.tossed_pile, g.tossed_cards[:])
     out[at.num_players + rules.num_players - MIN_PLAYERS] = 1
     write_counts(g, rules, at, out)
 
@@ -502,8 +505,8 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
         g.shown_top[seat, :, :] = NONE
         g.view_noted[seat] = 1
     remark_cards(out, at.hand, g.shown_hand[seat], g.hand[seat])
-    remark_cards(out, at.played_cards, g.shown_played[seat], g.played)
-    remark_cards(out, at.tossed_pile, g.shown_tossed[seat], g.tossed_cards)
+    remark_cards(out, at.played_cards, g.shown_played[seat], g.played[:])
+    remark_cards(out, at.tossed_pile, g.shown_tossed[seat], g.tossed_cards[:])
     shown_top = g.shown_top[seat]
     for colour in range(NUM_COLOURS):
         for side in range(2):
