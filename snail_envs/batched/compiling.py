@@ -6,12 +6,16 @@ functions are called from compiled code, the kernels and a few others also from 
 address. Each wrapper is typed, optimised and turned into machine code with its function, at
 every cold start, so they are compiled only where they are used:
 
-- `entry_point`: a function Python calls (a kernel, a hook that Python asks, a strategy the
-  tests call), with the wrapper for Python;
+- `entry_point`: a function Python calls (a kernel, a hook that Python asks such as
+  `round_of`, a function of the game's `load_game`), with the wrapper for Python;
 - `compiled`: a function only compiled code calls, without wrappers: about an eighth of a cold
   start's compile time (see docs/speed.md, "Cold start"). Calling it from Python raises a
   `TypeError` naming it (without the guard the call would crash the interpreter);
-- `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`);
+- `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`). numba
+  turns each function it compiles into machine code together with every function it calls,
+  optimised again, so a function whose own code is a few calls (a game's `apply`, the drivers'
+  `deal`) costs as much again as all it calls; inlined, it costs its own code in each caller.
+  Inline only such thin functions: a large one is typed again in every caller;
 - `jitable`: a plain Python function (a heuristic's strategy, which runs without numba too) that
   compiled code may call, compiled as `compiled` is where it is called. numba compiles a function
   again for each set of options its callers have, so every function here shares `compiled`'s

@@ -668,7 +668,7 @@ def every_seat(num_players: int) -> int:
     return (1 << num_players) - 1
 
 
-@compiled
+@inlined
 def pay_points(points, before, lowest_wins: bool, over: bool, rules, rewards: np.ndarray) -> None:
     """The rewards of a transition in a game of points whose seats never go out, from each
     seat's points `before` it to `points`: the change (`reward="points"`; with `lowest_wins`, the

@@ -543,6 +543,9 @@ def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, ga
 
 
 INLINED = (
+    heuristic_action,
+    opponent_action,
+    deal,
     write_whole,
     take_points,
     pay_changes,
@@ -557,7 +560,9 @@ INLINED = (
     search_tick,
 )
 """The templates compiled into their callers (numba's `inline="always"`): those of the step
-loops' every game and every step, whose calls would cost more than their work."""
+loops' every game and every step, whose calls would cost more than their work, and those whose
+own code is a few calls (`deal`, the in-kernel players), which compiled on their own would
+optimise and emit everything they call once more at a cold start (`compiling.inlined`)."""
 KERNEL_TEMPLATES = (
     start_all,
     step_all,
@@ -575,9 +580,6 @@ KERNEL_TEMPLATES = (
 """The templates that are the loops of `Kernels`, each its field without `_all`: `start_all` is
 `Kernels.start`, `learner_reset` is `Kernels.learner_reset`."""
 TEMPLATES = (
-    heuristic_action,
-    opponent_action,
-    deal,
     learner_done,
     begin_episode,
     *KERNEL_TEMPLATES,

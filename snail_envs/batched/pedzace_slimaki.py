@@ -282,7 +282,7 @@ def points(g) -> np.ndarray:
     return g.scores
 
 
-@compiled
+@inlined
 def start_game(g, rules) -> None:
     begin_game(g)
     g.scores[:] = 0
@@ -292,7 +292,7 @@ def start_game(g, rules) -> None:
     roll_until_decision(g, rules)
 
 
-@compiled
+@inlined
 def apply(g, rules, actions: np.ndarray) -> None:
     """The seat to play uses its die `actions[turn]`; the next seats roll on to a decision."""
     use_die(g, rules, actions[g.turn])
@@ -381,7 +381,7 @@ def forget_views(g) -> None:
     g.view_noted = 0
 
 
-@compiled
+@inlined
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: its card and the table, seats relative to it."""
     out.fill(0)
@@ -416,7 +416,7 @@ def round_of(g) -> int:
     return g.race
 
 
-@compiled
+@inlined
 def redraw_hidden(g, rules, seat: int) -> None:
     """Deal the other seats new cards from the cards `seat` does not hold (the rules'
     cards less one copy of its own)."""

@@ -224,7 +224,7 @@ def roll_until_decision(g, rules) -> None:
                 break
 
 
-@compiled
+@inlined
 def apply(g, rules, actions: np.ndarray) -> None:
     """The seat to play moves its snail `actions[turn]`; the next seats roll on to a decision."""
     move(g, rules, actions[g.turn])
@@ -441,7 +441,7 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
 # --------------------------------------------------------------------------- search
 
 
-@compiled
+@inlined
 def redraw_hidden(g, rules, seat: int) -> None:
     """Deal the other seats new race cards from the cards `seat` does not hold (the rules'
     cards less one copy of its own)."""

@@ -267,7 +267,7 @@ def refill_penalty_pile(g) -> None:
     g.tossed_cards[:] = 0
 
 
-@compiled
+@inlined
 def draw(g, seat: int, count: int) -> None:
     """Draw `count` cards from the penalty pile, refilling it from the tossed pile when empty;
     a draw with both piles empty is skipped."""
@@ -326,7 +326,7 @@ def toss_tick(g, rules, actions: np.ndarray) -> None:
         end_turn(g, rules)
 
 
-@compiled
+@inlined
 def end_turn(g, rules) -> None:
     """The round ends if any seat holds no card; otherwise the next seat plays."""
     for seat in range(rules.num_players):
@@ -368,7 +368,7 @@ def points(g) -> np.ndarray:
     return g.totals
 
 
-@compiled
+@inlined
 def apply(g, rules, actions: np.ndarray) -> None:
     """One tick: the play of the seat to play, or every other seat's toss or pass."""
     if g.phase == PLAY:
@@ -378,7 +378,7 @@ def apply(g, rules, actions: np.ndarray) -> None:
         toss_tick(g, rules, actions)
 
 
-@compiled
+@inlined
 def start_game(g, rules) -> None:
     begin_game(g)
     g.totals[:] = 0

@@ -572,7 +572,7 @@ def glimpse_of(g, rules, true_key: int, tick: int) -> int:
     return true_key
 
 
-@compiled
+@inlined
 def close_window(g, rules, resolved: bool | np.bool_) -> None:
     """The window ends: seats with nothing left go out (`classic`), then a new window opens
     without a flip if the resolution moved cards and a pile-to-pile match still shows, or else
@@ -622,7 +622,7 @@ def stop(g, rules) -> None:
     g.glimpsed = 0
 
 
-@compiled
+@inlined
 def apply(g, rules, actions: np.ndarray) -> None:
     """One tick: the actions of the acting seats (the others' entries are ignored)."""
     g.ticks += 1
@@ -887,7 +887,7 @@ def is_truncated(g, rules) -> bool:
     return g.truncated == 1
 
 
-@compiled
+@inlined
 def start_game(g, rules) -> None:
     """A new episode (one game, or a session of games): the session's score cleared, and the
     first game dealt by the last seat, so that seat 0 flips first."""
@@ -944,7 +944,7 @@ def deal_game(g, rules, seats: int, dealer: int) -> None:
 # --------------------------------------------------------------------------- sessions
 
 
-@compiled
+@inlined
 def end_of_game(g, rules) -> None:
     """A game of a session is over (won, drawn or truncated): it counts, and the session ends
     or the next game is dealt by the winner (after a game won by nobody, by the same dealer).
@@ -1161,7 +1161,7 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
         out[at.progress + 1] = g.ticks / rules.max_ticks
 
 
-@compiled
+@inlined
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """What `seat` sees: the public table, seats relative to it, whether it may call, and its
     glimpses."""
@@ -1243,7 +1243,7 @@ def round_of(g) -> int:
     return g.games_played * 2**32 + g.flips
 
 
-@compiled
+@inlined
 def redraw_hidden(g, rules, seat: int) -> None:
     """Redraw what `seat` cannot know: with `glimpse_error`, first the card flipped last by the
     seat's own glimpses of it, then the other seats' glimpses; then, in each group of
