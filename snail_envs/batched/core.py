@@ -81,13 +81,12 @@ class Kernels(NamedTuple):
     record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`), written once in
     `snail_envs.batched.drivers`."""
 
-    start: Callable[..., int]
-    """(games, rules, observations, masks, seats): deal every game, write the acting views;
-    returns −1, or `NO_DECISION`."""
     step: Callable[..., int]
     """(games, rules, actions, observations, masks, seats, rewards, terminated, truncated,
-    finals): play one action of every acting seat, deal again where a game ended; returns the
-    first game whose action is illegal (nothing played then), `NO_DECISION`, or else −1."""
+    finals, start): play one action of every acting seat, deal again where a game ended;
+    returns the first game whose action is illegal (nothing played then), `NO_DECISION`, or
+    else −1. With `start`, deal every game and write the acting views, nothing played (the
+    actions, rewards and episode ends left as they are); returns −1, or `NO_DECISION`."""
     observe: Callable[..., None]
     """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
     state: Callable[..., None]
@@ -279,8 +278,9 @@ class BatchedGame:
     def reset(self, seed: int | None = None) -> BatchStep:
         """A new game in every slot (see `seed`)."""
         self.seed(seed)
-        status = self.kernels.start(
-            self.games, self.rules, self.observations, self.action_masks, self.seats
+        unplayed = np.zeros((self.num_envs, self.max_acting), np.int64)
+        status = self.kernels.step(
+            self.games, self.rules, unplayed, *self.last(), self.final_observations, True
         )
         if status == NO_DECISION:
             raise self._no_decision()
@@ -309,6 +309,7 @@ class BatchedGame:
             np.ascontiguousarray(chosen, dtype=np.int64),
             *self.last(),
             self.final_observations,
+            False,
         )
         if illegal == NO_DECISION:
             raise self._no_decision()

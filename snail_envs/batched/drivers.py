@@ -204,7 +204,7 @@ def deal(g, rules) -> bool:
 
 
 def start_all(games, rules_array, observations, masks, seats) -> int:
-    """Deal every game and write its acting views (`Kernels.start`)."""
+    """Deal every game and write its acting views (`step_all` with `start`)."""
     rules = rules_array[0]
     for i in range(games.shape[0]):
         g = games[i]
@@ -215,10 +215,24 @@ def start_all(games, rules_array, observations, masks, seats) -> int:
 
 
 def step_all(
-    games, rules_array, actions, observations, masks, seats, rewards, terminated, truncated, finals
+    games,
+    rules_array,
+    actions,
+    observations,
+    masks,
+    seats,
+    rewards,
+    terminated,
+    truncated,
+    finals,
+    start,
 ) -> int:
     """Play every acting slot's action, pay every seat, deal again where a game ended, and write
-    the acting views (`Kernels.step`); nothing is played when an action is illegal."""
+    the acting views (`Kernels.step`); nothing is played when an action is illegal. With
+    `start`, deal every game instead (`start_all`): one kernel deals and steps, so that the
+    game's rules compile into one loop, not two."""
+    if start:
+        return start_all(games, rules_array, observations, masks, seats)
     rules = rules_array[0]
     for i in range(games.shape[0]):
         for slot in range(seats.shape[1]):
@@ -543,6 +557,7 @@ def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, ga
 
 
 INLINED = (
+    start_all,
     heuristic_action,
     opponent_action,
     deal,
@@ -564,7 +579,6 @@ loops' every game and every step, whose calls would cost more than their work, a
 own code is a few calls (`deal`, the in-kernel players), which compiled on their own would
 optimise and emit everything they call once more at a cold start (`compiling.inlined`)."""
 KERNEL_TEMPLATES = (
-    start_all,
     step_all,
     observe_all,
     state_all,
@@ -577,8 +591,8 @@ KERNEL_TEMPLATES = (
     search_play_all,
     rollout_all,
 )
-"""The templates that are the loops of `Kernels`, each its field without `_all`: `start_all` is
-`Kernels.start`, `learner_reset` is `Kernels.learner_reset`."""
+"""The templates that are the loops of `Kernels`, each its field without `_all`: `step_all` is
+`Kernels.step`, `learner_reset` is `Kernels.learner_reset`."""
 TEMPLATES = (
     learner_done,
     begin_episode,
