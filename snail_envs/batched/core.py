@@ -78,7 +78,7 @@ options."""
 
 class Kernels(NamedTuple):
     """The compiled loops of a game module, over all N games (`rules` is the array of one
-    record that `compile_rules` builds; `learner_*` are for `BatchedVecEnv`), written once in
+    record that `compile_rules` builds; `learner_step` is for `BatchedVecEnv`), written once in
     `snail_envs.batched.drivers`."""
 
     step: Callable[..., int]
@@ -91,16 +91,13 @@ class Kernels(NamedTuple):
     """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
     state: Callable[..., None]
     """(games, rules, out): write each game's full state."""
-    learner_reset: Callable[..., int]
-    """(games, rules, fixed_seat, tickets, seating, *LEARNER_VIEWS): seat the players of every
-    game, deal, and play to the learner's first decision or to a policy seat's; returns −1, or
-    `NO_DECISION`."""
     learner_step: Callable[..., int]
-    """(games, rules, actions, asked_actions, resume, fixed_seat, tickets, seating,
+    """(games, rules, actions, asked_actions, resume, reset, fixed_seat, tickets, seating,
     *LEARNER_VIEWS): play the learner's `actions` (`resume=False`) or, in the paused games, the
-    policy seats' `asked_actions` (`resume=True`), and play on as `learner_reset` does; returns
-    the first game whose learner action is illegal (nothing played then), `NO_DECISION`, or
-    else −1."""
+    policy seats' `asked_actions` (`resume=True`), and play on to the learner's next decision or
+    to a policy seat's; with `reset`, seat the players of every game, deal, and play on so.
+    Returns the first game whose learner action is illegal (nothing played then),
+    `NO_DECISION`, or else −1."""
     choose: Callable[..., None]
     """(games, rules, seats, kind, out): the action of in-kernel player `kind` (`OPPONENTS`)
     for every acting slot."""

@@ -389,32 +389,27 @@ def settle(g, rules, s, i, fixed_seat, tickets, stock, tick, seat_rewards, views
         return True
 
 
-def learner_reset(games, rules_array, fixed_seat, tickets, seating, *views) -> int:
-    """A new episode in every game, played on to the learner's first decision or to a policy
-    seat's (`Kernels.learner_reset`)."""
-    rules = rules_array[0]
-    seat_rewards = np.zeros(game.MAX_PLAYERS, np.float32)
-    stock = np.zeros((2, game.MAX_PLAYERS))
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
-    for i in range(games.shape[0]):
-        g, s = games[i], seating[i]
-        if not (
-            begin_episode(g, rules, s, fixed_seat, tickets)
-            and settle(g, rules, s, i, fixed_seat, tickets, stock, tick, seat_rewards, views)
-        ):
-            return NO_DECISION
-    return -1
-
-
 def learner_step(
-    games, rules_array, actions, asked_actions, resume, fixed_seat, tickets, seating, *views
+    games,
+    rules_array,
+    actions,
+    asked_actions,
+    resume,
+    reset,
+    fixed_seat,
+    tickets,
+    seating,
+    *views,
 ) -> int:
     """The learner of every game plays `actions[i]` (or, with `resume`, the policy seats of every
     paused game play their asked actions), with the other seats of the tick choosing without
-    seeing it, and the game goes on (`settle`; `Kernels.learner_step`)."""
+    seeing it, and the game goes on (`settle`; `Kernels.learner_step`). With `reset`, a new
+    episode begins in every game instead, played on to the learner's first decision or to a
+    policy seat's: one kernel begins episodes and plays them, so that the game's rules compile
+    into one loop, not two."""
     rules = rules_array[0]
     masks = views[1]
-    if not resume:
+    if not (resume or reset):
         for i in range(games.shape[0]):
             if is_illegal(actions[i], masks[i]):
                 return i
@@ -422,12 +417,15 @@ def learner_step(
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
-        s = seating[i]
-        if (s.paused == 1) != resume:
+        g, s = games[i], seating[i]
+        if reset:
+            if not begin_episode(g, rules, s, fixed_seat, tickets):
+                return NO_DECISION
+        elif (s.paused == 1) != resume:
             continue
-        g = games[i]
-        game.take_stock(g, rules, stock)
-        play_tick(g, rules, s, actions[i], asked_actions[i], tick)
+        else:
+            game.take_stock(g, rules, stock)
+            play_tick(g, rules, s, actions[i], asked_actions[i], tick)
         if not settle(g, rules, s, i, fixed_seat, tickets, stock, tick, seat_rewards, views):
             return NO_DECISION
     return -1
@@ -558,6 +556,8 @@ def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, ga
 
 INLINED = (
     start_all,
+    begin_episode,
+    learner_done,
     heuristic_action,
     opponent_action,
     deal,
@@ -574,15 +574,15 @@ INLINED = (
     search_over,
     search_tick,
 )
-"""The templates compiled into their callers (numba's `inline="always"`): those of the step
-loops' every game and every step, whose calls would cost more than their work, and those whose
-own code is a few calls (`deal`, the in-kernel players), which compiled on their own would
-optimise and emit everything they call once more at a cold start (`compiling.inlined`)."""
+"""The templates compiled into their callers (numba's `inline="always"`): every template but
+the kernels. Those of the step loops' every game and every step would cost more as calls than
+their work; the others' own code is a few calls (`deal`, the in-kernel players), and compiled on
+their own they would optimise and emit everything they call once more at a cold start
+(`compiling.inlined`)."""
 KERNEL_TEMPLATES = (
     step_all,
     observe_all,
     state_all,
-    learner_reset,
     learner_step,
     choose_all,
     random_all,
@@ -592,13 +592,8 @@ KERNEL_TEMPLATES = (
     rollout_all,
 )
 """The templates that are the loops of `Kernels`, each its field without `_all`: `step_all` is
-`Kernels.step`, `learner_reset` is `Kernels.learner_reset`."""
-TEMPLATES = (
-    learner_done,
-    begin_episode,
-    *KERNEL_TEMPLATES,
-    *INLINED,
-)
+`Kernels.step`, `learner_step` is `Kernels.learner_step`."""
+TEMPLATES = (*KERNEL_TEMPLATES, *INLINED)
 
 
 STAND_INS = {
@@ -622,10 +617,7 @@ def compile_drivers(module: ModuleType) -> Kernels:
     for template in TEMPLATES:
         code = template.__code__.replace(co_filename=inspect.getfile(module))
         function = FunctionType(code, namespace, template.__name__, template.__defaults__)
-        if template in KERNEL_TEMPLATES:
-            compile_as = entry_point
-        else:
-            compile_as = inlined if template in INLINED else compiled
+        compile_as = entry_point if template in KERNEL_TEMPLATES else inlined
         namespace[template.__name__] = compile_as(function)
     turn_based = not module.SPEC.info.simultaneous
     needed = [*HOOKS] if turn_based else [*HOOKS, "is_acting"]

@@ -126,8 +126,17 @@ class BatchedVecEnv(VecEnv):
         engine.seed(self._seeds[0])
         self._reset_seeds()
         self.seating[:] = 0
-        status = engine.kernels.learner_reset(
-            engine.games, engine.rules, self.fixed_seat, self.tickets, self.seating, *self._views
+        status = engine.kernels.learner_step(
+            engine.games,
+            engine.rules,
+            self._no_actions,
+            self.asked_actions,
+            False,
+            True,
+            self.fixed_seat,
+            self.tickets,
+            self.seating,
+            *self._views,
         )
         self._check_decision(status)
         self._play_paused_games()
@@ -160,6 +169,7 @@ class BatchedVecEnv(VecEnv):
             engine.rules,
             actions,
             self.asked_actions,
+            False,
             False,
             self.fixed_seat,
             self.tickets,
@@ -195,6 +205,7 @@ class BatchedVecEnv(VecEnv):
                 self._no_actions,
                 self.asked_actions,
                 True,
+                False,
                 self.fixed_seat,
                 self.tickets,
                 self.seating,
