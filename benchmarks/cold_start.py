@@ -2,6 +2,8 @@
 
     python benchmarks/cold_start.py                       # every game
     python benchmarks/cold_start.py --only snap_v2 --out cold_start.json
+    git worktree add ../before <commit>
+    python benchmarks/cold_start.py --against ../before --rounds 3   # before and after, in turns
 
 For each game, each start is a fresh Python process (`python -c`), run one at a time:
 
@@ -16,7 +18,11 @@ For each game, each start is a fresh Python process (`python -c`), run one at a 
 
 Seconds are the child's CPU seconds (user + system, interpreter start included, as the OS counts
 them for a finished child) and its wall seconds. The repository's own cache (`__pycache__` beside
-the modules) is neither read nor written. With `--out` the table is also written as JSON.
+the modules) is neither read nor written. With `--rounds N` every start is timed N times and the
+table gives the medians; with `--against CHECKOUT` the starts of that checkout's snail_envs are
+timed too, in turns with this one's (the first of each pair alternating), so that the load of a
+shared machine touches both alike, and the table gives both and their ratio. With `--out` the
+table is also written as JSON.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,34 +103,113 @@ def first_search_move(name: str, checkout: Path = CHECKOUT) -> tuple[Start, Star
     return cold_and_warm(SEARCH.format(name=name), checkout)
 
 
+def starts(name: str, search: bool, checkout: Path) -> dict[str, tuple[Start, Start]]:
+    """The first step (and with `search`, the first search move) of game `name`, cold and warm,
+    with the snail_envs of `checkout`."""
+    timed = {"step": first_step(name, checkout)}
+    if search:
+        timed["search"] = first_search_move(name, checkout)
+    return timed
+
+
+def in_turns(
+    name: str, search: bool, checkouts: dict[str, Path], rounds: int
+) -> dict[str, dict[str, list[tuple[Start, Start]]]]:
+    """`starts` of every checkout, `rounds` times, the checkouts taking turns (the first of
+    each round alternating): the starts by checkout and kind."""
+    timed: dict[str, dict[str, list[tuple[Start, Start]]]] = {label: {} for label in checkouts}
+    labels = list(checkouts)
+    for round_ in range(rounds):
+        for label in labels if round_ % 2 == 0 else labels[::-1]:
+            for kind, pair in starts(name, search, checkouts[label]).items():
+                timed[label].setdefault(kind, []).append(pair)
+    return timed
+
+
+def median_start(pairs: list[tuple[Start, Start]], warm: bool) -> Start:
+    """The median CPU and wall seconds of the cold (or warm) starts of `pairs`."""
+    chosen = [warm_start if warm else cold_start for cold_start, warm_start in pairs]
+    return Start(
+        statistics.median(start.cpu for start in chosen),
+        statistics.median(start.wall for start in chosen),
+    )
+
+
+def cell(start: Start) -> str:
+    return f"{start.cpu:.1f} s ({start.wall:.1f} s wall)"
+
+
+HEADER = (
+    "| game | step, cold | step, warm | search, cold | search, warm |\n|---|---:|---:|---:|---:|"
+)
+HEADER_AGAINST = (
+    "| game | start | cold, against | cold, this | this/against | warm, against | warm, this |\n"
+    "|---|---|---:|---:|---:|---:|---:|"
+)
+Medians = dict[str, dict[str, list[Start]]]
+"""The median cold and warm start of each checkout ("this", "against") and kind of start."""
+
+
+def table_rows(name: str, medians: Medians) -> list[str]:
+    """Game `name`'s rows of the table: one row, or one a kind of start with `--against`."""
+    if "against" not in medians:
+        cells = [cell(start) for pair in medians["this"].values() for start in pair]
+        return [f"| {name} | {' | '.join(cells)} |"]
+    rows = []
+    for kind, (cold, warm) in medians["this"].items():
+        before_cold, before_warm = medians["against"][kind]
+        rows.append(
+            f"| {name} | {kind} | {cell(before_cold)} | {cell(cold)} | "
+            f"{cold.cpu / before_cold.cpu:.2f} | {cell(before_warm)} | {cell(warm)} |"
+        )
+    return rows
+
+
 def main() -> None:
     from snail_envs.batched import ENGINES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(ENGINES), help="only these games")
     parser.add_argument("--no-search", action="store_true", help="the batched step only")
+    parser.add_argument("--rounds", type=int, default=1, help="times each start (medians)")
+    parser.add_argument("--against", type=Path, help="another checkout, timed in turns")
     parser.add_argument("--out", type=Path, help="also write the results as JSON here")
     args = parser.parse_args()
     if args.out is not None and args.out.exists():
         parser.error(f"{args.out} exists; give a new file for the results")
+    if args.rounds < 1:
+        parser.error(f"--rounds must be 1 or more; got {args.rounds}")
+    checkouts = {"this": CHECKOUT}
+    if args.against is not None:
+        if not (args.against / "snail_envs" / "batched").is_dir():
+            parser.error(f"{args.against} is not a checkout of snail_envs")
+        checkouts = {"against": args.against.resolve(), "this": CHECKOUT}
+        print(f"against: {checkouts['against']}\nthis:    {CHECKOUT}\n")
+    print(HEADER if args.against is None else HEADER_AGAINST)
     rows = []
-    print("| game | step, cold | step, warm | search, cold | search, warm |")
-    print("|---|---:|---:|---:|---:|")
     for name in args.only or ENGINES:
-        starts = {"step": first_step(name)}
-        if not args.no_search:
-            starts["search"] = first_search_move(name)
+        timed = in_turns(name, not args.no_search, checkouts, args.rounds)
+        medians = {
+            label: {
+                kind: [median_start(pairs, warm) for warm in (False, True)]
+                for kind, pairs in kinds.items()
+            }
+            for label, kinds in timed.items()
+        }
+        print("\n".join(table_rows(name, medians)), flush=True)
         row: dict[str, object] = {"game": name}
-        cells = []
-        for kind, (cold, warm) in starts.items():
-            row[kind] = {"cold": cold._asdict(), "warm": warm._asdict()}
-            cells += [f"{start.cpu:.1f} s ({start.wall:.1f} s wall)" for start in (cold, warm)]
+        for label, kinds in medians.items():
+            row[label] = {
+                kind: {"cold": cold._asdict(), "warm": warm._asdict()}
+                for kind, (cold, warm) in kinds.items()
+            }
         rows.append(row)
-        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
-    print("\nCPU seconds of each fresh process (wall seconds in brackets)")
+    rounds = f"medians of {args.rounds} runs, " if args.rounds > 1 else ""
+    print(f"\nCPU seconds of each fresh process ({rounds}wall seconds in brackets)")
     if args.out is not None:
         versions = {"python": sys.version.split()[0], "numba": metadata.version("numba")}
-        args.out.write_text(json.dumps({**versions, "rows": rows}, indent=1))
+        setup = {"rounds": args.rounds, "against": str(args.against) if args.against else None}
+        args.out.write_text(json.dumps({**versions, **setup, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":
