@@ -7,10 +7,10 @@ address. Each wrapper is typed, optimised and turned into machine code with its 
 every cold start, so they are compiled only where they are used:
 
 - `entry_point`: a function Python calls (a kernel, a hook that Python asks such as
-  `round_of`, a function of the game's `load_game`), with the wrapper for Python;
-- `compiled`: a function only compiled code calls, without wrappers: about an eighth of a cold
-  start's compile time (see docs/speed.md, "Cold start"). Calling it from Python raises a
-  `TypeError` naming it (without the guard the call would crash the interpreter);
+  `round_of`, a function the game's `load_game` calls), with the wrapper for Python;
+- `compiled`: a function only compiled code calls, without wrappers (they cost Snap's cold first
+  step about an eighth of its seconds: docs/speed.md, "Cold start"). Calling it from Python
+  raises a `TypeError` naming it (without the guard the call would crash the interpreter);
 - `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`). numba
   turns each function it compiles into machine code together with every function it calls,
   optimised again, so a function whose own code is a few calls (a game's `apply`, the drivers'
@@ -19,7 +19,7 @@ every cold start, so they are compiled only where they are used:
 - `jitable`: a plain Python function (a heuristic's strategy, which runs without numba too) that
   compiled code may call, compiled as `compiled` is where it is called. numba compiles a function
   again for each set of options its callers have, so every function here shares `compiled`'s
-  options but for the wrapper for Python (a strategy compiled twice cost Snap's search 0.8 s).
+  options but for the wrapper for Python (a strategy compiled twice cost Snap's search about 0.8 s).
 
 Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
 """
