@@ -185,18 +185,7 @@ def main() -> None:
         exact, _, _ = exact_targets(env_name, targets, args.solve_to, work / f"cfr-{env_name}.json")
         for target, numbers in exact.items():
             start = time.process_time()
-            job = Job(
-                env_name,
-                target,
-                options,
-                parse(args.budget),
-                games=args.games,
-                method="search" if unlearnable(env_name, options) else args.method,
-                search_iterations=args.search_iterations,
-                search_rollout=args.search_rollout,
-                search_engine=args.search_engine,
-                search_value="margin",
-            )
+            job = calibration_job(args, env_name, options, target)
             report = exploit(job, folder=work / f"{env_name}-{len(results)}", progress=False)
             gain = numbers["best_response"] - numbers["own_return"]
             gains = {
@@ -228,6 +217,25 @@ def main() -> None:
                 args.out.write_text(json.dumps(results, indent=2, default=str))
 
 
+def calibration_job(
+    args: argparse.Namespace, env_name: str, options: dict[str, Any], target: str
+) -> Job:
+    """The `snail-exploit` job of one cell: the command's method and search settings, the search
+    alone where the learner env cannot play the mini, maximising the margin the mini pays."""
+    return Job(
+        env_name,
+        target,
+        options,
+        parse(args.budget),
+        games=args.games,
+        method="search" if unlearnable(env_name, options) else args.method,
+        search_iterations=args.search_iterations,
+        search_rollout=args.search_rollout,
+        search_engine=args.search_engine,
+        search_value="margin",
+    )
+
+
 def exact_main(args: argparse.Namespace, work: Path) -> None:
     """`main` with `--exact`: each method's exact gain beside the exact best response's."""
     results: dict[str, Any] = {}
@@ -242,18 +250,7 @@ def exact_main(args: argparse.Namespace, work: Path) -> None:
         _, tree, game = exact_targets(env_name, targets, args.solve_to, cfr)
         for target in [*targets, f"cfr:{cfr}"]:
             start = time.process_time()
-            job = Job(
-                env_name,
-                target,
-                options,
-                parse(args.budget),
-                games=args.games,
-                method="search" if unlearnable(env_name, options) else args.method,
-                search_iterations=args.search_iterations,
-                search_rollout=args.search_rollout,
-                search_engine=args.search_engine,
-                search_value="margin",
-            )
+            job = calibration_job(args, env_name, options, target)
             cell = exact_cell(job, tree, game, work / f"{env_name}-{len(results)}")
             gain = cell["best_response"] - cell["own_return"]
             gains = cell["exact_gains"]
