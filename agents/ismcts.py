@@ -17,7 +17,9 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    `value="margin"` those points less the mean the other seats gain, which in a game of two is
    the change in the lead that decides the winner (a seat's own points are not its lead). Points
    come in each game's own units, so there UCB1's `exploration` is scaled by half the spread of
-   the returns seen in this search, which is 1 for win or lose (±1).
+   the returns seen in this search, which is 1 for win or lose (±1); until two returns differ it
+   is not scaled (a spread of 0 would stop the exploring at the first action tried, where a
+   game's points come rarely).
 
 With an opponent model (`opponents=`, an agent such as the game's heuristic) the other seats are
 not searched: in the tree and in the rollouts they play as that agent would, on their own
@@ -182,7 +184,7 @@ class ISMCTSAgent(SearchAgent):
             child.available = 1
             return action, child, False
         exploration = self.exploration
-        if self.value != "reward":
+        if self.value != "reward" and self._highest > self._lowest:
             exploration *= (self._highest - self._lowest) / 2
         action = max(legal, key=lambda a: children[actor, a].ucb(exploration))
         return action, children[actor, action], True

@@ -136,30 +136,64 @@ def calibration_target(target: str) -> str:
     return {"ppo": "trained policy", "cfr": "CFR+"}.get(kind, kind)
 
 
-def signed(value: float) -> str:
-    """`value` to three places with its sign, a minus as the typeset sign (−0.049)."""
-    return f"{value:+.3f}".replace("-", "−")
+def signed(value: float, places: int = 3) -> str:
+    """`value` to `places` places with its sign, a minus as the typeset sign (−0.049)."""
+    return f"{value:+.{places}f}".replace("-", "−")
+
+
+def shown_share(gain: float, share: float) -> str:
+    """A reply's share of the exact gain: bold at 90% and above, — where the reply lost."""
+    if gain < 0:
+        return "—"
+    return f"**{share:.0%}**" if share >= 0.9 else f"{share:.0%}"
 
 
 def calibration_table(path: Path) -> str:
     """A stored `benchmarks/calibration.py --method search --out FILE` run as the table of the
     search reply's gains beside the exact best response's (`share`: of the exact gain, bold at
-    90% and above; — where the reply lost)."""
+    90% and above; — where the reply lost). A run with `--exact` has its own table
+    (`exact_calibration_table`)."""
+    data = json.loads(path.read_text())
+    if all("exact_gains" in cell for cell in data.values()):
+        return exact_calibration_table(data)
     titles = {game.env_name: game.title for game in GAMES}
     lines = [
         "| game | target | exact BR gain | search gain (95% CI), games | share | CPU s |",
         "|---|---|---:|---:|---:|---:|",
     ]
-    for key, cell in json.loads(path.read_text()).items():
+    for key, cell in data.items():
         env, target = key.split(" ", 1)
         gain, low, high = cell["gains"]["search"]
         games = cell["report"]["methods"]["search"]["games"]
-        share = "—" if gain < 0 else f"{cell['share']:.0%}"
-        share = f"**{share}**" if gain >= 0 and cell["share"] >= 0.9 else share
+        share = shown_share(gain, cell["share"])
         lines.append(
             f"| {titles[env]} mini | {calibration_target(target)} "
             f"| {signed(cell['best_response'] - cell['own_return'])} | {signed(gain)} "
             f"({signed(low)} to {signed(high)}), {games:,} | {share} | {cell['cpu_seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def exact_calibration_table(data: dict[str, Any]) -> str:
+    """A `benchmarks/calibration.py --exact` run: each reply's exact gain (no games sampled)
+    beside the exact best response's, to four places, the information states the search was
+    asked at, and CPU seconds."""
+    titles = {game.env_name: game.title for game in GAMES}
+    lines = [
+        "| game | target | exact BR gain | learned gain | search gain | share | search asked at "
+        "| CPU s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for key, cell in data.items():
+        env, target = key.split(" ", 1)
+        gains = cell["exact_gains"]
+        shown = [signed(gains[m], 4) if m in gains else "—" for m in ("learned", "search")]
+        asked = f"{cell['asked']:,}" if "search" in gains else "—"
+        lines.append(
+            f"| {titles[env]} mini | {calibration_target(target)} "
+            f"| {signed(cell['best_response'] - cell['own_return'], 4)} | {' | '.join(shown)} "
+            f"| {shown_share(max(gains.values()), cell['share'])} | {asked} "
+            f"| {cell['cpu_seconds']:.0f} |"
         )
     return "\n".join(lines)
 

@@ -62,6 +62,9 @@ class GameTree:
     """For a child of a chance node, the outcome's probability (else 1)."""
     edge_slot: np.ndarray
     """For a child of a decision node, the policy slot of the action leading to it (else -1)."""
+    edge_action: np.ndarray
+    """The action (for a child of a chance node, the outcome) leading to each node (-1 for the
+    root)."""
     returns: np.ndarray
     """Each terminal node's returns, one column a seat."""
     infosets: list[InfoSet] = field(default_factory=list)
@@ -98,11 +101,12 @@ class _Builder:
         self.parent: list[int] = []
         self.probability: list[float] = []
         self.slot: list[int] = []
+        self.action: list[int] = []
         self.returns: dict[int, list[float]] = {}
         self.infosets: dict[str, InfoSet] = {}
         self.slots = 0
 
-    def add(self, kind: int, parent: int, probability: float, slot: int) -> int:
+    def add(self, kind: int, parent: int, probability: float, slot: int, action: int) -> int:
         node = len(self.kind)
         if node >= self.max_nodes:
             shrinking = self.game.registration.spec.info.tree_options
@@ -117,6 +121,7 @@ class _Builder:
         self.parent.append(parent)
         self.probability.append(probability)
         self.slot.append(slot)
+        self.action.append(action)
         return node
 
     def infoset_of(
@@ -151,7 +156,7 @@ def build_tree(game: SnailGame, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
     ]
     while stack:
         state, parent, probability, slot, own, history, pending = stack.pop()
-        node = builder.add(DECISION, parent, probability, slot)
+        node = builder.add(DECISION, parent, probability, slot, history[-1] if history else -1)
         if pending or state.is_simultaneous_node():
             _expand_window(builder, stack, state, node, own, history, pending)
         elif state.is_terminal():
@@ -220,6 +225,7 @@ def _arrays(builder: _Builder, players: int) -> GameTree:
         parent=np.array(builder.parent, dtype=np.int64),
         edge_probability=np.array(builder.probability),
         edge_slot=np.array(builder.slot, dtype=np.int64),
+        edge_action=np.array(builder.action, dtype=np.int64),
         returns=returns,
         infosets=list(builder.infosets.values()),
     )

@@ -279,6 +279,19 @@ def test_a_margin_is_the_points_gained_less_the_others_mean() -> None:
     assert dict(three) == {"a": 5.0, "b": -4.0, "c": -1.0}
 
 
+def test_a_points_search_keeps_exploring_while_every_return_is_the_same() -> None:
+    """Scaled by the spread of the returns seen, UCB1's exploration would be 0 while every
+    return is the same (a game whose points come rarely), and the search would follow the first
+    action tried for good; unscaled until returns differ, it tries both alike."""
+    search = ISMCTSAgent(iterations=1, seed=0, value="margin")
+    search._lowest = search._highest = 0.0
+    root = ismcts._Node("player_0")
+    for _ in range(100):
+        _, child, _ = search._descend(root, "player_0", [0, 2])
+        child.visits += 1
+    assert min(root.children["player_0", action].visits for action in (0, 2)) >= 45
+
+
 def test_ismcts_opponent_model_plays_every_other_seat() -> None:
     """With `opponents=`, the other seats act as the model would, each on its own observation of
     the world drawn; the tree holds the searching seat's decisions only."""

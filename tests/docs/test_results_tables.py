@@ -76,6 +76,17 @@ def test_a_stored_calibration_shows_each_target_beside_the_exact_gain() -> None:
     assert "| −0.049 (−0.303 to +0.205), 509 | — |" in table
 
 
+def test_a_stored_exact_calibration_shows_each_methods_exact_gain() -> None:
+    table = results_tables.data_table("calibration/exact-both-100.json")
+    assert table.splitlines()[0].startswith(
+        "| game | target | exact BR gain | learned gain | search gain | share | search asked at |"
+    )
+    snap_cfr = next(row for row in table.splitlines() if row.startswith("| Snap mini | CFR+ |"))
+    assert "| +0.0087 | −0.6012 | +0.0085 | **98%** | 169 |" in snap_cfr
+    # a method that did not run shows a dash, and a reply that lost shows no share
+    assert "| Snailed It! mini | CFR+ | +0.0104 | — | −0.0628 | — |" in table
+
+
 def test_a_stored_duplicate_run_shows_each_game_and_the_cut() -> None:
     table = results_tables.data_table("duplicate/clone-vs-heuristic-400.json")
     sprint = next(row for row in table.splitlines() if row.startswith("| Snail Sprint! |"))

@@ -14,7 +14,14 @@ pytest.importorskip("pyspiel")
 from snail_envs.agents import make_agent
 from snail_envs.exact import load_game, observation_policy, tabulate
 from snail_envs.exact.cli import main
-from snail_envs.exact.solve import Sweeper, best_response, cfr_plus, exploitability
+from snail_envs.exact.replies import reply_return
+from snail_envs.exact.solve import (
+    Sweeper,
+    best_response,
+    cfr_plus,
+    exploitability,
+    head_to_head,
+)
 from snail_envs.exact.tree import GameTree, TreeTooLarge, build_tree
 from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT, SNAP
 
@@ -188,3 +195,39 @@ def test_cfr_plus_solves_the_snailed_it_mini_within_its_documented_budget() -> N
     tree = build_tree(load_game(SNAILED_IT, "mini"))
     run = cfr_plus(tree, target=0.01, max_seconds=600)
     assert exploitability(tree, run.average).exploitability <= 0.01
+
+
+@pytest.mark.parametrize("name, options", [(SNAP, TINY), (SNAIL_SPRINT, {})])
+def test_a_reply_asked_on_replayed_tables_scores_what_its_tabulation_scores(
+    name: str, options: dict
+) -> None:
+    """`reply_return` asks a reply on tables played up to each information state it reaches
+    (windows of calls in Snap, dice in Snail Sprint!); for an agent that acts on its
+    observation that is the sweep of its tabulated policy."""
+    game = load_game(name, "mini", options)
+    tree = build_tree(game)
+    rules = game.setup.env_options
+    heuristic = make_agent("heuristic", name, options=rules)
+    for spec in ("random", "heuristic"):
+        target = tabulate(tree, game, make_agent(spec, name, options=rules))
+        value, asked = reply_return(tree, game, heuristic, target)
+        assert value == pytest.approx(head_to_head(tree, tabulate(tree, game, heuristic), target))
+        assert 0 < asked < len(tree.infosets)
+
+
+def test_a_search_replys_exact_return_is_repeatable_and_no_better_than_the_best_response() -> None:
+    """The belief-weighted search reply, asked where the game reaches: the same seed gives the
+    same return, which no reply can make larger than the exact best response's."""
+    from snail_envs.training.exploit import Job, search_reply
+
+    game = load_game(SNAP, "mini", TINY)
+    tree = build_tree(game)
+    rules = game.setup.env_options
+    target = tabulate(tree, game, make_agent("heuristic", SNAP, options=rules))
+    job = Job(SNAP, "heuristic", rules, 60, search_iterations=20, search_engine="python")
+    first, asked = reply_return(tree, game, search_reply(job), target, seed=3)
+    again, _ = reply_return(tree, game, search_reply(job), target, seed=3)
+    best = exploitability(tree, target).best_response_rotating
+    assert first == again
+    assert asked > 0
+    assert head_to_head(tree, target, target) < first <= best + 1e-12

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -405,7 +406,7 @@ start (seconds) in CI."""
 
 
 def ray_traces(folder: Path) -> set[str]:
-    return {name for name in os.listdir(folder) if name.startswith(("ray", "snail-ray"))}
+    return {name for name in os.listdir(folder) if name.startswith("ray")}
 
 
 @pytest.fixture(scope="module")
@@ -418,7 +419,11 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     home.mkdir()
     system_temp = Path(tempfile.gettempdir())
     before = ray_traces(system_temp)
+    # the runs' own temporary files (the short links to Ray's folder) go to a short folder of
+    # their own, apart from those of tests running beside them
+    own_temp = Path(tempfile.mkdtemp(prefix="r-"))
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(own_temp))
         patch.setenv("HOME", str(home))
         # matplotlib's font cache, built once per user for every program that draws
         patch.setenv("MPLCONFIGDIR", str(out / "matplotlib"))
@@ -452,10 +457,12 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     *TINY,
                 ]
             )
+    left = {name for name in os.listdir(own_temp) if name.startswith(("ray", "snail-ray"))}
+    shutil.rmtree(own_temp)
     return {
         "out": out,
         "home": home,
-        "new_ray_traces": ray_traces(system_temp) - before,
+        "new_ray_traces": (ray_traces(system_temp) - before) | left,
         "summaries": summaries,
         "resumed": resumed,
         "sb3": sb3,
