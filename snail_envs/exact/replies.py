@@ -16,6 +16,7 @@ reply's own randomness (a search's) is left.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,7 @@ def ask(tree: GameTree, game: SnailGame, reply: Any, node: int, seed: int) -> in
     import snail_envs
 
     nodes = path(tree, node)
-    steps = list(zip(nodes[:-1], nodes[1:], strict=True))
+    steps = list(pairwise(nodes))
     chance = [
         int(tree.edge_action[child]) for parent, child in steps if tree.kind[parent] == CHANCE
     ]
