@@ -2,11 +2,25 @@
 
 A searching seat that knows how the other seats play (they are all one agent, the model) learns
 from their actions: a seat that moved the blue snail likely holds a card that pays for it.
-`ModelBelief` holds `hypotheses` redraws of everything hidden from the seat, each named by the
-seed of its redraw (`resample_from_infostate(seat, seed)`), and weighs each by the likelihood of
-the actions the model's seats were seen to take: at each of their decisions with a choice, the
-model's probability of the action taken, on the observation the acting seat would have had in
-that redraw. A search then draws its worlds in proportion to the weights.
+`ModelBelief` is a particle filter over whole tables. It holds `hypotheses` copies of the game,
+each a table the searching seat cannot tell from the real one, with a weight, and follows the
+game action by action (the search is told each action before it is played, `watch`):
+
+1. each table plays the action, through every chance outcome the step can draw (`ChanceNodes`:
+   a die, a card drawn, a glimpse), and keeps the outcomes after which the seat would see what
+   it sees in the real game (the same observation, the same seat to act). The table's weight is
+   multiplied by their probability (the likelihood of what the seat saw), and one of them is
+   drawn in proportion to it to go on with. A step of more than `branches` outcome sequences is
+   sampled instead: `branches` seeded tries, the share that match as the likelihood;
+2. before an action of another seat, each table's weight is multiplied by the model's
+   probability of that action, on the observation the acting seat has at that table.
+
+A search then draws its worlds in proportion to the weights: a copy of a table, with its own
+future chance (`GameHost.fork_for`). The hidden information a table holds is its own from the
+deal on, so hidden cards that change hands, a deck drawn from and the model's past choices stay
+consistent with each other: the belief is exact Bayesian filtering, up to the sampling of
+`hypotheses` tables. When the weights grow uneven (an effective sample size below half the
+tables), the tables are resampled in proportion to them.
 
 The model's probabilities: an agent that gives them (`action_probabilities`, the tabular CFR
 policy) by them; random play is uniform over the legal actions; any other agent is asked for its
@@ -14,75 +28,78 @@ action, which weighs 1 if it is the action taken and 0 otherwise: for a determin
 heuristics, a trained policy playing its most likely action) this is its exact likelihood, and
 the belief is rejection sampling; for a seeded random agent, a draw of it.
 
-A hypothesis is a seed, not a world: it is redrawn from the same seed at every decision. That
-names the same hidden information throughout a game where it is dealt once and kept (the
-players' cards of Snail Sprint! and Pędzące Ślimaki), so the weights of its past decisions still
-hold; hidden information that changes as play goes (the order of Snap's face-down stacks) is
-hidden from every seat alike, so that no seat's choice depends on it and every hypothesis weighs
-the same. In a window of simultaneous choices (Snap's calls) the belief is told each choice as
-the AEC order makes it, before the window settles; a game with private information and such
-windows would need the update held to the window's end. When every hypothesis is ruled out
-(the model is not how the seats played), the belief starts again from fresh, equally weighted
-ones, and counts it in `restarts`.
+The tables start as redraws of what the seat cannot see (`resample_from_infostate`) where the
+belief first sees the game. When every table is ruled out (the model is not how the seats played,
+or what the seat sees was never a chance outcome of a table, as the order of Snap's face-down
+stacks, hidden from every seat, shown card by card), the belief starts again from fresh redraws
+of the real table, equally weighted, and counts it in `restarts`. In a window of simultaneous
+choices (Snap's calls) the belief is told each choice as the AEC order makes it, before the
+window settles; the worlds of a search redraw the choices the seat cannot see yet, but their
+weights have seen them: a game with private information and such windows would need the update
+held to the window's end.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
+import numpy as np
+
 from snail_envs.agents.base import RandomAgent, choose_action
+from snail_envs.core.chance import ChanceNeeded, ChanceNodes, SeededChance
+
+Outcome = tuple[float, Any]
+"""A probability (or a share of tries) and the table after the step with that outcome."""
 
 
 class ModelBelief:
-    """Weighted redraws of what the searching seat cannot see, from the model's play seen so
-    far; the weights are kept relative to the largest (1), so that a long game's products of
-    probabilities do not vanish."""
+    """Weighted tables the searching seat cannot tell from the real one, from the model's play
+    seen so far; the weights are kept relative to the largest (1), so that a long game's products
+    of probabilities do not vanish."""
 
-    def __init__(self, model: Any, hypotheses: int = 64) -> None:
+    def __init__(self, model: Any, hypotheses: int = 64, branches: int = 256) -> None:
         if hypotheses < 1:
             raise ValueError(f"hypotheses must be at least 1; got {hypotheses}")
+        if branches < 1:
+            raise ValueError(f"branches must be at least 1; got {branches}")
         self.model = model
         self.hypotheses = hypotheses
-        self.seeds: list[int] = []
+        self.branches = branches
+        self.tables: list[Any] = []
         self.weights: list[float] = []
         self.restarts = 0
-        """How many times every hypothesis was ruled out and fresh ones were drawn."""
-        self._host: Any = None
+        """How many times every table was ruled out and fresh ones were drawn."""
+        self._game: Any = None
+        self._pending: tuple[int | None] | None = None
+        """The last action told, not yet played at the tables (in a tuple: it may be None, the
+        step of a seat that is done)."""
         self._rng = random.Random(0)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
-        self._host = None
+        self._game = None
 
-    def follow(self, host: Any) -> None:
-        """Start a fresh belief when `host` is a new game."""
-        if host is not self._host:
-            self._host = host
-            self._start()
+    def update(self, host: Any, seat_agent: str, actor: str, action: int | None) -> None:
+        """`actor` plays `action` now in `host` (the game being played), `seat_agent` searching:
+        bring the tables to the real table's point, weigh them by the model's probability of
+        `action` if `actor` is another seat, and hold the action to play at them next."""
+        self._follow(host, seat_agent)
+        if actor != seat_agent and action is not None and len(host.legal_actions(actor)) > 1:
+            self.weights = [
+                weight * self.likelihood(table, actor, action) if weight else 0.0
+                for table, weight in zip(self.tables, self.weights, strict=True)
+            ]
+            self._settle(host, seat_agent)
+        self._pending = (action,)
 
-    def _start(self) -> None:
-        self.seeds = [self._rng.getrandbits(31) for _ in range(self.hypotheses)]
-        self.weights = [1.0] * self.hypotheses
-
-    def update(self, host: Any, seat_agent: str, actor: str, action: int) -> None:
-        """Weigh every hypothesis by the model's probability of `actor` playing `action` now,
-        `actor` being another seat than `seat_agent`'s, in `host` (the game being played)."""
-        self.follow(host)
-        if len(host.legal_actions(actor)) < 2:
-            return
-        self.weights = [
-            weight * self.likelihood(host.resample_from_infostate(seat_agent, seed), actor, action)
-            if weight
-            else 0.0
-            for seed, weight in zip(self.seeds, self.weights, strict=True)
-        ]
-        largest = max(self.weights)
-        if largest == 0:
-            self.restarts += 1
-            self._start()
-        else:
-            self.weights = [weight / largest for weight in self.weights]
+    def world(self, host: Any, seat_agent: str, seed: int, reward: str | None = None) -> Any:
+        """A world for one iteration of a search by `seat_agent` in `host`: a copy of a table drawn
+        in proportion to the weights, playing on with chance from `seed`."""
+        self._follow(host, seat_agent)
+        table = self._rng.choices(self.tables, self.weights)[0]
+        return table.fork_for(seat_agent, seed, reward=reward)
 
     def likelihood(self, world: Any, actor: str, action: int) -> float:
         """The model's probability of `actor` playing `action` in `world`."""
@@ -96,7 +113,110 @@ class ModelBelief:
             return 1.0 / len(world.legal_actions(actor))
         return float(choose_action(model, world, actor) == action)
 
-    def draw(self, host: Any, rng: random.Random) -> int:
-        """The seed of a redraw for a search in `host`, drawn in proportion to the weights."""
-        self.follow(host)
-        return rng.choices(self.seeds, self.weights)[0]
+    # ----------------------------------------------------------------- following the game
+
+    def _follow(self, host: Any, seat_agent: str) -> None:
+        """Start afresh on a new game; otherwise play the pending action at every table."""
+        if host.game is not self._game:
+            self._game = host.game
+            self._pending = None
+            self._start(host, seat_agent)
+        elif self._pending is not None:
+            (action,) = self._pending
+            self._pending = None
+            self._step_tables(host, seat_agent, action)
+
+    def _start(self, host: Any, seat_agent: str) -> None:
+        self.tables = [
+            host.resample_from_infostate(seat_agent, self._rng.getrandbits(31))
+            for _ in range(self.hypotheses)
+        ]
+        self.weights = [1.0] * self.hypotheses
+
+    def _step_tables(self, host: Any, seat_agent: str, action: int | None) -> None:
+        """Every table plays `action` through the chance outcomes that leave `seat_agent`'s view
+        as it is in `host` now; a table shared by several hypotheses (after resampling) is played
+        once, and each of them draws its own outcome."""
+        seen = host.observe(seat_agent)
+        outcomes: dict[int, list[Outcome]] = {}
+        tables, weights = [], []
+        for table, weight in zip(self.tables, self.weights, strict=True):
+            if not weight:
+                continue
+            if id(table) not in outcomes:
+                outcomes[id(table)] = self._outcomes(table, action, host, seat_agent, seen)
+            found = outcomes[id(table)]
+            chances = [chance for chance, _ in found]
+            if sum(chances) > 0:
+                tables.append(self._rng.choices(found, chances)[0][1])
+                weights.append(weight * sum(chances))
+        self.tables, self.weights = tables, weights
+        self._settle(host, seat_agent)
+
+    def _outcomes(
+        self, table: Any, action: int | None, host: Any, seat_agent: str, seen: dict[str, Any]
+    ) -> list[Outcome]:
+        """The tables after `table` plays `action`, one per chance outcome sequence of the step
+        after which `seat_agent` sees `seen` in `host`, with its probability."""
+        found: list[Outcome] = []
+        scripts: list[tuple[list[int], float]] = [([], 1.0)]
+        played = 0
+        while scripts:
+            script, chance = scripts.pop()
+            played += 1
+            if played > self.branches:
+                return self._sampled(table, action, host, seat_agent, seen)
+            after = copy.deepcopy(table)
+            after.use_chance(ChanceNodes(script))
+            try:
+                after.step(action)
+            except ChanceNeeded as needed:
+                probabilities = needed.request.probabilities
+                scripts += [([*script, i], chance * p) for i, p in enumerate(probabilities)]
+                continue
+            if _agrees(after, host, seat_agent, seen):
+                found.append((chance, after))
+        return found
+
+    def _sampled(
+        self, table: Any, action: int | None, host: Any, seat_agent: str, seen: dict[str, Any]
+    ) -> list[Outcome]:
+        """`_outcomes` estimated by `branches` seeded tries, each matching one weighing its
+        share."""
+        found: list[Outcome] = []
+        for _ in range(self.branches):
+            after = copy.deepcopy(table)
+            after.use_chance(SeededChance(self._rng.getrandbits(31)))
+            after.step(action)
+            if _agrees(after, host, seat_agent, seen):
+                found.append((1.0 / self.branches, after))
+        return found
+
+    def _settle(self, host: Any, seat_agent: str) -> None:
+        """Drop ruled-out tables, restart if none is left, keep the weights relative to the
+        largest, and resample when they grow uneven."""
+        kept = [(t, w) for t, w in zip(self.tables, self.weights, strict=True) if w > 0]
+        if not kept:
+            self.restarts += 1
+            self._start(host, seat_agent)
+            return
+        largest = max(w for _, w in kept)
+        self.tables = [t for t, _ in kept]
+        self.weights = [w / largest for _, w in kept]
+        total = sum(self.weights)
+        effective = total * total / sum(w * w for w in self.weights)
+        if effective < self.hypotheses / 2 or len(self.tables) < self.hypotheses:
+            self.tables = self._rng.choices(self.tables, self.weights, k=self.hypotheses)
+            self.weights = [1.0] * self.hypotheses
+
+
+def _agrees(table: Any, host: Any, seat_agent: str, seen: dict[str, Any]) -> bool:
+    """Whether `seat_agent` sees at `table` what it sees in `host` (`seen`), with the same seat
+    to act."""
+    if table.agent_selection != host.agent_selection or table.agents != host.agents:
+        return False
+    view = table.observe(seat_agent)
+    return bool(
+        np.array_equal(view["observation"], seen["observation"])
+        and np.array_equal(view["action_mask"], seen["action_mask"])
+    )

@@ -28,9 +28,10 @@ search then looks for the best reply to players like the model, rather than to t
 the tree finds for them in worlds they cannot see (which lets them act on the searcher's guesses).
 The model may be any agent, a planning one included. With a belief (`belief=`, a
 `snail_envs.agents.beliefs.ModelBelief` of the same model) the worlds are not drawn alike: the
-searcher is told every action of the game as it is played (`watch`), and draws its worlds in
-proportion to the model's likelihood of the other seats' actions in them, so that the hidden
-information their play reveals is used.
+searcher is told every action of the game as it is played (`watch`), its belief follows the game
+on tables of its own, and its worlds are copies of them drawn in proportion to the model's
+likelihood of the other seats' actions at them, so that the hidden information their play
+reveals is used.
 
 The action played is the root action visited most. Only the public API is used: copies with the
 hidden information redrawn, legal actions, steps and rewards.
@@ -112,7 +113,7 @@ class ISMCTSAgent(SearchAgent):
 
     def watch(self, env: Any, seat_agent: str, agent: str, action: int | None) -> None:
         """Be told, playing `seat_agent` in `env`, that `agent` plays `action` now."""
-        if self.belief is not None and action is not None and agent != seat_agent:
+        if self.belief is not None:
             self.belief.update(env.unwrapped, seat_agent, agent, action)
 
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
@@ -130,13 +131,12 @@ class ISMCTSAgent(SearchAgent):
         return max(legal, key=lambda a: tried.get(a, -1))
 
     def _draw_world(self, host: Any, agent: str, reward: str | None) -> Any:
-        """A world for one iteration: a redraw of what `agent` cannot see, chosen by the belief
-        when there is one, with chance events of its own."""
+        """A world for one iteration, with chance events of its own: a redraw of what `agent`
+        cannot see, or a table of the belief when there is one."""
         seed = self._rng.getrandbits(31)
         if self.belief is None:
             return host.resample_from_infostate(agent, seed, reward=reward)
-        hypothesis = self.belief.draw(host, self._rng)
-        return host.resample_from_infostate(agent, hypothesis, reward=reward, future=seed)
+        return self.belief.world(host, agent, seed, reward=reward)
 
     def _iterate(self, world: Any, root: _Node, searcher: str) -> None:
         node, path = root, []

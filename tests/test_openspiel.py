@@ -13,8 +13,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from snail_envs.core.chance import Chance, SeededChance  # noqa: E402
-from snail_envs.core.openspiel import ChanceNodes, distinct  # noqa: E402
+from snail_envs.core.chance import Chance, ChanceNodes, SeededChance, distinct  # noqa: E402
 from snail_envs.openspiel import GAME_NAMES, REGISTRATIONS, load  # noqa: E402
 from tests.presets import CONFIGS  # noqa: E402
 

@@ -284,22 +284,44 @@ class GameHost:
         `reward` (one of `REWARD_MODES`) sets how the copy pays from now on; by default, as this
         environment does.
         """
+        seat = self._seat(agent)
+        twin = self._twin(seed, reward)
+        assert twin.game is not None and twin._chance is not None
+        twin.game.redraw_hidden(seat, twin._chance)
+        twin._redraw_hidden_tick(seat)
+        twin._observer.reset(twin.game)
+        if future is not None:
+            twin.use_chance(SeededChance(_as_seed(future)))
+        twin._pay(reward)
+        return twin
+
+    def fork_for(self, agent: str, seed: int, reward: str | None = None) -> GameHost:
+        """A copy of this environment to play on from here as `agent` may picture it: nothing
+        redrawn but the other seats' choices already made in this tick (hidden from `agent`
+        until the tick settles). Its future chance events come from `seed`; `reward` as in
+        `resample_from_infostate`. A search whose belief holds whole tables plays on copies of
+        them made this way (`snail_envs.agents.beliefs`)."""
+        seat = self._seat(agent)
+        twin = self._twin(seed, reward)
+        twin._redraw_hidden_tick(seat)
+        twin._pay(reward)
+        return twin
+
+    def _twin(self, seed: int, reward: str | None) -> GameHost:
+        """A copy of this environment whose chance events come from `seed` from now on."""
         self._require_game()
         if reward is not None:
             check_choice("reward", reward, REWARD_MODES)
         twin = copy.deepcopy(self)
-        twin._chance = SeededChance(_as_seed(seed))
-        assert twin.game is not None
-        twin.game.chance = twin._chance
-        twin.game.redraw_hidden(self._seat(agent), twin._chance)
-        twin._redraw_hidden_tick(self._seat(agent))
-        twin._observer.reset(twin.game)
-        if future is not None:
-            twin._chance = twin.game.chance = SeededChance(_as_seed(future))
-        if reward is not None:
-            twin.reward_mode = reward
-            twin._points = list(twin.game.points())
+        twin.use_chance(SeededChance(_as_seed(seed)))
         return twin
+
+    def _pay(self, reward: str | None) -> None:
+        """Pay as `reward` says from now on (None: as before)."""
+        if reward is not None:
+            assert self.game is not None
+            self.reward_mode = reward
+            self._points = list(self.game.points())
 
     def __deepcopy__(self, memo: dict) -> GameHost:
         """A copy that plays on exactly like this environment. The options and the spaces are

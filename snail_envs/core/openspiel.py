@@ -63,7 +63,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pyspiel
 
-from snail_envs.core.chance import Chance
+from snail_envs.core.chance import ChanceNeeded, ChanceNodes, ChanceRequest
 from snail_envs.core.game import GameSpec
 from snail_envs.core.parallel import SnailParallelEnv
 
@@ -73,80 +73,6 @@ PRESETS = Path(__file__).resolve().parent.parent / "training" / "configs"
 """The presets, `<game>/<preset>.yaml` (the repository's configs/)."""
 JSON_PARAMETER = "json"
 """How an option whose default is not a number, a bool or a text travels: as JSON text."""
-
-
-# ----------------------------------------------------------------------------- chance
-
-
-@dataclass(frozen=True)
-class ChanceRequest:
-    """One chance event the rules asked for: its outcomes (values as the rules receive them, or
-    card by card for a shuffle) and their probabilities."""
-
-    kind: str
-    values: tuple[Any, ...]
-    probabilities: tuple[float, ...]
-
-
-class ChanceNeeded(Exception):
-    """Raised inside a transition when its chance script has run out."""
-
-    def __init__(self, request: ChanceRequest) -> None:
-        super().__init__(f"a chance node: {request.kind} among {len(request.values)} outcomes")
-        self.request = request
-
-
-class ChanceNodes(Chance):
-    """A chance source that answers each request with the next outcome chosen at a chance node
-    (an index into the request's distinct outcomes), and stops the transition with
-    `ChanceNeeded` when none is left. Requests with one possible outcome consume nothing."""
-
-    def __init__(self, choices: Sequence[int]) -> None:
-        self._choices = list(choices)
-        self._next = 0
-
-    def _choose(self, kind: str, values: list[Any], weights: list[float]) -> Any:
-        if len(values) == 1:
-            return values[0]
-        if self._next == len(self._choices):
-            total = sum(weights)
-            raise ChanceNeeded(
-                ChanceRequest(kind, tuple(values), tuple(weight / total for weight in weights))
-            )
-        index = self._choices[self._next]
-        self._next += 1
-        return values[index]
-
-    def pick(self, options: Sequence[T]) -> T:
-        values, counts = distinct(options)
-        return self._choose("pick", values, counts)
-
-    def arrange(self, items: Sequence[T]) -> list[T]:
-        remaining = list(items)
-        arranged: list[T] = []
-        while remaining:
-            values, counts = distinct(remaining)
-            card = self._choose("deal", values, counts)
-            remaining.remove(card)
-            arranged.append(card)
-        return arranged
-
-    def occurs(self, probability: float) -> bool:
-        if probability <= 0 or probability >= 1:
-            return probability >= 1
-        return bool(self._choose("occurs", [False, True], [1 - probability, probability]))
-
-    def pick_weighted(self, weights: Sequence[float]) -> int:
-        indices = [index for index, weight in enumerate(weights) if weight > 0]
-        return int(self._choose("weighted", indices, [weights[index] for index in indices]))
-
-
-def distinct(items: Sequence[T]) -> tuple[list[T], list[float]]:
-    """The distinct items in order of first appearance, and how often each appears."""
-    counts: dict[Any, int] = {}
-    for item in items:
-        counts[item] = counts.get(item, 0) + 1
-    return list(counts), [float(count) for count in counts.values()]
 
 
 # ----------------------------------------------------------------------------- parameters

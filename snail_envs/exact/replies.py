@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from snail_envs.agents.base import choose_action
-from snail_envs.core.openspiel import ChanceNodes, SnailGame
+from snail_envs.core.chance import ChanceNodes
+from snail_envs.core.openspiel import SnailGame
 from snail_envs.exact.solve import expected_returns
 from snail_envs.exact.tree import CHANCE, DECISION, GameTree
 

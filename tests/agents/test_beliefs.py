@@ -1,18 +1,21 @@
-"""The search's belief: redraws weighed by a known agent's likelihood of the actions seen."""
+"""The search's belief: tables that follow the game, weighed by a known agent's likelihood of the
+actions seen."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 
 import snail_envs
 from snail_envs.agents import make_agent
+from snail_envs.agents.base import choose_action
 from snail_envs.agents.beliefs import ModelBelief
 from snail_envs.registry import FACTS, GAME_FOLDERS, GAMES
-from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -38,7 +41,7 @@ def card_of(host: Any, seed: int) -> str:
 
 
 @pytest.mark.parametrize("played, ruled_out", [(2, "green and yellow"), (1, "yellow and blue")])
-def test_redraws_in_which_the_deterministic_target_would_not_have_played_so_weigh_nothing(
+def test_tables_at_which_the_deterministic_target_would_not_have_played_so_are_dropped(
     played: int, ruled_out: str
 ) -> None:
     # in this deal (seed 0) the heuristic holding yellow and blue moves die 2, holding green
@@ -47,31 +50,86 @@ def test_redraws_in_which_the_deterministic_target_would_not_have_played_so_weig
     host = env.unwrapped
     belief = ModelBelief(make_agent("heuristic", PEDZACE_SLIMAKI, options=mini(PEDZACE_SLIMAKI)))
     belief.reset(0)
+    before = {table.game.private_text(1) for table in after_start(belief, host)}
     belief.update(host, "player_0", "player_1", played)
-    cards = {seed: card_of(host, seed) for seed in belief.seeds}
-    weights = dict(zip(belief.seeds, belief.weights, strict=True))
-    assert {cards[s] for s in cards if weights[s] == 0} == {f"your card: the {ruled_out} snails"}
-    assert all(weights[s] == 1 for s in cards if ruled_out not in cards[s])
+    after = {table.game.private_text(1) for table in belief.tables}
+    assert f"your card: the {ruled_out} snails" in before
+    assert after == before - {f"your card: the {ruled_out} snails"}
+    assert len(belief.tables) == belief.hypotheses
     assert belief.restarts == 0
 
 
-def test_a_history_no_redraw_explains_starts_the_belief_afresh() -> None:
+def after_start(belief: ModelBelief, host: Any) -> list[Any]:
+    """The belief's tables where it first sees `host` (player_0 searching)."""
+    belief.world(host, "player_0", seed=0)
+    return list(belief.tables)
+
+
+def test_a_game_no_table_can_follow_starts_the_belief_afresh() -> None:
+    # told two moves of player_1 in a row, the tables play the first: then player_0 is to act
+    # at every table, not player_1 as in the game
     env = after_first_move(PEDZACE_SLIMAKI, seed=0)
     host = env.unwrapped
     belief = ModelBelief(make_agent("heuristic", PEDZACE_SLIMAKI, options=mini(PEDZACE_SLIMAKI)))
     belief.update(host, "player_0", "player_1", 2)
     belief.update(host, "player_0", "player_1", 1)
     assert belief.restarts == 1
+    assert len(belief.tables) == belief.hypotheses
     assert belief.weights == [1.0] * belief.hypotheses
 
 
-def test_random_play_weighs_every_redraw_alike() -> None:
+def test_random_play_weighs_every_table_alike() -> None:
     env = after_first_move(PEDZACE_SLIMAKI, seed=0)
     belief = ModelBelief(make_agent("random", PEDZACE_SLIMAKI), hypotheses=8)
     host = env.unwrapped
     assert belief.likelihood(host.resample_from_infostate("player_0", 1), "player_1", 2) == 0.5
     belief.update(host, "player_0", "player_1", 2)
     assert belief.weights == [1.0] * 8
+
+
+@pytest.mark.parametrize("env_name", [SNAILED_IT, PEDZACE_SLIMAKI])
+def test_the_tables_follow_the_game_and_never_rule_out_the_truth(env_name: str) -> None:
+    # player_1 plays as the model does, so the real table is always possible: no restart, the
+    # real hidden cards are held at some table, and each table shows player_0 what the game
+    # shows it. In Snailed It! cards change hands (played, drawn): a table keeps its own.
+    for belief, host in followed_games(env_name, branches=256):
+        assert host.game.private_text(1) in {t.game.private_text(1) for t in belief.tables}
+        assert belief.restarts == 0
+
+
+def test_a_step_of_more_outcomes_than_branches_is_sampled_and_its_tables_still_agree() -> None:
+    # one branch: every step that draws chance (the dice) is tried once, seeded, and the
+    # tables whose try shows player_0 other dice than the game's are dropped
+    for belief, host in followed_games(PEDZACE_SLIMAKI, branches=1):
+        seen = host.observe("player_0")
+        for table in belief.tables:
+            assert np.array_equal(table.observe("player_0")["observation"], seen["observation"])
+
+
+def followed_games(env_name: str, branches: int) -> Any:
+    """(belief, real table) at every decision of player_0 (random play) in 6 games of the
+    mini against the heuristic, the belief (16 tables, the heuristic as model) told every
+    action; each time a world drawn from it shows player_0 what the game shows it."""
+    model = make_agent("heuristic", env_name, options=mini(env_name))
+    searcher = make_agent("random", env_name, seed=3)
+    for game in range(6):
+        env = snail_envs.make(env_name, **mini(env_name))
+        env.reset(seed=game)
+        host = env.unwrapped
+        belief = ModelBelief(model, hypotheses=16, branches=branches)
+        belief.reset(game)
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                action = None
+            else:
+                action = choose_action(model if agent == "player_1" else searcher, env, agent)
+            if agent == "player_0" and action is not None:
+                world = belief.world(host, "player_0", seed=game)
+                seen = host.observe("player_0")["observation"]
+                assert np.array_equal(world.observe("player_0")["observation"], seen)
+                yield belief, host
+            belief.update(host, "player_0", agent, action)
+            env.step(action)
 
 
 @pytest.mark.parametrize("env_name", [PEDZACE_SLIMAKI, SNAIL_SPRINT])

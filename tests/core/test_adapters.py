@@ -199,6 +199,18 @@ def test_resample_mid_window_hides_choices_already_made_in_the_tick() -> None:
     assert choices == {PASS, CLAIM}
 
 
+def test_a_fork_keeps_everything_but_the_choices_hidden_in_the_tick() -> None:
+    env = ToyAEC(num_players=4)
+    env.reset(seed=5)
+    env.step(ADD_ONE)
+    env.step(CLAIM)  # player_1's choice of this tick, hidden from player_2
+    forks = [env.fork_for("player_2", seed) for seed in range(30)]
+    assert all(fork.game.secrets == env.game.secrets for fork in forks)
+    assert {fork._tick_actions[1] for fork in forks} == {PASS, CLAIM}
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        env.fork_for("player_9", 0)
+
+
 def test_copies_continue_like_the_original() -> None:
     testing.check_copy_continuation(
         lambda: ToyAEC(num_players=4, target=30), seed=2, steps_before_copy=5
