@@ -12,8 +12,12 @@ game action by action (the search is told each action before it is played, `watc
    multiplied by their probability (the likelihood of what the seat saw), and one of them is
    drawn in proportion to it to go on with. A step of more than `branches` outcome sequences is
    sampled instead: `branches` seeded tries, the share that match as the likelihood;
-2. before an action of another seat, each table's weight is multiplied by the model's
-   probability of that action, on the observation the acting seat has at that table.
+2. each action of another seat is weighed by the model's probability of it, on the observation
+   the acting seat has at that table: the table's weight is multiplied by it once the seat can
+   see the action. In a window of simultaneous choices (Snap's calls, Snailed It!'s tosses) the
+   belief is told each choice as the AEC order makes it, before the window settles; the choices
+   of the window are held (`held`) until it settles, so that they weigh nothing the seat may not
+   know yet, and a world drawn in the window has them chosen again by the model there.
 
 A search then draws its worlds in proportion to the weights: a copy of a table, with its own
 future chance (`GameHost.fork_for`). The hidden information a table holds is its own from the
@@ -32,11 +36,7 @@ The tables start as redraws of what the seat cannot see (`resample_from_infostat
 belief first sees the game. When every table is ruled out (the model is not how the seats played,
 or what the seat sees was never a chance outcome of a table, as the order of Snap's face-down
 stacks, hidden from every seat, shown card by card), the belief starts again from fresh redraws
-of the real table, equally weighted, and counts it in `restarts`. In a window of simultaneous
-choices (Snap's calls) the belief is told each choice as the AEC order makes it, before the
-window settles; the worlds of a search redraw the choices the seat cannot see yet, but their
-weights have seen them: a game with private information and such windows would need the update
-held to the window's end.
+of the real table, equally weighted, and counts it in `restarts`.
 """
 
 from __future__ import annotations
@@ -69,6 +69,10 @@ class ModelBelief:
         self.branches = branches
         self.tables: list[Any] = []
         self.weights: list[float] = []
+        self.held: list[float] = []
+        """Each table's likelihood of the other seats' choices made in the tick in progress,
+        which the searching seat sees only once the tick settles: kept out of the weights until
+        then, so that they weigh nothing the seat may not know."""
         self.restarts = 0
         """How many times every table was ruled out and fresh ones were drawn."""
         self._game: Any = None
@@ -87,11 +91,10 @@ class ModelBelief:
         `action` if `actor` is another seat, and hold the action to play at them next."""
         self._follow(host, seat_agent)
         if actor != seat_agent and action is not None and len(host.legal_actions(actor)) > 1:
-            self.weights = [
-                weight * self.likelihood(table, actor, action) if weight else 0.0
-                for table, weight in zip(self.tables, self.weights, strict=True)
+            self.held = [
+                held * self.likelihood(table, actor, action)
+                for table, held in zip(self.tables, self.held, strict=True)
             ]
-            self._settle(host, seat_agent)
         self._pending = (action,)
 
     def world(self, host: Any, seat_agent: str, seed: int, reward: str | None = None) -> Any:
@@ -99,7 +102,12 @@ class ModelBelief:
         in proportion to the weights, playing on with chance from `seed`."""
         self._follow(host, seat_agent)
         table = self._rng.choices(self.tables, self.weights)[0]
-        return table.fork_for(seat_agent, seed, reward=reward)
+        return table.fork_for(seat_agent, seed, reward=reward, choose=self._choose)
+
+    def _choose(self, world: Any, agent: str) -> int:
+        """The model's choice for `agent` in `world` (a choice of the tick hidden from the
+        searching seat, chosen again in each world)."""
+        return int(choose_action(self.model, world, agent))
 
     def likelihood(self, world: Any, actor: str, action: int) -> float:
         """The model's probability of `actor` playing `action` in `world`."""
@@ -132,6 +140,7 @@ class ModelBelief:
             for _ in range(self.hypotheses)
         ]
         self.weights = [1.0] * self.hypotheses
+        self.held = [1.0] * self.hypotheses
 
     def _step_tables(self, host: Any, seat_agent: str, action: int | None) -> None:
         """Every table plays `action` through the chance outcomes that leave `seat_agent`'s view
@@ -139,18 +148,27 @@ class ModelBelief:
         once, and each of them draws its own outcome."""
         seen = host.observe(seat_agent)
         outcomes: dict[int, list[Outcome]] = {}
-        tables, weights = [], []
-        for table, weight in zip(self.tables, self.weights, strict=True):
+        tables, weights, helds = [], [], []
+        for table, weight, held in zip(self.tables, self.weights, self.held, strict=True):
             if not weight:
                 continue
             if id(table) not in outcomes:
-                outcomes[id(table)] = self._outcomes(table, action, host, seat_agent, seen)
+                played = action
+                if action is not None and action not in table.legal_actions(table.agent_selection):
+                    # another seat's choice this table rules out (its held likelihood is 0,
+                    # and the table goes once the seat sees it): kept in step meanwhile
+                    played = self._choose(table, table.agent_selection)
+                outcomes[id(table)] = self._outcomes(table, played, host, seat_agent, seen)
             found = outcomes[id(table)]
             chances = [chance for chance, _ in found]
             if sum(chances) > 0:
                 tables.append(self._rng.choices(found, chances)[0][1])
                 weights.append(weight * sum(chances))
-        self.tables, self.weights = tables, weights
+                helds.append(held)
+        self.tables, self.weights, self.held = tables, weights, helds
+        if not host.window_open:  # the tick settled: its choices are seen, and weigh
+            self.weights = [w * h for w, h in zip(self.weights, self.held, strict=True)]
+            self.held = [1.0] * len(self.tables)
         self._settle(host, seat_agent)
 
     def _outcomes(
@@ -195,18 +213,23 @@ class ModelBelief:
     def _settle(self, host: Any, seat_agent: str) -> None:
         """Drop ruled-out tables, restart if none is left, keep the weights relative to the
         largest, and resample when they grow uneven."""
-        kept = [(t, w) for t, w in zip(self.tables, self.weights, strict=True) if w > 0]
+        kept = [
+            (t, w, h) for t, w, h in zip(self.tables, self.weights, self.held, strict=True) if w > 0
+        ]
         if not kept:
             self.restarts += 1
             self._start(host, seat_agent)
             return
-        largest = max(w for _, w in kept)
-        self.tables = [t for t, _ in kept]
-        self.weights = [w / largest for _, w in kept]
+        largest = max(w for _, w, _ in kept)
+        self.tables = [t for t, _, _ in kept]
+        self.weights = [w / largest for _, w, _ in kept]
+        self.held = [h for _, _, h in kept]
         total = sum(self.weights)
         effective = total * total / sum(w * w for w in self.weights)
         if effective < self.hypotheses / 2 or len(self.tables) < self.hypotheses:
-            self.tables = self._rng.choices(self.tables, self.weights, k=self.hypotheses)
+            drawn = self._rng.choices(range(len(self.tables)), self.weights, k=self.hypotheses)
+            self.tables = [self.tables[i] for i in drawn]
+            self.held = [self.held[i] for i in drawn]
             self.weights = [1.0] * self.hypotheses
 
 

@@ -7,7 +7,16 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
 2. walks one tree shared by all seats down that world, choosing at each node the action with the
    best UCB1 score among those legal in this world (availability counts stand in for the parent's
    visits, since an action is not legal in every world); a node's branches are told apart by seat
-   and action, since which seat moves after the same history can differ between worlds;
+   and action, since which seat moves after the same history can differ between worlds, and
+   with `branch_on="observations"` also by what the seat sees when it chooses (its
+   observation in that world). Branching on actions alone, a seat's later choice is one for
+   every world that reaches it (every roll of the dice in between, every card drawn): its value
+   mixes worlds the seat could tell apart, and the search's values are biased where its best
+   later move depends on them ("strategy fusion"). Branching on observations, each later
+   choice sees what the seat would see, as in POMCP (Silver and Veness, 2010): with an opponent
+   model and worlds drawn as the belief below draws them, the search plays the best reply to
+   the model as its iterations grow, at the cost of a tree that grows wider (fewer visits a
+   node at a small budget);
 3. adds one node, then plays to the end of the game with the rollout policy: uniformly random
    legal actions, or a given agent (`rollout=`, for example the game's heuristic), each seat
    acting on its own observation of that world;
@@ -49,6 +58,7 @@ from snail_envs.agents.beliefs import ModelBelief
 from snail_envs.agents.stopping import check_stop
 
 VALUES = ("reward", "points", "margin")
+BRANCHES = ("actions", "observations")
 
 
 class _Node:
@@ -57,7 +67,7 @@ class _Node:
     def __init__(self, actor: str) -> None:
         self.actor = actor
         """The seat whose action leads to this node; at the root, the searching seat."""
-        self.children: dict[tuple[str, int], _Node] = {}
+        self.children: dict[tuple[str, bytes, int], _Node] = {}
         self.visits = 0
         self.available = 0
         self.total = 0.0
@@ -82,11 +92,19 @@ class ISMCTSAgent(SearchAgent):
         value: str = "reward",
         opponents: Any = None,
         belief: ModelBelief | None = None,
+        branch_on: str = "actions",
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
         if value not in VALUES:
             raise ValueError(f"value must be one of {', '.join(map(repr, VALUES))}; got {value!r}")
+        if branch_on not in BRANCHES:
+            raise ValueError(
+                f"branch_on must be one of {', '.join(map(repr, BRANCHES))}; got {branch_on!r}"
+            )
+        self.branch_on = branch_on
+        """What tells a node's branches apart: the seat and its action ("actions"), or also what
+        the seat sees when it chooses ("observations")."""
         self.iterations = iterations
         self.exploration = exploration
         self.max_seconds = max_seconds
@@ -127,7 +145,9 @@ class ISMCTSAgent(SearchAgent):
             self._iterate(world, root, agent)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        tried = {a: child.visits for (actor, a), child in root.children.items() if actor == agent}
+        tried = {
+            a: child.visits for (actor, _, a), child in root.children.items() if actor == agent
+        }
         return max(legal, key=lambda a: tried.get(a, -1))
 
     def _draw_world(self, host: Any, agent: str, reward: str | None) -> Any:
@@ -152,7 +172,10 @@ class ISMCTSAgent(SearchAgent):
             if model is not None and actor != searcher:
                 action = _play(model, world, actor, legal)
             elif in_tree:
-                action, node, in_tree = self._descend(node, actor, legal)
+                seen = b""
+                if self.branch_on == "observations":
+                    seen = world.observe(actor)["observation"].tobytes()
+                action, node, in_tree = self._descend(node, actor, seen, legal)
                 path.append(node)
             elif self.rollout is not None:
                 action = _play(self.rollout, world, actor, legal)
@@ -170,24 +193,27 @@ class ISMCTSAgent(SearchAgent):
             visited.visits += 1
             visited.total += returns[visited.actor]
 
-    def _descend(self, node: _Node, actor: str, legal: list[int]) -> tuple[int, _Node, bool]:
-        """One step down the tree: expand an untried action if there is one, else follow UCB1.
-        Returns the action, the node reached, and whether the walk stays in the tree."""
+    def _descend(
+        self, node: _Node, actor: str, seen: bytes, legal: list[int]
+    ) -> tuple[int, _Node, bool]:
+        """One step down the tree from `actor`'s choice seeing `seen`: expand an untried action
+        if there is one, else follow UCB1. Returns the action, the node reached, and whether the
+        walk stays in the tree."""
         children = node.children
         for action in legal:
-            if (actor, action) in children:
-                children[actor, action].available += 1
-        untried = [action for action in legal if (actor, action) not in children]
+            if (actor, seen, action) in children:
+                children[actor, seen, action].available += 1
+        untried = [action for action in legal if (actor, seen, action) not in children]
         if untried:
             action = untried[self._rng.randrange(len(untried))]
-            child = children[actor, action] = _Node(actor)
+            child = children[actor, seen, action] = _Node(actor)
             child.available = 1
             return action, child, False
         exploration = self.exploration
         if self.value != "reward" and self._highest > self._lowest:
             exploration *= (self._highest - self._lowest) / 2
-        action = max(legal, key=lambda a: children[actor, a].ucb(exploration))
-        return action, children[actor, action], True
+        action = max(legal, key=lambda a: children[actor, seen, a].ucb(exploration))
+        return action, children[actor, seen, action], True
 
 
 def _play(player: Any, world: Any, actor: str, legal: list[int]) -> int:

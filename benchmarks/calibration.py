@@ -41,6 +41,7 @@ from typing import Any
 
 import yaml
 
+from snail_envs.agents.ismcts import BRANCHES
 from snail_envs.registry import GAME_FOLDERS, GAMES
 from snail_envs.training.exploit import (
     METHODS,
@@ -159,6 +160,12 @@ def main() -> None:
         help="the search reply's engine (default python: the IS-MCTS whose worlds the target's "
         "play weighs, which plays every target)",
     )
+    parser.add_argument(
+        "--search-branch-on",
+        default="observations",
+        choices=BRANCHES,
+        help="what tells the Python search reply's tree branches apart (default observations)",
+    )
     parser.add_argument("--policy", help="the trained target (default: one trained here)")
     parser.add_argument("--policy-timesteps", type=int, default=50_000)
     parser.add_argument("--solve-to", type=float, default=0.01)
@@ -233,6 +240,7 @@ def calibration_job(
         search_rollout=args.search_rollout,
         search_engine=args.search_engine,
         search_value="margin",
+        search_branch_on=args.search_branch_on,
     )
 
 
@@ -264,6 +272,7 @@ def exact_main(args: argparse.Namespace, work: Path) -> None:
                 "search_iterations": args.search_iterations,
                 "search_rollout": args.search_rollout,
                 "search_engine": args.search_engine,
+                "search_branch_on": args.search_branch_on,
             }
             cells = [f"{gains[m]:+.4f}" if m in gains else "—" for m in ("learned", "search")]
             print(

@@ -8,6 +8,7 @@ goes out) each finished agent is selected once more to step `None`, as PettingZo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -162,9 +163,16 @@ class SnailAECEnv(GameHost, AECEnv):
         choices are then not applied (nor public) yet."""
         return bool(self._tick_actions)
 
-    def _redraw_hidden_tick(self, seat: int) -> None:
-        """Other seats' choices already made in this tick are hidden: redraw them at random."""
+    def _redraw_hidden_tick(
+        self, seat: int, choose: Callable[[GameHost, str], int] | None = None
+    ) -> None:
+        """Other seats' choices already made in this tick are hidden: redraw them, by `choose`
+        or at random."""
         assert self._chance is not None and self.game is not None
         for other in self._tick_actions:
-            if other != seat:
+            if other == seat:
+                continue
+            if choose is None:
                 self._tick_actions[other] = self._chance.pick(self.game.legal_actions(other))
+            else:
+                self._tick_actions[other] = choose(self, self.possible_agents[other])

@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 import reprlib
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -295,15 +295,22 @@ class GameHost:
         twin._pay(reward)
         return twin
 
-    def fork_for(self, agent: str, seed: int, reward: str | None = None) -> GameHost:
+    def fork_for(
+        self,
+        agent: str,
+        seed: int,
+        reward: str | None = None,
+        choose: Callable[[GameHost, str], int] | None = None,
+    ) -> GameHost:
         """A copy of this environment to play on from here as `agent` may picture it: nothing
         redrawn but the other seats' choices already made in this tick (hidden from `agent`
-        until the tick settles). Its future chance events come from `seed`; `reward` as in
-        `resample_from_infostate`. A search whose belief holds whole tables plays on copies of
-        them made this way (`snail_envs.agents.beliefs`)."""
+        until the tick settles), each chosen again by `choose(copy, that seat's agent)` (a model
+        of how they choose), or uniformly among its legal actions. Its future chance events come
+        from `seed`; `reward` as in `resample_from_infostate`. A search whose belief holds whole
+        tables plays on copies of them made this way (`snail_envs.agents.beliefs`)."""
         seat = self._seat(agent)
         twin = self._twin(seed, reward)
-        twin._redraw_hidden_tick(seat)
+        twin._redraw_hidden_tick(seat, choose)
         twin._pay(reward)
         return twin
 
@@ -334,8 +341,11 @@ class GameHost:
             setattr(twin, name, copy.deepcopy(value, memo))
         return twin
 
-    def _redraw_hidden_tick(self, seat: int) -> None:
-        """Hook for adapters that hold other seats' choices of the current tick."""
+    def _redraw_hidden_tick(
+        self, seat: int, choose: Callable[[GameHost, str], int] | None = None
+    ) -> None:
+        """Hook for adapters that hold other seats' choices of the current tick: redraw those
+        hidden from `seat`, by `choose` or uniformly (`fork_for`)."""
 
     # ----------------------------------------------------------------- actions and rewards
 

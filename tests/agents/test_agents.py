@@ -203,6 +203,8 @@ def test_make_agent_rejects_unknown_agents() -> None:
         make_agent("ismcts:50:greedy", "snail_sprint_v0")
     with pytest.raises(ValueError, match="one of 'reward', 'points', 'margin'; got 'score'"):
         ISMCTSAgent(value="score")
+    with pytest.raises(ValueError, match="one of 'actions', 'observations'; got 'cards'"):
+        ISMCTSAgent(branch_on="cards")
     with pytest.raises(ValueError, match="all zero"):
         RandomAgent(0).act(np.zeros(3), np.zeros(3, dtype=np.int8))
 
@@ -287,9 +289,20 @@ def test_a_points_search_keeps_exploring_while_every_return_is_the_same() -> Non
     search._lowest = search._highest = 0.0
     root = ismcts._Node("player_0")
     for _ in range(100):
-        _, child, _ = search._descend(root, "player_0", [0, 2])
+        _, child, _ = search._descend(root, "player_0", b"", [0, 2])
         child.visits += 1
-    assert min(root.children["player_0", action].visits for action in (0, 2)) >= 45
+    assert min(root.children["player_0", b"", action].visits for action in (0, 2)) >= 45
+
+
+def test_a_search_branching_on_observations_keeps_choices_seen_differently_apart() -> None:
+    """One node for each action and what the seat saw when it chose, so that a later choice
+    is made apart for every roll of the dice that led to it."""
+    search = ISMCTSAgent(iterations=1, seed=0, branch_on="observations")
+    root = ismcts._Node("player_0")
+    _, one_roll, _ = search._descend(root, "player_0", b"rolled 1", [0])
+    _, other_roll, _ = search._descend(root, "player_0", b"rolled 2", [0])
+    assert one_roll is not other_roll
+    assert set(root.children) == {("player_0", b"rolled 1", 0), ("player_0", b"rolled 2", 0)}
 
 
 def test_ismcts_opponent_model_plays_every_other_seat() -> None:
@@ -327,8 +340,8 @@ def test_ismcts_tells_branches_apart_by_seat() -> None:
     statistics never mix with another seat's for the same action number."""
     searcher = ISMCTSAgent(iterations=1, seed=0)
     root = ismcts._Node(None)
-    _, first, _ = searcher._descend(root, "player_0", [0])
-    _, second, _ = searcher._descend(root, "player_1", [0])
+    _, first, _ = searcher._descend(root, "player_0", b"", [0])
+    _, second, _ = searcher._descend(root, "player_1", b"", [0])
     assert first is not second
     assert (first.actor, second.actor) == ("player_0", "player_1")
 

@@ -15,7 +15,7 @@ from snail_envs.agents import make_agent
 from snail_envs.agents.base import choose_action
 from snail_envs.agents.beliefs import ModelBelief
 from snail_envs.registry import FACTS, GAME_FOLDERS, GAMES
-from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT, SNAP
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -52,7 +52,8 @@ def test_tables_at_which_the_deterministic_target_would_not_have_played_so_are_d
     belief.reset(0)
     before = {table.game.private_text(1) for table in after_start(belief, host)}
     belief.update(host, "player_0", "player_1", played)
-    after = {table.game.private_text(1) for table in belief.tables}
+    env.step(played)
+    after = {table.game.private_text(1) for table in after_start(belief, host)}
     assert f"your card: the {ruled_out} snails" in before
     assert after == before - {f"your card: the {ruled_out} snails"}
     assert len(belief.tables) == belief.hypotheses
@@ -60,7 +61,7 @@ def test_tables_at_which_the_deterministic_target_would_not_have_played_so_are_d
 
 
 def after_start(belief: ModelBelief, host: Any) -> list[Any]:
-    """The belief's tables where it first sees `host` (player_0 searching)."""
+    """The belief's tables once it has followed `host` to where it is (player_0 searching)."""
     belief.world(host, "player_0", seed=0)
     return list(belief.tables)
 
@@ -142,3 +143,29 @@ def test_a_redraw_seed_names_the_same_cards_all_game(env_name: str) -> None:
     assert host.legal_actions("player_1")
     assert [card_of(host, seed) for seed in range(10)] == at_deal
     assert len(set(at_deal)) > 1
+
+
+def test_a_choice_made_in_a_window_weighs_only_once_the_window_settles() -> None:
+    # Snap's first tick is a window of both seats, player_0 choosing first: player_1, searching,
+    # cannot see its choice yet. Its worlds have player_0 choose again as the model would, and
+    # the choice weighs the tables only once the window settles: here player_0 chose against
+    # the model, which then rules out every table.
+    env = snail_envs.make(SNAP, num_players=2)
+    env.reset(seed=0)
+    host = env.unwrapped
+    model = make_agent("heuristic", SNAP)
+    modelled = choose_action(model, env, "player_0")
+    against = next(a for a in host.legal_actions("player_0") if a != modelled)
+    belief = ModelBelief(model, hypotheses=8)
+    belief.update(host, "player_1", "player_0", against)
+    env.step(against)
+    assert host.window_open
+    world = belief.world(host, "player_1", seed=0)
+    assert world._tick_actions[0] == modelled != host._tick_actions[0]
+    assert belief.weights == [1.0] * 8 and belief.held == [0.0] * 8
+    own = host.legal_actions("player_1")[0]
+    belief.update(host, "player_1", "player_1", own)
+    env.step(own)
+    assert not host.window_open
+    belief.world(host, "player_1", seed=0)
+    assert belief.restarts == 1

@@ -207,6 +207,8 @@ def test_a_fork_keeps_everything_but_the_choices_hidden_in_the_tick() -> None:
     forks = [env.fork_for("player_2", seed) for seed in range(30)]
     assert all(fork.game.secrets == env.game.secrets for fork in forks)
     assert {fork._tick_actions[1] for fork in forks} == {PASS, CLAIM}
+    modelled = env.fork_for("player_2", 0, choose=lambda world, agent: PASS)
+    assert modelled._tick_actions[1] == PASS
     with pytest.raises(ValueError, match="unknown agent 'player_9'"):
         env.fork_for("player_9", 0)
 

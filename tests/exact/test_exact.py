@@ -14,7 +14,7 @@ pytest.importorskip("pyspiel")
 from snail_envs.agents import make_agent
 from snail_envs.exact import load_game, observation_policy, tabulate
 from snail_envs.exact.cli import main
-from snail_envs.exact.replies import reply_return
+from snail_envs.exact.replies import ask, reply_return
 from snail_envs.exact.solve import (
     Sweeper,
     best_response,
@@ -231,3 +231,41 @@ def test_a_search_replys_exact_return_is_repeatable_and_no_better_than_the_best_
     assert first == again
     assert asked > 0
     assert head_to_head(tree, target, target) < first <= best + 1e-12
+
+
+def test_a_search_branching_on_observations_is_not_misled_by_choices_fused_over_dice() -> None:
+    """Strategy fusion, measured on the Pędzące Ślimaki mini: at this first decision of
+    player_0 against the heuristic, branching on actions alone, the search's later choices are
+    one for every roll of the dice in between, and its values favour another move than the
+    exact best response's; branching on what the seat sees, it plays the best response."""
+    from snail_envs.training.exploit import Job, search_reply
+
+    game = load_game(PEDZACE_SLIMAKI, "mini")
+    tree = build_tree(game)
+    rules = game.setup.env_options
+    target = tabulate(tree, game, make_agent("heuristic", PEDZACE_SLIMAKI, options=rules))
+    response, _ = best_response(tree, target, 0)
+    info = next(i for i in tree.infosets if i.key.startswith(FUSED_DECISION))
+    best = info.actions[int(np.argmax(response[info.first : info.first + len(info.actions)]))]
+    node = int(np.flatnonzero(tree.infoset == info.index)[0])
+    chosen = {}
+    for branch_on in ("observations", "actions"):
+        job = Job(
+            PEDZACE_SLIMAKI,
+            "heuristic",
+            rules,
+            60,
+            search_iterations=1000,
+            search_engine="python",
+            search_value="margin",
+            search_branch_on=branch_on,
+        )
+        chosen[branch_on] = ask(tree, game, search_reply(job), node, seed=0)
+    assert chosen["observations"] == best
+    assert chosen["actions"] != best
+
+
+FUSED_DECISION = "decision 1 | history 96f27974bf54208cead248ea48091718 | player 0"
+"""An information state of the Pędzące Ślimaki mini where the search, branching on actions
+alone, leaves the exact best response (found by `snail_envs.exact.replies` over the whole
+mini at 1,000 iterations)."""
