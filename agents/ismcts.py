@@ -19,7 +19,10 @@ Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012). Every iteration:
    node at a small budget);
 3. adds one node, then plays to the end of the game with the rollout policy: uniformly random
    legal actions, or a given agent (`rollout=`, for example the game's heuristic), each seat
-   acting on its own observation of that world;
+   acting on its own observation of that world. With a rollout agent a node adds its action
+   first, and the others only where they are more urgent than the best tried action (an
+   untried action weighs as one visit at the mean of those tried): a choice whose next moves
+   matter is first valued with the rollout agent's, not sunk by a try of every bad one;
 4. backs the returns up the path: each node scores the return of the seat that chose its action.
    The return is the seat's rewards from the environment; with `value="points"` the points it
    gains in the game's own scoring, a finer signal than win or lose in long games; with
@@ -51,6 +54,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from snail_envs.agents.base import SearchAgent, choose_action
@@ -175,7 +179,8 @@ class ISMCTSAgent(SearchAgent):
                 seen = b""
                 if self.branch_on == "observations":
                     seen = world.observe(actor)["observation"].tobytes()
-                action, node, in_tree = self._descend(node, actor, seen, legal)
+                first = None if self.rollout is None else _first(self.rollout, world, actor, legal)
+                action, node, in_tree = self._descend(node, actor, seen, legal, first)
                 path.append(node)
             elif self.rollout is not None:
                 action = _play(self.rollout, world, actor, legal)
@@ -194,26 +199,55 @@ class ISMCTSAgent(SearchAgent):
             visited.total += returns[visited.actor]
 
     def _descend(
-        self, node: _Node, actor: str, seen: bytes, legal: list[int]
+        self,
+        node: _Node,
+        actor: str,
+        seen: bytes,
+        legal: list[int],
+        first: Callable[[], int] | None = None,
     ) -> tuple[int, _Node, bool]:
-        """One step down the tree from `actor`'s choice seeing `seen`: expand an untried action
-        if there is one, else follow UCB1. Returns the action, the node reached, and whether the
-        walk stays in the tree."""
+        """One step down the tree from `actor`'s choice seeing `seen`. Without a rollout player
+        (`first` None): an untried action if there is one, else the best by UCB1. With one
+        (`first()` names its action): its action while untried; then an untried action only
+        where it is more urgent than the best tried one by UCB1, an untried action counting as
+        one visit at the mean of those tried ("first-play urgency"), so that a few tries of bad
+        moves do not sink the value of a choice whose next moves matter. Returns the action,
+        the node reached, and whether the walk stays in the tree."""
         children = node.children
         for action in legal:
             if (actor, seen, action) in children:
                 children[actor, seen, action].available += 1
         untried = [action for action in legal if (actor, seen, action) not in children]
-        if untried:
-            action = untried[self._rng.randrange(len(untried))]
-            child = children[actor, seen, action] = _Node(actor)
-            child.available = 1
-            return action, child, False
         exploration = self.exploration
         if self.value != "reward" and self._highest > self._lowest:
             exploration *= (self._highest - self._lowest) / 2
+        if untried and first is not None:
+            preferred = first()
+            if preferred in untried:
+                return self._expand(node, actor, seen, preferred)
+            tried = [a for a in legal if (actor, seen, a) in children]
+            best = max(tried, key=lambda a: children[actor, seen, a].ucb(exploration))
+            visits = sum(children[actor, seen, a].visits for a in tried)
+            mean = sum(children[actor, seen, a].total for a in tried) / visits
+            urgency = mean + exploration * math.sqrt(math.log(visits))
+            if children[actor, seen, best].ucb(exploration) >= urgency:
+                return best, children[actor, seen, best], True
+        if untried:
+            return self._expand(node, actor, seen, untried[self._rng.randrange(len(untried))])
         action = max(legal, key=lambda a: children[actor, seen, a].ucb(exploration))
         return action, children[actor, seen, action], True
+
+    def _expand(self, node: _Node, actor: str, seen: bytes, action: int) -> tuple[int, _Node, bool]:
+        """A new node below `node` for `actor` playing `action` seeing `seen`; the walk leaves
+        the tree there."""
+        child = node.children[actor, seen, action] = _Node(actor)
+        child.available = 1
+        return action, child, False
+
+
+def _first(player: Any, world: Any, actor: str, legal: list[int]) -> Callable[[], int]:
+    """`player`'s action for `actor` in `world` now, when asked."""
+    return lambda: _play(player, world, actor, legal)
 
 
 def _play(player: Any, world: Any, actor: str, legal: list[int]) -> int:

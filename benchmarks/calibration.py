@@ -53,6 +53,8 @@ from snail_envs.training.exploit import (
 )
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+TARGETS = ("random", "heuristic", "trained", "cfr")
+"""The targets of each mini: random and heuristic play, a trained policy, the CFR+ policy."""
 MARK = 0.9
 """The share of the exact best response's gain the learned reply must reach."""
 
@@ -172,6 +174,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="the minis' env names to run (default: all)")
     parser.add_argument("--out", type=Path, help="also write the results as JSON")
     parser.add_argument(
+        "--targets",
+        nargs="*",
+        default=list(TARGETS),
+        choices=TARGETS,
+        help="with --exact, the targets to run (default: all)",
+    )
+    parser.add_argument(
         "--exact",
         action="store_true",
         help="compute each reply's gain on the mini's tree instead of over games",
@@ -252,11 +261,14 @@ def exact_main(args: argparse.Namespace, work: Path) -> None:
     for env_name, options in minis():
         if args.only and env_name not in args.only:
             continue
-        policy = args.policy or trained_policy(env_name, options, args.policy_timesteps, work)
+        targets = [t for t in ("random", "heuristic") if t in args.targets]
+        if "trained" in args.targets:
+            targets.append(
+                args.policy or trained_policy(env_name, options, args.policy_timesteps, work)
+            )
         cfr = work / f"cfr-{env_name}.json"
-        targets = ["random", "heuristic", policy]
         _, tree, game = exact_targets(env_name, targets, args.solve_to, cfr)
-        for target in [*targets, f"cfr:{cfr}"]:
+        for target in [*targets, *[f"cfr:{cfr}"] * ("cfr" in args.targets)]:
             start = time.process_time()
             job = calibration_job(args, env_name, options, target)
             cell = exact_cell(job, tree, game, work / f"{env_name}-{len(results)}")

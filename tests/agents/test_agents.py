@@ -305,6 +305,23 @@ def test_a_search_branching_on_observations_keeps_choices_seen_differently_apart
     assert set(root.children) == {("player_0", b"rolled 1", 0), ("player_0", b"rolled 2", 0)}
 
 
+def test_a_search_with_a_rollout_player_expands_its_move_first_and_others_when_urgent() -> None:
+    """The rollout player's move is tried first; another untried move only where it is more
+    urgent than the best tried one (as one visit at the mean of those tried): after one bad
+    move has been tried, the last untried one waits while the rollout player's move leads."""
+    search = ISMCTSAgent(iterations=1, seed=0)
+    root = ismcts._Node("player_0")
+    action, child, in_tree = search._descend(root, "player_0", b"", [0, 1, 2], lambda: 2)
+    assert (action, in_tree) == (2, False)
+    child.visits, child.total = 5, 5.0
+    action, child, in_tree = search._descend(root, "player_0", b"", [0, 1, 2], lambda: 2)
+    assert action in (0, 1) and not in_tree  # as urgent as a move tried once, at the mean
+    child.visits, child.total = 5, -50.0
+    action, child, in_tree = search._descend(root, "player_0", b"", [0, 1, 2], lambda: 2)
+    assert (action, in_tree) == (2, True)
+    assert len(root.children) == 2
+
+
 def test_ismcts_opponent_model_plays_every_other_seat() -> None:
     """With `opponents=`, the other seats act as the model would, each on its own observation of
     the world drawn; the tree holds the searching seat's decisions only."""

@@ -23,6 +23,7 @@ from snail_envs.exact.solve import (
     head_to_head,
 )
 from snail_envs.exact.tree import GameTree, TreeTooLarge, build_tree
+from snail_envs.training.exploit import Job, search_reply
 from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT, SNAP
 
 TINY = {"max_flips": 2}
@@ -218,7 +219,6 @@ def test_a_reply_asked_on_replayed_tables_scores_what_its_tabulation_scores(
 def test_a_search_replys_exact_return_is_repeatable_and_no_better_than_the_best_response() -> None:
     """The belief-weighted search reply, asked where the game reaches: the same seed gives the
     same return, which no reply can make larger than the exact best response's."""
-    from snail_envs.training.exploit import Job, search_reply
 
     game = load_game(SNAP, "mini", TINY)
     tree = build_tree(game)
@@ -233,13 +233,11 @@ def test_a_search_replys_exact_return_is_repeatable_and_no_better_than_the_best_
     assert head_to_head(tree, target, target) < first <= best + 1e-12
 
 
-def test_a_search_branching_on_observations_is_not_misled_by_choices_fused_over_dice() -> None:
-    """Strategy fusion, measured on the Pędzące Ślimaki mini: at this first decision of
-    player_0 against the heuristic, branching on actions alone, the search's later choices are
-    one for every roll of the dice in between, and its values favour another move than the
-    exact best response's; branching on what the seat sees, it plays the best response."""
-    from snail_envs.training.exploit import Job, search_reply
-
+def test_a_search_branching_on_observations_plays_the_best_response_at_a_decision() -> None:
+    """At this first decision of player_0 against the heuristic in the Pędzące Ślimaki mini,
+    where the best move depends on how the seat will play after the next roll of the dice, the
+    search reply (branching on what the seat sees, 1,000 iterations) plays the exact best
+    response's move."""
     game = load_game(PEDZACE_SLIMAKI, "mini")
     tree = build_tree(game)
     rules = game.setup.env_options
@@ -248,24 +246,21 @@ def test_a_search_branching_on_observations_is_not_misled_by_choices_fused_over_
     info = next(i for i in tree.infosets if i.key.startswith(FUSED_DECISION))
     best = info.actions[int(np.argmax(response[info.first : info.first + len(info.actions)]))]
     node = int(np.flatnonzero(tree.infoset == info.index)[0])
-    chosen = {}
-    for branch_on in ("observations", "actions"):
-        job = Job(
-            PEDZACE_SLIMAKI,
-            "heuristic",
-            rules,
-            60,
-            search_iterations=1000,
-            search_engine="python",
-            search_value="margin",
-            search_branch_on=branch_on,
-        )
-        chosen[branch_on] = ask(tree, game, search_reply(job), node, seed=0)
-    assert chosen["observations"] == best
-    assert chosen["actions"] != best
+    job = Job(
+        PEDZACE_SLIMAKI,
+        "heuristic",
+        rules,
+        60,
+        search_iterations=1000,
+        search_engine="python",
+        search_value="margin",
+        search_branch_on="observations",
+    )
+    assert ask(tree, game, search_reply(job), node, seed=0) == best
 
 
 FUSED_DECISION = "decision 1 | history 96f27974bf54208cead248ea48091718 | player 0"
-"""An information state of the Pędzące Ślimaki mini where the search, branching on actions
-alone, leaves the exact best response (found by `snail_envs.exact.replies` over the whole
-mini at 1,000 iterations)."""
+"""An information state of the Pędzące Ślimaki mini where the search, branching on its actions
+alone (one later choice for every roll of the dice), left the exact best response's move for
+another worth half as much (`snail_envs.exact.replies` over the whole mini at 1,000
+iterations, before a search with a rollout player tried that player's move first)."""
