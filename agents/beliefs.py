@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from snail_envs.agents.base import RandomAgent, choose_action
-from snail_envs.core.chance import ChanceNeeded, ChanceNodes, SeededChance
+from snail_envs.core.chance import Chance, ChanceNeeded, ChanceNodes, SeededChance
 
 Outcome = tuple[float, Any]
 """A probability (or a share of tries) and the table after the step with that outcome."""
@@ -161,9 +161,10 @@ class ModelBelief:
                 outcomes[id(table)] = self._outcomes(table, played, host, seat_agent, seen)
             found = outcomes[id(table)]
             chances = [chance for chance, _ in found]
-            if sum(chances) > 0:
+            likelihood = sum(chances)
+            if likelihood > 0:
                 tables.append(self._rng.choices(found, chances)[0][1])
-                weights.append(weight * sum(chances))
+                weights.append(weight * likelihood)
                 helds.append(held)
         self.tables, self.weights, self.held = tables, weights, helds
         if not host.window_open:  # the tick settled: its choices are seen, and weigh
@@ -184,10 +185,8 @@ class ModelBelief:
             played += 1
             if played > self.branches:
                 return self._sampled(table, action, host, seat_agent, seen)
-            after = copy.deepcopy(table)
-            after.use_chance(ChanceNodes(script))
             try:
-                after.step(action)
+                after = _played(table, action, ChanceNodes(script))
             except ChanceNeeded as needed:
                 probabilities = needed.request.probabilities
                 scripts += [([*script, i], chance * p) for i, p in enumerate(probabilities)]
@@ -203,9 +202,7 @@ class ModelBelief:
         share."""
         found: list[Outcome] = []
         for _ in range(self.branches):
-            after = copy.deepcopy(table)
-            after.use_chance(SeededChance(self._rng.getrandbits(31)))
-            after.step(action)
+            after = _played(table, action, SeededChance(self._rng.getrandbits(31)))
             if _agrees(after, host, seat_agent, seen):
                 found.append((1.0 / self.branches, after))
         return found
@@ -231,6 +228,14 @@ class ModelBelief:
             self.tables = [self.tables[i] for i in drawn]
             self.held = [self.held[i] for i in drawn]
             self.weights = [1.0] * self.hypotheses
+
+
+def _played(table: Any, action: int | None, chance: Chance) -> Any:
+    """A copy of `table` after it plays `action`, its chance events drawn from `chance`."""
+    after = copy.deepcopy(table)
+    after.use_chance(chance)
+    after.step(action)
+    return after
 
 
 def _agrees(table: Any, host: Any, seat_agent: str, seen: dict[str, Any]) -> bool:
