@@ -7,11 +7,13 @@ each a table the searching seat cannot tell from the real one, with a weight, an
 game action by action (the search is told each action before it is played, `watch`):
 
 1. each table plays the action, through every chance outcome the step can draw (`ChanceNodes`:
-   a die, a card drawn, a glimpse), and keeps the outcomes after which the seat would see what
-   it sees in the real game (the same observation, the same seat to act). The table's weight is
-   multiplied by their probability (the likelihood of what the seat saw), and one of them is
-   drawn in proportion to it to go on with. A step of more than `branches` outcome sequences is
-   sampled instead: `branches` seeded tries, the share that match as the likelihood;
+   a card drawn, a glimpse), and keeps the outcomes after which the seat would see what it sees
+   in the real game (the same observation, the same seat to act). Outcomes every seat sees drawn
+   (`Chance.show`: the dice rolled) are not branched on: each table is shown the real game's
+   (`Shown`), times their probability. The table's weight is multiplied by the probability of
+   the outcomes kept (the likelihood of what the seat saw), and one of them is drawn in
+   proportion to it to go on with. A step of more than `branches` outcome sequences is sampled
+   instead: `branches` seeded tries, the share that match as the likelihood;
 2. each action of another seat is weighed by the model's probability of it, on the observation
    the acting seat has at that table: the table's weight is multiplied by it once the seat can
    see the action. In a window of simultaneous choices (Snap's calls, Snailed It!'s tosses) the
@@ -20,7 +22,8 @@ game action by action (the search is told each action before it is played, `watc
    know yet, and a world drawn in the window has them chosen again by the model there.
 
 A search then draws its worlds in proportion to the weights: a copy of a table, with its own
-future chance (`GameHost.fork_for`). The hidden information a table holds is its own from the
+future chance (`GameHost.fork_for`); the compiled search takes every table at once (`worlds`)
+and draws its batch's worlds among them. The hidden information a table holds is its own from the
 deal on, so hidden cards that change hands, a deck drawn from and the model's past choices stay
 consistent with each other: the belief is exact Bayesian filtering, up to the sampling of
 `hypotheses` tables. When the weights grow uneven (an effective sample size below half the
@@ -48,7 +51,14 @@ from typing import Any
 import numpy as np
 
 from snail_envs.agents.base import RandomAgent, choose_action
-from snail_envs.core.chance import Chance, ChanceNeeded, ChanceNodes, SeededChance
+from snail_envs.core.chance import (
+    Chance,
+    ChanceNeeded,
+    ChanceNodes,
+    SeededChance,
+    Shown,
+    ShownImpossible,
+)
 
 Outcome = tuple[float, Any]
 """A probability (or a share of tries) and the table after the step with that outcome."""
@@ -103,6 +113,17 @@ class ModelBelief:
         self._follow(host, seat_agent)
         table = self._rng.choices(self.tables, self.weights)[0]
         return table.fork_for(seat_agent, seed, reward=reward, choose=self._choose)
+
+    def worlds(self, host: Any, seat_agent: str, seed: int) -> tuple[list[Any], list[float]]:
+        """Every table as a world of a search by `seat_agent` in `host` (a copy, as `world` makes
+        one, its future chance from `seed` and its index), with its weight: for a search that
+        draws its worlds itself (`snail_envs.agents.search`)."""
+        self._follow(host, seat_agent)
+        worlds = [
+            table.fork_for(seat_agent, seed + index, choose=self._choose)
+            for index, table in enumerate(self.tables)
+        ]
+        return worlds, list(self.weights)
 
     def _choose(self, world: Any, agent: str) -> int:
         """The model's choice for `agent` in `world` (a choice of the tick hidden from the
@@ -179,20 +200,24 @@ class ModelBelief:
         after which `seat_agent` sees `seen` in `host`, with its probability."""
         found: list[Outcome] = []
         scripts: list[tuple[list[int], float]] = [([], 1.0)]
+        shown = host.shown_outcomes() or []
         played = 0
         while scripts:
             script, chance = scripts.pop()
             played += 1
             if played > self.branches:
                 return self._sampled(table, action, host, seat_agent, seen)
+            source = Shown(ChanceNodes(script), shown)
             try:
-                after = _played(table, action, ChanceNodes(script))
+                after = _played(table, action, source)
             except ChanceNeeded as needed:
                 probabilities = needed.request.probabilities
                 scripts += [([*script, i], chance * p) for i, p in enumerate(probabilities)]
                 continue
+            except ShownImpossible:
+                continue
             if _agrees(after, host, seat_agent, seen):
-                found.append((chance, after))
+                found.append((chance * source.likelihood, after))
         return found
 
     def _sampled(
@@ -201,10 +226,15 @@ class ModelBelief:
         """`_outcomes` estimated by `branches` seeded tries, each matching one weighing its
         share."""
         found: list[Outcome] = []
+        shown = host.shown_outcomes() or []
         for _ in range(self.branches):
-            after = _played(table, action, SeededChance(self._rng.getrandbits(31)))
+            source = Shown(SeededChance(self._rng.getrandbits(31)), shown)
+            try:
+                after = _played(table, action, source)
+            except ShownImpossible:
+                continue
             if _agrees(after, host, seat_agent, seen):
-                found.append((1.0 / self.branches, after))
+                found.append((source.likelihood / self.branches, after))
         return found
 
     def _settle(self, host: Any, seat_agent: str) -> None:

@@ -8,7 +8,10 @@ its batch (`BatchedGame.record_of`) and then, in rounds of `batch` iterations at
 1. copies it into every record of the batch and redraws everything hidden from its seat there
    (`BatchedGame.redraw`: in the kernels, from the distribution of `resample_from_infostate`,
    with the future chance of each world seeded anew); the true hidden information is
-   overwritten before anything is read;
+   overwritten before anything is read. With a `belief` (`snail_envs.agents.beliefs`, told
+   every action of the game by `watch`), the worlds are its tables instead, drawn in proportion
+   to the model's likelihood of what the other seats were seen to do
+   (`BatchedGame.load_worlds`), each with its future chance seeded anew;
 2. walks every world down one tree of its seat's decisions (`snail_envs.agents.search_tree`,
    compiled): at each node the action with the best UCB1 score among those legal in that world
    (availability counts stand in for the parent's visits), or with a `prior` (a policy's
@@ -83,6 +86,7 @@ class CompiledSearchAgent(SearchAgent):
         horizon: str | None = None,
         depth: int | None = None,
         prior: Any = None,
+        belief: Any = None,
         seed: int | None = None,
     ) -> None:
         if env_name not in ENGINES:
@@ -130,6 +134,10 @@ class CompiledSearchAgent(SearchAgent):
         self.prior = prior
         """None (UCB1), or a policy's probabilities of the actions, (views, masks) → (B, A),
         for PUCT (`policy_prior`)."""
+        self.belief = belief
+        """None (every world consistent with the seat's view alike, drawn in the kernels), or a
+        `ModelBelief` whose model plays as `opponents` do: the worlds are drawn among its tables
+        in proportion to their weights."""
         super().__init__(seed)
         self._worlds: Any = None
         self._tree = search_tree
@@ -138,6 +146,16 @@ class CompiledSearchAgent(SearchAgent):
         self.searched = 0
         """The iterations of every search so far."""
 
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.belief is not None:
+            self.belief.reset(seed)
+
+    def watch(self, env: Any, seat_agent: str, agent: str, action: int | None) -> None:
+        """Be told, playing `seat_agent` in `env`, that `agent` plays `action` now."""
+        if self.belief is not None:
+            self.belief.update(env.unwrapped, seat_agent, agent, action)
+
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
         seat = host.possible_agents.index(agent)
         worlds = self._worlds_for(host.options)
@@ -145,7 +163,15 @@ class CompiledSearchAgent(SearchAgent):
         mask = np.zeros(worlds.num_actions, np.int8)
         mask[legal] = 1
         view = host.observe(agent)["observation"] if self.prior is not None else None
-        visits = self.visit_counts(record, seat, mask, host.options, view)
+        believed = None
+        if self.belief is not None:
+            tables, weights = self.belief.worlds(host, agent, self._rng.getrandbits(31))
+            records = np.array(
+                [worlds.record_of(table.game, self._rng.getrandbits(63)) for table in tables],
+                worlds.game_dtype,
+            )
+            believed = records, np.asarray(weights) / sum(weights)
+        visits = self.visit_counts(record, seat, mask, host.options, view, believed)
         return max(legal, key=lambda action: visits[action])
 
     def visit_counts(
@@ -155,11 +181,13 @@ class CompiledSearchAgent(SearchAgent):
         mask: np.ndarray,
         options: Any,
         view: np.ndarray | None = None,
+        believed: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
         """The visits of each root action of a search for `seat` from `record`, a game of the
         batched engine for these rule options in which `seat` is to choose among the actions
         `mask` allows (its view `view`, needed with a `prior`). Everything hidden from `seat`
-        is redrawn before it is read."""
+        is redrawn before it is read, or, with `believed` (records of the worlds a belief holds
+        and their probabilities), the worlds are drawn among those."""
         worlds = self._worlds_for(options)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         kernels, rules, tree_kernels = worlds.kernels, worlds.rules, self._tree
@@ -206,7 +234,11 @@ class CompiledSearchAgent(SearchAgent):
 
         while done < self.iterations:
             check_stop()
-            worlds.redraw(seat, self._rng.getrandbits(63), source=record, views=False)
+            if believed is None:
+                worlds.redraw(seat, self._rng.getrandbits(63), source=record, views=False)
+            else:
+                drawn = draws.choice(len(believed[1]), size, p=believed[1])
+                worlds.load_worlds(believed[0][drawn], self._rng.getrandbits(63), views=False)
             masks[:] = mask
             if self.prior is not None:
                 views[:] = view

@@ -10,6 +10,12 @@ mean scores). The table gives both half-widths, their ratio (the factor by which
 deals narrow the interval at equal games) and its square (the factor fewer games duplicate deals
 need for the same width), with the CPU seconds of each tournament. It also gives the half-width
 of the independent games with an AIVAT-style control variate (`controlled`).
+
+    python benchmarks/duplicate_deals.py --games 400 --seeds 10 --out variate-bias.json
+
+`--seeds N` checks instead that the control variate is unbiased: for each of N seeds from
+`--seed`, the clone's plain score rate and its controlled estimate on the same games; the mean of
+their differences over the seeds, with its 95% interval, should hold 0.
 """
 
 from __future__ import annotations
@@ -80,13 +86,77 @@ def controlled(env_name: str, records: list[GameRecord], seed: int) -> dict[str,
     }
 
 
+def variate_bias(env_name: str, games: int, first_seed: int, seeds: int) -> dict[str, Any]:
+    """For each of `seeds` seeds from `first_seed`, the clone's plain score rate against the
+    heuristic and the control variate's estimate from the same games; the mean of the
+    differences (controlled less plain) over the seeds with its 95% interval, and CPU seconds."""
+    start = time.process_time()
+    plain, controlled_rates = [], []
+    for seed in range(first_seed, first_seed + seeds):
+        result = half_width(env_name, games, seed, duplicate=False)
+        plain.append(result["score_rate"])
+        controlled_rates.append(result["control_variate"]["score_rate"])
+    differences = [c - p for c, p in zip(controlled_rates, plain, strict=True)]
+    return {
+        "plain": plain,
+        "controlled": controlled_rates,
+        "difference": list(mean_interval(differences)),
+        "cpu_seconds": time.process_time() - start,
+    }
+
+
+def main_bias(args: argparse.Namespace) -> None:
+    """`--seeds`: the control variate's bias check, a row a game."""
+    results = {}
+    print(
+        "| game | games a seed | seeds | clone's score, plain (mean) | controlled (mean) "
+        "| controlled − plain (95%) | holds 0 | CPU s |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---|---:|")
+    for game in GAMES:
+        if args.env and game.env_name not in args.env:
+            continue
+        if game.env_name not in HEURISTICS or not shipped_checkpoint(game.env_name).is_file():
+            print(f"| {game.title} | — | no shipped policy for {game.env_name} | | | | | |")
+            continue
+        cell = variate_bias(game.env_name, args.games, args.seed, args.seeds)
+        results[game.env_name] = cell
+        print(bias_row(game.title, args.games, args.seeds, cell), flush=True)
+    if args.out is not None:
+        args.out.write_text(
+            json.dumps(
+                {"games": args.games, "seed": args.seed, "seeds": args.seeds, **results}, indent=2
+            )
+        )
+
+
+def bias_row(title: str, games: int, seeds: int, cell: dict[str, Any]) -> str:
+    """One game's row of the bias check."""
+    mean, low, high = cell["difference"]
+    plain = sum(cell["plain"]) / len(cell["plain"])
+    controlled_rate = sum(cell["controlled"]) / len(cell["controlled"])
+    return (
+        f"| {title} | {games:,} | {seeds} | {plain:.1%} | {controlled_rate:.1%} "
+        f"| {mean:+.2%} ({low:+.2%} to {high:+.2%}) | {'yes' if low <= 0 <= high else 'no'} "
+        f"| {cell['cpu_seconds']:.0f} |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=400, help="games of each tournament (even)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write the results as JSON")
     parser.add_argument("--env", nargs="+", help="only these games (default: every game)")
+    parser.add_argument(
+        "--seeds", type=int, help="check the control variate's bias over this many seeds instead"
+    )
     args = parser.parse_args()
+    if args.seeds is not None:
+        if args.seeds < 2:
+            parser.error(f"--seeds needs at least 2 seeds for an interval; got {args.seeds}")
+        main_bias(args)
+        return
     results = {}
     print(
         "| game | games | clone's score, plain | ± plain | ± duplicate | narrower "

@@ -203,6 +203,8 @@ def duplicate_table(path: Path) -> str:
     half-widths of the clone's score rate against the heuristic dealt one by one, as duplicate
     deals and with the control variate, their ratio and its square, and the CPU seconds."""
     data = json.loads(path.read_text())
+    if "seeds" in data:
+        return variate_bias_table(data)
     titles = {game.env_name: game.title for game in GAMES}
     lines = [
         "| game | games | clone's score, plain | ± plain | ± duplicate | narrower | fewer games "
@@ -225,6 +227,36 @@ def duplicate_table(path: Path) -> str:
             f"| {variate['half_width']:.1%} ({variate['score_rate']:.1%}) | {seconds} |"
         )
     return "\n".join(lines)
+
+
+def variate_bias_table(data: dict[str, Any]) -> str:
+    """A stored `benchmarks/duplicate_deals.py --seeds N --out FILE` run as its table: for each
+    game, the clone's mean score rate over the seeds, plain and with the control variate, the
+    mean of their differences with its 95% interval, whether it holds 0, and the CPU seconds."""
+    titles = {game.env_name: game.title for game in GAMES}
+    lines = [
+        "| game | games a seed | seeds | clone's score, plain (mean) | controlled (mean) "
+        "| controlled − plain (95%) | holds 0 | CPU s |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for env, cell in data.items():
+        if env not in titles:
+            continue  # the run's settings: games, seed, seeds
+        mean, low, high = cell["difference"]
+        plain = sum(cell["plain"]) / len(cell["plain"])
+        controlled = sum(cell["controlled"]) / len(cell["controlled"])
+        lines.append(
+            f"| {titles[env]} | {data['games']:,} | {data['seeds']} | {plain:.1%} "
+            f"| {controlled:.1%} | {signed_percent(mean)} ({signed_percent(low)} to "
+            f"{signed_percent(high)}) | {'yes' if low <= 0 <= high else 'no'} "
+            f"| {cell['cpu_seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def signed_percent(value: float) -> str:
+    """A signed percentage of two decimals, its minus sign typeset: −0.91%."""
+    return f"{value:+.2%}".replace("-", "−")
 
 
 def data_table(name: str) -> str:

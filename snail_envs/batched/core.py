@@ -438,6 +438,23 @@ class BatchedGame:
         if views:
             self._write_acting(slice(None))
 
+    def load_worlds(self, records: np.ndarray, seed: int, views: bool = True) -> None:
+        """Worlds drawn elsewhere (a belief's, `snail_envs.agents.beliefs`): slot i becomes a
+        copy of `records[i]` (records of this engine's games, one a slot, such as `record_of`
+        gives), nothing redrawn, each slot's future chance from its own generator, seeded anew
+        from `seed` and the slot's index. `views` as in `redraw`."""
+        if records.dtype != self.game_dtype or records.shape != (self.num_envs,):
+            raise ValueError(
+                f"{self.env_name} (batched): load_worlds takes {self.num_envs} records of this "
+                f"engine's games; got {records.shape[0] if records.ndim else 0} of "
+                f"{'its games' if records.dtype == self.game_dtype else 'another kind'}"
+            )
+        self.games[:] = records
+        self._started = True
+        seed_games(self.games, np.uint64(int(seed) % 2**64))
+        if views:
+            self._write_acting(slice(None))
+
     def _game_loader(self) -> Callable[..., None]:
         load_game = type(self).load_game
         if load_game is None:

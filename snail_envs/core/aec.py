@@ -74,7 +74,7 @@ class SnailAECEnv(GameHost, AECEnv):
             self._clear_rewards()
             self.agent_selection = self.possible_agents[self._tick_seats[len(self._tick_actions)]]
             return
-        self._require_game().apply(self._tick_actions)
+        self._apply(self._tick_actions)
         self.length.ticks += 1
         self._tick_actions = {}
         self._settle()

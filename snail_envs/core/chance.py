@@ -40,6 +40,11 @@ class Chance:
         """An index drawn with probability proportional to its weight (weights ≥ 0, some > 0)."""
         raise NotImplementedError
 
+    def show(self, options: Sequence[T]) -> T:
+        """One outcome, uniformly among `options`, that every seat sees drawn (a die rolled in the
+        open): a `pick`, from the same stream. A belief replays the real game's (`Shown`)."""
+        return self.pick(options)
+
 
 class SeededChance(Chance):
     """Outcomes from a seeded generator: the same seed gives the same outcomes in every process.
@@ -51,6 +56,9 @@ class SeededChance(Chance):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self._generator = random.Random(seed)
+        self.shown: list[Any] = []
+        """The outcomes of `show` since the game's host last cleared them: those every seat saw
+        drawn in the transition just played (`GameHost.shown_outcomes`)."""
 
     def pick(self, options: Sequence[T]) -> T:
         # _randbelow is what randrange(n) returns for n > 0, without its argument checks: the
@@ -62,6 +70,7 @@ class SeededChance(Chance):
         twin = SeededChance.__new__(SeededChance)
         twin._generator = random.Random()
         twin._generator.setstate(self._generator.getstate())
+        twin.shown = list(self.shown)
         return twin
 
     def arrange(self, items: Sequence[T]) -> list[T]:
@@ -74,6 +83,11 @@ class SeededChance(Chance):
 
     def pick_weighted(self, weights: Sequence[float]) -> int:
         return self._generator.choices(range(len(weights)), weights)[0]
+
+    def show(self, options: Sequence[T]) -> T:
+        outcome = self.pick(options)
+        self.shown.append(outcome)
+        return outcome
 
 
 class ScriptedChance(Chance):
@@ -208,6 +222,48 @@ class ChanceNodes(Chance):
     def pick_weighted(self, weights: Sequence[float]) -> int:
         indices = [index for index, weight in enumerate(weights) if weight > 0]
         return int(self._choose("weighted", indices, [weights[index] for index in indices]))
+
+
+class ShownImpossible(Exception):
+    """Raised inside a transition when an outcome `Shown` must replay is not among the options."""
+
+
+class Shown(Chance):
+    """The chance of a copy of a game that must show what the real game showed: its events that
+    every seat sees (`show`) take, in order, the real transition's outcomes (`outcomes`, from
+    `GameHost.shown_outcomes`); every other event, and any `show` past them, comes from `inner`.
+    `likelihood` is the product of the replayed outcomes' probabilities; an outcome the copy's
+    options do not hold raises `ShownImpossible`. A belief steps its tables this way, so that a
+    roll of five dice, seen by all, is one outcome of a table, not 7,776 to try."""
+
+    def __init__(self, inner: Chance, outcomes: Sequence[Any]) -> None:
+        self.inner = inner
+        self._outcomes = list(outcomes)
+        self._next = 0
+        self.likelihood = 1.0
+
+    def pick(self, options: Sequence[T]) -> T:
+        return self.inner.pick(options)
+
+    def arrange(self, items: Sequence[T]) -> list[T]:
+        return self.inner.arrange(items)
+
+    def occurs(self, probability: float) -> bool:
+        return self.inner.occurs(probability)
+
+    def pick_weighted(self, weights: Sequence[float]) -> int:
+        return self.inner.pick_weighted(weights)
+
+    def show(self, options: Sequence[T]) -> T:
+        if self._next == len(self._outcomes):
+            return self.inner.show(options)
+        outcome = self._outcomes[self._next]
+        self._next += 1
+        count = sum(1 for option in options if option == outcome)
+        if not count:
+            raise ShownImpossible(f"{outcome!r} is not among {list(options)!r}")
+        self.likelihood *= count / len(options)
+        return outcome
 
 
 def distinct(items: Sequence[T]) -> tuple[list[T], list[float]]:

@@ -18,7 +18,7 @@ class Die(Generic[Face]):
     faces: tuple[Face, ...]
 
     def roll(self, chance: Chance) -> Face:
-        return chance.pick(self.faces)
+        return chance.show(self.faces)
 
 
 def roll_all(dice: Sequence[Die[Face]], chance: Chance) -> list[Face]:

@@ -256,6 +256,17 @@ class GameHost:
         if self.game is not None:
             self.game.chance = chance
 
+    def _apply(self, tick: dict[int, int]) -> None:
+        """Play the tick's choices, the outcomes every seat sees drawn logged afresh."""
+        if isinstance(self._chance, SeededChance):
+            self._chance.shown.clear()
+        self._require_game().apply(tick)
+
+    def shown_outcomes(self) -> list[Any] | None:
+        """The outcomes every seat saw drawn (`Chance.show`: the dice rolled) in the transition
+        last played, in order; None where the chance source keeps no log (a script)."""
+        return list(self._chance.shown) if isinstance(self._chance, SeededChance) else None
+
     def _seat(self, agent: str) -> int:
         """The seat of `agent`, one of `possible_agents`."""
         try:

@@ -74,7 +74,7 @@ class SnailParallelEnv(GameHost, ParallelEnv):
             rewards = {seat: (ILLEGAL if seat in offenders else 0.0) for seat in live}
             ended = live
         else:
-            game.apply(tick)
+            self._apply(tick)
             self.length.ticks += 1
             self.length.decisions += len(tick)
             rewards, ended = self._transition_rewards(live)

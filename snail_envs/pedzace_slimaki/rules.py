@@ -584,11 +584,11 @@ class PedzaceSlimaki:
     def _roll_until_decision(self) -> None:
         """The seat to play rolls its dice; a seat with no die it may choose passes them on
         unchanged, and the next seat rolls, until a decision, the end, or the turn limit."""
-        pick, faces = self.chance.pick, self.options.die.faces
+        roll, faces = self.chance.show, self.options.die.faces
         while self.outcome is None and self.turns_played < self._turn_limit:
             rolled = [NOT_ROLLED] * NUM_SNAILS
             for die in self.held:
-                rolled[die] = pick(faces)
+                rolled[die] = roll(faces)
             self.faces = rolled
             self.legal = self.allowed_dice()
             if self.legal:

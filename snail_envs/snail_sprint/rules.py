@@ -379,9 +379,9 @@ class SnailSprint:
     def _roll_until_decision(self) -> None:
         """Roll for the seat to play; a roll with one possible move is played at once (unless
         `expose_forced_moves`), and the next seat rolls, until a choice or the end."""
-        pick, faces = self.chance.pick, self.die.faces
+        roll, faces = self.chance.show, self.die.faces
         while self.outcome is None and not self.truncated:
-            self.dice = (pick(faces), pick(faces))
+            self.dice = (roll(faces), roll(faces))
             self.moves = self.possible_moves(*self.dice)
             if len(self.moves) > 1 or self.options.expose_forced_moves:
                 return

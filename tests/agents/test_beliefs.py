@@ -107,23 +107,42 @@ def test_a_step_of_more_outcomes_than_branches_is_sampled_and_its_tables_still_a
             assert np.array_equal(table.observe("player_0")["observation"], seen["observation"])
 
 
-def followed_games(env_name: str, branches: int) -> Any:
+@pytest.mark.parametrize("env_name", [PEDZACE_SLIMAKI, SNAIL_SPRINT])
+def test_dice_every_seat_sees_are_shown_to_the_tables_not_tried(env_name: str) -> None:
+    # the rulebook's games: "roll the dice" of the seat to play, up to five dice of six faces
+    # (7,776 rolls; two dice of six in Snail Sprint!, rolled again while a move is forced),
+    # far more than `branches` tries would match. Each table is shown the game's roll, seen by
+    # all, so the belief follows whole games with no restart, every table showing player_0
+    # what the game shows it (random play as the model: no table is ruled out by a choice).
+    rulebook = {"num_players": 2}
+    for belief, host in followed_games(env_name, branches=16, options=rulebook, model="random"):
+        seen = host.observe("player_0")["observation"]
+        for table in belief.tables:
+            assert np.array_equal(table.observe("player_0")["observation"], seen)
+        assert belief.restarts == 0
+
+
+def followed_games(
+    env_name: str, branches: int, options: dict[str, Any] | None = None, model: str = "heuristic"
+) -> Any:
     """(belief, real table) at every decision of player_0 (random play) in 6 games of the
-    mini against the heuristic, the belief (16 tables, the heuristic as model) told every
-    action; each time a world drawn from it shows player_0 what the game shows it."""
-    model = make_agent("heuristic", env_name, options=mini(env_name))
+    mini (or of `options`) against `model` (the heuristic), the belief (16 tables, `model` as
+    its model) told every action; each time a world drawn from it shows player_0 what the game
+    shows it."""
+    options = mini(env_name) if options is None else options
+    target = make_agent(model, env_name, seed=5, options=options)
     searcher = make_agent("random", env_name, seed=3)
     for game in range(6):
-        env = snail_envs.make(env_name, **mini(env_name))
+        env = snail_envs.make(env_name, **options)
         env.reset(seed=game)
         host = env.unwrapped
-        belief = ModelBelief(model, hypotheses=16, branches=branches)
+        belief = ModelBelief(target, hypotheses=16, branches=branches)
         belief.reset(game)
         for agent in env.agent_iter():
             if env.terminations[agent] or env.truncations[agent]:
                 action = None
             else:
-                action = choose_action(model if agent == "player_1" else searcher, env, agent)
+                action = choose_action(target if agent == "player_1" else searcher, env, agent)
             if agent == "player_0" and action is not None:
                 world = belief.world(host, "player_0", seed=game)
                 seen = host.observe("player_0")["observation"]

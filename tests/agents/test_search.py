@@ -12,6 +12,7 @@ import pytest
 
 import snail_envs
 from snail_envs.agents import CompiledSearchAgent, choose_action, make_agent
+from snail_envs.agents.beliefs import ModelBelief
 from snail_envs.core.testing import deciding_agents
 from tests.names import SNAP
 
@@ -137,3 +138,47 @@ def test_every_iteration_visits_one_legal_root_action(spec: str) -> None:
         visits = search.visit_counts(record, seat, mask, host.options, view)
         assert visits.sum() == 256
         assert (visits[mask == 0] == 0).all()
+
+
+def test_with_a_belief_the_search_draws_its_worlds_among_the_beliefs_tables() -> None:
+    # Pędzące Ślimaki, two players, player_1 the heuristic: its moves rule out the cards at
+    # which it would have moved otherwise. Every world the search walks holds, for player_1,
+    # a card one of the belief's tables holds, never one the belief ruled out.
+    env_name = "pedzace_slimaki_v0"
+    model = make_agent("heuristic", env_name)
+    search = CompiledSearchAgent(
+        env_name, iterations=128, belief=ModelBelief(make_agent("heuristic", env_name)), seed=0
+    )
+    narrowed = 0
+    for seed in range(3):
+        env = snail_envs.make(env_name, num_players=2)
+        env.reset(seed=seed)
+        search.reset(seed)
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                action = None
+            elif agent == "player_0":
+                action = choose_action(search, env, agent)
+                if len(env.unwrapped.legal_actions(agent)) > 1:
+                    worlds = search._worlds_for(env.unwrapped.options)
+                    held = {
+                        int(worlds.record_of(table.game, 0)["card"][1])
+                        for table in search.belief.tables
+                    }
+                    assert set(worlds.games["card"][:, 1].tolist()) <= held
+                    narrowed += len(held) == 1
+            else:
+                action = choose_action(model, env, agent)
+            search.watch(env, "player_0", agent, action)
+            env.step(action)
+    assert narrowed > 0
+
+
+def test_worlds_of_another_size_or_kind_are_refused() -> None:
+    from snail_envs.batched import engine_class
+
+    worlds = engine_class("snail_sprint_v0")(4)
+    with pytest.raises(ValueError, match="load_worlds takes 4 records of this engine's games"):
+        worlds.load_worlds(np.zeros(3, worlds.game_dtype), seed=0)
+    with pytest.raises(ValueError, match="another kind"):
+        worlds.load_worlds(np.zeros(4, np.int64), seed=0)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snail_envs.core.cards import deal_round_robin
-from snail_envs.core.chance import ScriptedChance, SeededChance
+from snail_envs.core.chance import ScriptedChance, SeededChance, Shown, ShownImpossible
 from snail_envs.core.dice import Die, roll_all
 from snail_envs.core.layout import Layout, Piece
 from snail_envs.core.options import check_choice, check_int, check_seat, parse_options
@@ -44,6 +44,25 @@ def test_scripted_chance_plays_its_script_and_refuses_impossible_outcomes() -> N
         chance.pick(range(1, 7))
     with pytest.raises(ValueError, match="not a reordering"):
         ScriptedChance([[1, 1, 2]]).arrange([1, 2, 3])
+
+
+def test_an_outcome_every_seat_sees_is_a_pick_of_the_same_stream_and_is_logged() -> None:
+    faces = (1, 2, 3, 4, 5, 6)
+    shown, picked = SeededChance(7), SeededChance(7)
+    rolls = [shown.show(faces) for _ in range(20)]
+    assert rolls == [picked.pick(faces) for _ in range(20)]
+    assert shown.shown == rolls and picked.shown == []
+
+
+def test_a_copy_is_shown_the_real_outcomes_in_order_then_draws_its_own() -> None:
+    faces = (1, 2, 3, 4, 5, 6, 6)
+    source = Shown(ScriptedChance([2, "a"]), [6, 1])
+    assert [source.show(faces), source.show(faces)] == [6, 1]
+    assert source.likelihood == pytest.approx(2 / 7 * 1 / 7)
+    assert source.show(faces) == 2  # the real ones used up: from the copy's own chance
+    assert source.pick(["a", "b"]) == "a"  # what nobody sees drawn is never replayed
+    with pytest.raises(ShownImpossible, match="5 is not among"):
+        Shown(SeededChance(0), [5]).show((1, 2, 3))
 
 
 def test_dice_roll_their_faces() -> None:
