@@ -73,8 +73,8 @@ def tournament_tables(path: Path) -> str:
 
 def exploit_cell(report: dict[str, Any]) -> str:
     """One cell: the lower bound with its interval (bold where the reply beats chance), the
-    reply's score, the arm, candidate or method that found it, and the CPU seconds of the
-    command."""
+    reply's score, the arm, candidate or method that found it, the search target's budget where
+    it is not the default, and the CPU seconds of the command."""
     low, high = report["lower_bound_ci95"]
     if high < 0:
         text = f"0 (reply below chance, {report['score_rate']:.1%})"
@@ -89,17 +89,23 @@ def exploit_cell(report: dict[str, Any]) -> str:
         found_by = f"{report['reply']} arm"
     else:
         found_by = report["method"]
+    kind, _, settings = report["target"].partition(":")
+    if kind == "search" and settings:
+        found_by += f", against `{report['target']}`"
     cpu = report.get("cpu_seconds")
     return f"{text}, {found_by}" + ("" if cpu is None else f", {cpu:.0f} CPU s")
 
 
 def short_exploit_cell(report: dict[str, Any]) -> str:
     """One cell of the README's short table: the lower bound (0 where the reply fell below
-    chance, bold where its interval is above it) and the command's CPU minutes."""
+    chance, bold where its interval is above it), the command's CPU minutes, and the search
+    target's budget where it is not the default."""
     low, high = report["lower_bound_ci95"]
     bound = "0" if high < 0 else f"{report['lower_bound']:+.1%}"
     bound = f"**{bound}**" if low > 0 else bound
-    return f"{bound} ({report['cpu_seconds'] / 60:.0f} CPU min)"
+    kind, _, settings = report["target"].partition(":")
+    against = f", `{report['target']}`" if kind == "search" and settings else ""
+    return f"{bound} ({report['cpu_seconds'] / 60:.0f} CPU min{against})"
 
 
 def exploit_table(

@@ -52,6 +52,14 @@ def test_a_cell_whose_reply_is_an_untrained_candidate_says_so(tmp_path) -> None:
     assert "score 90.0%, heuristic (untrained candidate), 61 CPU s" in exploit_table(tmp_path)
 
 
+def test_a_search_target_of_another_budget_is_named_in_its_cell(tmp_path) -> None:
+    found = {**report(SNAIL_SPRINT, "search:256", 0.6, 0.57, 0.63), "reply": "heuristic"}
+    (tmp_path / "a.json").write_text(json.dumps({**found, "candidates": ["heuristic"]}))
+    assert "heuristic (untrained candidate), against `search:256`, 61 CPU s" in exploit_table(
+        tmp_path
+    )
+
+
 def test_of_two_reports_of_one_cell_the_higher_bound_shows(tmp_path) -> None:
     (tmp_path / "a.json").write_text(json.dumps(report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)))
     searched = {**report(SNAIL_SPRINT, "random", 0.7, 0.67, 0.73), "method": "search"}
