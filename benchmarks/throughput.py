@@ -4,6 +4,7 @@
     python benchmarks/throughput.py            # every game, both APIs, against connect_four
     python benchmarks/throughput.py --seconds 1 --rounds 3 --only snail_sprint_v0
     python benchmarks/throughput.py --batch-sizes 1024 4096   # the batched engines' batch sizes
+    python benchmarks/throughput.py --out throughput.json     # the results also as JSON
 
 Every entry plays seeded games with uniformly random legal actions in the same loop (`last()`,
 read the mask, `step()`), pinned to one core where the OS allows it. Rates are per second of the
@@ -29,6 +30,10 @@ pgx's auto-reset), printed when `pgx` is installed (`pip install -e ".[pgx]"`, n
 and a toy Snap compiled with numba (`benchmarks/toy_snap.py`), stepped from Python as the engines
 are and writing observations and masks as they do, with rules as small as a card game's can be:
 the ceiling of a batched game on this CPU, always printed.
+
+With `--out FILE` the run is also written as JSON (`snail_envs.speed_tables.throughput_record`:
+every entry's rate a round, the batch sizes, the compile times and the provenance: command,
+date, versions, CPU), from which the docs site renders the same tables.
 """
 
 from __future__ import annotations
@@ -36,20 +41,30 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import json
 import os
 import random
-import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from cold_start import first_step
 
 import snail_envs
+from snail_envs.speed_tables import (
+    batched_label,
+    pgx_label,
+    throughput_markdown,
+    throughput_record,
+    toy_label,
+)
 
 Measure = Callable[[float], float]
 REFERENCE = "pettingzoo connect_four_v3 (AEC)"
+PACKAGES = ("numpy", "numba", "jax", "pgx", "pettingzoo", "rlcard", "open_spiel")
+"""The packages whose versions the JSON records (those installed)."""
 WHY_REFERENCE = (
     "Ratios are to PettingZoo's connect_four_v3, which seeding does not slow down: "
     "leduc_holdem_v4 rebuilds its rlcard game at every reset(seed=...), so a game seeded "
@@ -208,18 +223,6 @@ def pgx_rate(num_envs: int) -> Measure:
     return measure
 
 
-def pgx_name(size: int) -> str:
-    return f"pgx connect_four (jax on the CPU, {size} games)"
-
-
-def toy_name(size: int) -> str:
-    return f"toy Snap, numba (the ceiling, {size} games)"
-
-
-def batched_name(name: str, size: int) -> str:
-    return f"snail_envs {name} (batched, {size} games)"
-
-
 def batched_names(only: list[str] | None) -> list[str]:
     if importlib.util.find_spec("numba") is None:
         print('numba is missing: pip install -e ".[batched]" to include the batched engines')
@@ -255,10 +258,10 @@ def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure
     has_pgx = importlib.util.find_spec("pgx") is not None
     for size in batch_sizes if names else []:
         if has_pgx:
-            table[pgx_name(size)] = pgx_rate(size)
-        table[toy_name(size)] = toy_rate(size)
+            table[pgx_label(size)] = pgx_rate(size)
+        table[toy_label(size)] = toy_rate(size)
         for name in names:
-            table[batched_name(name, size)] = batched_rate(name, size)
+            table[batched_label(name, size)] = batched_rate(name, size)
     if names and not has_pgx:
         print('pgx is missing: pip install -e ".[pgx]" to compare with its connect_four')
     return table
@@ -272,21 +275,6 @@ def pin_to_one_core() -> str:
     return "not pinned (no sched_setaffinity on this OS)"
 
 
-def print_batched(results: dict[str, list[float]], names: list[str], sizes: list[int]) -> None:
-    """The batched engines' medians against pgx's connect_four and the toy ceiling, per size."""
-    has_pgx = any(pgx_name(size) in results for size in sizes)
-    print()
-    print("| batched engine | games | decisions/s | × pgx connect_four | × toy ceiling |")
-    print("|---|---:|---:|---:|---:|")
-    for size in sizes:
-        toy = statistics.median(results[toy_name(size)])
-        pgx = statistics.median(results[pgx_name(size)]) if has_pgx else None
-        for name in names:
-            rate = statistics.median(results[batched_name(name, size)])
-            versus_pgx = f"{rate / pgx:.2f}×" if pgx else "(no pgx)"
-            print(f"| {name} | {size} | {rate:,.0f} | {versus_pgx} | {rate / toy:.2f}× |")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="per entry and round")
@@ -295,6 +283,7 @@ def main() -> None:
     parser.add_argument(
         "--batch-sizes", nargs="*", type=int, default=[1024, 4096], help="games per batch"
     )
+    parser.add_argument("--out", type=Path, help="also write the results as JSON")
     args = parser.parse_args()
     print(pin_to_one_core())
     table = entries(args.only, args.batch_sizes)
@@ -303,25 +292,27 @@ def main() -> None:
         for name, measure in table.items():
             results[name].append(measure(args.seconds))
         print(f"round {round_number + 1}/{args.rounds} done")
-    base = statistics.median(results[REFERENCE])
+    names = batched_names(args.only)
+    compile_cpu_seconds = {}
+    for name in names:
+        cold, cached = first_step(name)
+        compile_cpu_seconds[name] = (cold.cpu, cached.cpu)
+    record = throughput_record(
+        results,
+        seconds=args.seconds,
+        rounds=args.rounds,
+        reference=REFERENCE,
+        batch_sizes=args.batch_sizes,
+        batched_engines=names,
+        compile_cpu_seconds=compile_cpu_seconds,
+        packages=PACKAGES,
+    )
     print()
     print(WHY_REFERENCE)
     print()
-    print(f"| entry | decisions/s (median of {args.rounds}) | min–max | × connect_four |")
-    print("|---|---:|---:|---:|")
-    for name, rates in results.items():
-        median = statistics.median(rates)
-        spread = f"{min(rates):,.0f}–{max(rates):,.0f}"
-        print(f"| {name} | {median:,.0f} | {spread} | {median / base:.2f}× |")
-    names = batched_names(args.only)
-    if names:
-        print_batched(results, names, args.batch_sizes)
-        print()
-        print("| batched engine | compile, cold | compile, cached |")
-        print("|---|---:|---:|")
-        for name in names:
-            cold, cached = first_step(name)
-            print(f"| {name} | {cold.cpu:.1f} s | {cached.cpu:.1f} s |")
+    print(throughput_markdown(record))
+    if args.out is not None:
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/train_speed.py                          # Snail Sprint! and Pędzące
     python benchmarks/train_speed.py --only snap_v2 --steps 100000 --rounds 3
+    python benchmarks/train_speed.py --out train_speed.json   # the results also as JSON
 
 Side by side in one process, one torch thread, rounds interleaved, against random opponents,
 under each game's rule options (`env_options` of `configs/<game>/ppo.yaml`):
@@ -20,18 +21,30 @@ under each game's rule options (`env_options` of `configs/<game>/ppo.yaml`):
 
 Each rate is the median over `--rounds`; the ratios are snail-train's over SB3's. Compiling the
 batched kernels is a one-time cost, paid (or loaded from numba's cache) before the first round.
+With `--out FILE` the run is also written as JSON
+(`snail_envs.speed_tables.training_speed_record`: each setting's rate a round, the medians and
+ratios, and the provenance: command, date, versions, CPU), from which the docs site renders the
+same table.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import json
 import tempfile
 import time
+from pathlib import Path
 
 import snail_envs
+from snail_envs.speed_tables import (
+    TRAINING_SETTINGS,
+    training_speed_markdown,
+    training_speed_record,
+)
 
 GAMES = ["snail_sprint_v0", "pedzace_slimaki_v0"]
+PACKAGES = ("numpy", "numba", "torch", "stable-baselines3", "sb3-contrib")
+"""The packages whose versions the JSON records (those installed)."""
 
 
 def sb3_default_rate(env_name: str, steps: int) -> float:
@@ -79,43 +92,51 @@ def snail_train_rate(
     return float(summary["timesteps_per_second"])
 
 
+def measured_rates(
+    env_names: list[str], steps: int, rounds: int, overrides: list[str]
+) -> dict[str, dict[str, list[float]]]:
+    """For each game, each setting's timesteps a second (`TRAINING_SETTINGS`), a rate a round,
+    the settings interleaved in each round, on one torch thread."""
+    import torch
+
+    torch.set_num_threads(1)
+    rates: dict[str, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory() as output:
+        for env_name in env_names:
+            game: dict[str, list[float]] = {setting: [] for setting in TRAINING_SETTINGS}
+            snail_train_rate(env_name, 2_048, True, output, overrides)  # compiles kernels
+            for _ in range(rounds):
+                game["sb3"].append(sb3_default_rate(env_name, steps))
+                for setting in ("defaults", "config"):
+                    rate = snail_train_rate(
+                        env_name, steps, setting == "defaults", output, overrides
+                    )
+                    game[setting].append(rate)
+            rates[env_name] = game
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", default=GAMES, choices=snail_envs.ENV_NAMES)
     parser.add_argument("--steps", type=int, default=50_000, help="timesteps a run")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds a game")
+    parser.add_argument("--out", type=Path, help="also write the results as JSON")
     parser.add_argument(
         "overrides", nargs="*", help="name=value overrides of snail-train's config, e.g. n_epochs=4"
     )
     args = parser.parse_args()
-    import torch
-
-    torch.set_num_threads(1)
-    rows = []
-    with tempfile.TemporaryDirectory() as output:
-        for env_name in args.only:
-            rates: dict[str, list[float]] = {"sb3": [], "defaults": [], "config": []}
-            snail_train_rate(env_name, 2_048, True, output, args.overrides)  # compiles kernels
-            for _ in range(args.rounds):
-                rates["sb3"].append(sb3_default_rate(env_name, args.steps))
-                for kind in ("defaults", "config"):
-                    rate = snail_train_rate(
-                        env_name, args.steps, kind == "defaults", output, args.overrides
-                    )
-                    rates[kind].append(rate)
-            rows.append((env_name, {kind: statistics.median(r) for kind, r in rates.items()}))
-    print(f"\n{args.steps:,} timesteps a run, median of {args.rounds} interleaved rounds, 1 thread")
-    print(
-        "| game | SB3 defaults, 8 single_agent views | snail-train, defaults | ratio "
-        "| snail-train, game config | ratio |"
+    record = training_speed_record(
+        measured_rates(args.only, args.steps, args.rounds, args.overrides),
+        steps=args.steps,
+        rounds=args.rounds,
+        overrides=args.overrides,
+        packages=PACKAGES,
     )
-    print("|---|---:|---:|---:|---:|---:|")
-    for env_name, median in rows:
-        sb3, defaults, config = median["sb3"], median["defaults"], median["config"]
-        print(
-            f"| {env_name} | {sb3:,.0f} | {defaults:,.0f} | {defaults / sb3:.2f}× "
-            f"| {config:,.0f} | {config / sb3:.2f}× |"
-        )
+    print(f"\n{args.steps:,} timesteps a run, median of {args.rounds} interleaved rounds, 1 thread")
+    print(training_speed_markdown(record))
+    if args.out is not None:
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,12 @@ built, so that no table can differ from its data:
   JSON that `benchmarks/calibration.py --method search --out` wrote.
 - `<!-- data: duplicate/NAME.json -->`: how much duplicate deals narrow the intervals, from the
   JSON that `benchmarks/duplicate_deals.py --out` wrote.
+- `<!-- data: speed/NAME.json -->`: random-play throughput against PettingZoo, pgx and the toy
+  ceiling, and the batched engines' compile times, from the JSON that
+  `benchmarks/throughput.py --out` wrote, with the machine and the command.
+- `<!-- data: training-speed/NAME.json -->`: learner timesteps a second of `snail-train` against
+  Stable-Baselines3's defaults, from the JSON that `benchmarks/train_speed.py --out` wrote, with
+  the machine and the command.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -28,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from snail_envs.registry import GAMES
+from snail_envs.speed_tables import provenance_line, throughput_markdown, training_speed_markdown
 from snail_envs.training.evaluate import results_markdown
 
 DATA = Path(__file__).parents[1] / "data"
@@ -265,6 +272,20 @@ def signed_percent(value: float) -> str:
     return f"{value:+.2%}".replace("-", "−")
 
 
+def throughput_tables(path: Path) -> str:
+    """A stored `benchmarks/throughput.py --out FILE` run as the tables it printed, then the
+    machine it ran on and its command."""
+    record = json.loads(path.read_text())
+    return throughput_markdown(record) + "\n\n" + provenance_line(record["provenance"])
+
+
+def training_speed_table(path: Path) -> str:
+    """A stored `benchmarks/train_speed.py --out FILE` run as the table it printed, then the
+    machine it ran on and its command."""
+    record = json.loads(path.read_text())
+    return training_speed_markdown(record) + "\n\n" + provenance_line(record["provenance"])
+
+
 def data_table(name: str) -> str:
     """The table a `<!-- data: NAME -->` marker stands for."""
     if name == "exploit":
@@ -276,10 +297,15 @@ def data_table(name: str) -> str:
         return calibration_table(path)
     if name.startswith("duplicate/") and path.is_file():
         return duplicate_table(path)
+    if name.startswith("speed/") and path.is_file():
+        return throughput_tables(path)
+    if name.startswith("training-speed/") and path.is_file():
+        return training_speed_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
-        f"{DATA / 'duplicate'}) or exploit"
+        f"{DATA / 'duplicate'}), speed/FILE.json (of {DATA / 'speed'}), "
+        f"training-speed/FILE.json (of {DATA / 'training-speed'}) or exploit"
     )
 
 

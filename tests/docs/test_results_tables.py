@@ -2,20 +2,48 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import shlex
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
 
+from snail_envs import speed_tables
+from snail_envs.speed_tables import batched_label, pgx_label, toy_label
 from snail_envs.training.evaluate import results_markdown
 from tests.docs.site import ROOT
 from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT
 
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 import results_tables
-from results_tables import exploit_table, fill_tables, short_exploit_cell
+from results_tables import (
+    exploit_table,
+    fill_tables,
+    short_exploit_cell,
+    throughput_tables,
+    training_speed_table,
+)
 
 STORED_EVAL = "eval/snail_sprint_v0-seed1.json"
+REFERENCE = "pettingzoo connect_four_v3 (AEC)"
+MACHINE = {
+    "command": "python benchmarks/throughput.py --out speed.json",
+    "date": "2026-12-02",
+    "python": "3.11.9",
+    "packages": {"snail_envs": "0.9.0", "numba": "0.60.0"},
+    "cpu": "AMD EPYC 7B13",
+    "cpus": 2,
+}
+MACHINE_LINE = (
+    "Measured 2026-12-02 on AMD EPYC 7B13 (2 CPUs), Python 3.11.9, snail_envs 0.9.0, "
+    "numba 0.60.0: `python benchmarks/throughput.py --out speed.json`"
+)
 
 
 def report(env: str, target: str, rate: float, low: float, high: float) -> dict[str, object]:
@@ -135,3 +163,193 @@ def test_the_stored_exploit_reports_are_snail_exploit_reports() -> None:
         cell = f"{stored['env']}-{stored['target'].partition(':')[0]}"
         assert path.stem in (cell, f"{cell}-{stored['method']}"), path.name
         assert stored["games"] >= 1000 and stored["cpu_seconds"] > 0, path.name
+
+
+def throughput_run(with_pgx: bool) -> dict[str, Any]:
+    """A small throughput record: the reference, one engine's AEC entry, and its batched engine
+    at 64 games beside the toy ceiling (and pgx's connect_four, `with_pgx`)."""
+    rates = {
+        REFERENCE: [1000.0, 1200.0, 1100.0],
+        f"snail_envs {SNAIL_SPRINT} (AEC)": [4400.0, 4000.0, 4620.0],
+    }
+    if with_pgx:
+        rates[pgx_label(64)] = [2e6, 2e6, 2e6]
+    rates[toy_label(64)] = [3e7, 3e7, 3e7]
+    rates[batched_label(SNAIL_SPRINT, 64)] = [3e6, 3.2e6, 2.9e6]
+    return {
+        "seconds": 0.1,
+        "rounds": 3,
+        "reference": REFERENCE,
+        "batch_sizes": [64],
+        "batched_engines": [SNAIL_SPRINT],
+        "rates": rates,
+        "compile_cpu_seconds": {SNAIL_SPRINT: {"cold": 7.64, "cached": 0.61}},
+        "provenance": MACHINE,
+    }
+
+
+def test_a_throughput_run_shows_its_tables_and_its_machine(tmp_path) -> None:
+    (tmp_path / "speed.json").write_text(json.dumps(throughput_run(with_pgx=True)))
+    assert throughput_tables(tmp_path / "speed.json").splitlines() == [
+        "| entry | decisions/s (median of 3) | min–max | × connect_four |",
+        "|---|---:|---:|---:|",
+        "| pettingzoo connect_four_v3 (AEC) | 1,100 | 1,000–1,200 | 1.00× |",
+        f"| snail_envs {SNAIL_SPRINT} (AEC) | 4,400 | 4,000–4,620 | 4.00× |",
+        f"| {pgx_label(64)} | 2,000,000 | 2,000,000–2,000,000 | 1818.18× |",
+        f"| {toy_label(64)} | 30,000,000 | 30,000,000–30,000,000 | 27272.73× |",
+        f"| {batched_label(SNAIL_SPRINT, 64)} | 3,000,000 | 2,900,000–3,200,000 | 2727.27× |",
+        "",
+        "| batched engine | games | decisions/s | × pgx connect_four | × toy ceiling |",
+        "|---|---:|---:|---:|---:|",
+        f"| {SNAIL_SPRINT} | 64 | 3,000,000 | 1.50× | 0.10× |",
+        "",
+        "| batched engine | compile, cold | compile, cached |",
+        "|---|---:|---:|",
+        f"| {SNAIL_SPRINT} | 7.6 s | 0.6 s |",
+        "",
+        MACHINE_LINE,
+    ]
+
+
+def test_a_throughput_run_without_pgx_says_so_in_its_column(tmp_path) -> None:
+    (tmp_path / "speed.json").write_text(json.dumps(throughput_run(with_pgx=False)))
+    table = throughput_tables(tmp_path / "speed.json")
+    assert f"| {SNAIL_SPRINT} | 64 | 3,000,000 | (no pgx) | 0.10× |" in table.splitlines()
+    assert "pgx connect_four (" not in table
+
+
+def test_a_throughput_run_without_the_batched_engines_shows_its_entries_alone(tmp_path) -> None:
+    run = throughput_run(with_pgx=False)
+    rates = {name: run["rates"][name] for name in (REFERENCE, f"snail_envs {SNAIL_SPRINT} (AEC)")}
+    unbatched = {**run, "rates": rates, "batched_engines": [], "compile_cpu_seconds": {}}
+    (tmp_path / "speed.json").write_text(json.dumps(unbatched))
+    lines = throughput_tables(tmp_path / "speed.json").splitlines()
+    assert lines[2:] == [
+        "| pettingzoo connect_four_v3 (AEC) | 1,100 | 1,000–1,200 | 1.00× |",
+        f"| snail_envs {SNAIL_SPRINT} (AEC) | 4,400 | 4,000–4,620 | 4.00× |",
+        "",
+        MACHINE_LINE,
+    ]
+
+
+def test_a_training_speed_run_shows_its_table_and_its_machine(tmp_path) -> None:
+    games = {
+        SNAIL_SPRINT: {
+            "timesteps_per_second": {
+                "sb3": [2000.0, 2000.0],
+                "defaults": [16000.0, 18000.0],
+                "config": [18000.0, 18000.0],
+            },
+            "median": {"sb3": 2000.0, "defaults": 17000.0, "config": 18000.0},
+            "ratio": {"defaults": 8.5, "config": 9.0},
+        },
+        PEDZACE_SLIMAKI: {
+            "timesteps_per_second": {"sb3": [2500.0], "defaults": [25000.0], "config": [12500.0]},
+            "median": {"sb3": 2500.0, "defaults": 25000.0, "config": 12500.0},
+            "ratio": {"defaults": 10.0, "config": 5.0},
+        },
+    }
+    run = {"steps": 50000, "rounds": 2, "overrides": [], "games": games, "provenance": MACHINE}
+    (tmp_path / "training.json").write_text(json.dumps(run))
+    assert training_speed_table(tmp_path / "training.json").splitlines() == [
+        "| game | SB3 defaults, 8 single_agent views | snail-train, defaults | ratio "
+        "| snail-train, game config | ratio |",
+        "|---|---:|---:|---:|---:|---:|",
+        f"| {SNAIL_SPRINT} | 2,000 | 17,000 | 8.50× | 18,000 | 9.00× |",
+        f"| {PEDZACE_SLIMAKI} | 2,500 | 25,000 | 10.00× | 12,500 | 5.00× |",
+        "",
+        MACHINE_LINE,
+    ]
+
+
+@pytest.mark.parametrize("name", ["speed/missing.json", "training-speed/missing.json"])
+def test_a_speed_marker_that_names_no_file_names_the_data_there_is(name: str) -> None:
+    allowed = r"eval/FILE\.json .*calibration/FILE\.json .*duplicate/FILE\.json .*speed/FILE\.json"
+    with pytest.raises(ValueError, match=rf"results\.md: <!-- data: {name} --> names no data: "):
+        fill_tables(f"<!-- data: {name} -->", "results.md")
+    with pytest.raises(ValueError, match=rf"{allowed} .*training-speed/FILE\.json .* or exploit$"):
+        results_tables.data_table(name)
+
+
+def test_the_cpu_is_named_by_cpuinfo_where_it_is_readable(tmp_path, monkeypatch) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: AMD EPYC 7B13 64-Core Processor\n")
+    monkeypatch.setattr(speed_tables, "CPU_INFO", info)
+    assert speed_tables.cpu_model() == "AMD EPYC 7B13 64-Core Processor"
+    monkeypatch.setattr(speed_tables, "CPU_INFO", tmp_path / "missing")
+    monkeypatch.setattr(speed_tables.platform, "processor", lambda: "arm")
+    assert speed_tables.cpu_model() == "arm"
+
+
+def benchmark(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """benchmarks/NAME.py as a module, its sibling modules importable as it imports them."""
+    folder = ROOT / "benchmarks"
+    monkeypatch.syspath_prepend(str(folder))
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", folder / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_benchmark(module: ModuleType, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", argv)
+    module.main()
+
+
+def measured(rates: list[float]) -> Callable[[float], float]:
+    """A throughput entry's measure that gives `rates`, one a round."""
+    rounds = iter(rates)
+    return lambda seconds: next(rounds)
+
+
+def test_throughput_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run's measurements stubbed (the real ones compile the engines and need the bench
+    extra): the JSON holds each round's rate, and the docs show the tables the run printed."""
+    throughput = benchmark("throughput", monkeypatch)
+    rates = {
+        REFERENCE: [1000.0, 900.0],
+        toy_label(64): [3e7, 3.1e7],
+        batched_label(SNAIL_SPRINT, 64): [3e6, 2e6],
+    }
+    table = {name: measured(rounds) for name, rounds in rates.items()}
+    monkeypatch.setattr(throughput, "pin_to_one_core", lambda: "not pinned")
+    monkeypatch.setattr(throughput, "entries", lambda only, sizes: table)
+    monkeypatch.setattr(throughput, "batched_names", lambda only: [SNAIL_SPRINT])
+    started = (SimpleNamespace(cpu=7.5), SimpleNamespace(cpu=0.5))
+    monkeypatch.setattr(throughput, "first_step", lambda name: started)
+    out = tmp_path / "speed.json"
+    argv = ["benchmarks/throughput.py", "--rounds", "2", "--batch-sizes", "64", "--out", str(out)]
+    run_benchmark(throughput, argv, monkeypatch)
+    record = json.loads(out.read_text())
+    assert record["rates"] == rates
+    assert record["compile_cpu_seconds"] == {SNAIL_SPRINT: {"cold": 7.5, "cached": 0.5}}
+    assert record["batch_sizes"] == [64] and record["rounds"] == 2
+    machine = record["provenance"]
+    assert machine["command"] == shlex.join(["python", *argv])
+    assert machine["cpus"] == os.cpu_count() and "numpy" in machine["packages"]
+    *tables, _, line = throughput_tables(out).splitlines()
+    assert "\n".join(tables) in capsys.readouterr().out
+    assert line == speed_tables.provenance_line(machine)
+
+
+def test_train_speed_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The runs stubbed (the real ones train): the JSON holds each round's rate, the medians
+    and the ratios to SB3's, and the docs show the table the run printed."""
+    train_speed = benchmark("train_speed", monkeypatch)
+    rounds = {"sb3": [1000.0, 3000.0], "defaults": [16000.0, 24000.0], "config": [5000.0, 5000.0]}
+    rates = {SNAIL_SPRINT: rounds}
+    monkeypatch.setattr(train_speed, "measured_rates", lambda *args: rates)
+    out = tmp_path / "training.json"
+    argv = ["benchmarks/train_speed.py", "--only", SNAIL_SPRINT, "--out", str(out)]
+    run_benchmark(train_speed, argv, monkeypatch)
+    game = json.loads(out.read_text())["games"][SNAIL_SPRINT]
+    assert game["timesteps_per_second"] == rounds
+    assert game["median"] == {"sb3": 2000.0, "defaults": 20000.0, "config": 5000.0}
+    assert game["ratio"] == {"defaults": 10.0, "config": 2.5}
+    *table, _, _ = training_speed_table(out).splitlines()
+    assert "\n".join(table) in capsys.readouterr().out

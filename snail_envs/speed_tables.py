@@ -1,0 +1,232 @@
+"""The speed benchmarks' records and the tables printed from them.
+
+`benchmarks/throughput.py` and `benchmarks/train_speed.py` build their results into a record
+here, print its tables (`throughput_markdown`, `training_speed_markdown`) and, with `--out
+FILE`, write the record as JSON; the docs site renders the stored JSON with the same functions
+(docs/hooks/results_tables.py), so that a page's table is the one the benchmark printed. Every
+record carries its `provenance`: the command line, the date, the versions of Python, snail_envs
+and the packages that were installed, the CPU's model and the number of CPUs.
+
+A throughput record (`throughput_record`), rates in decisions per second of CPU time:
+
+    {"seconds": 2.0, "rounds": 3, "reference": "pettingzoo connect_four_v3 (AEC)",
+     "batch_sizes": [1024, 4096], "batched_engines": ["snap_v1", ...],
+     "rates": {"<entry>": [<a rate a round>, ...], ...},
+     "compile_cpu_seconds": {"snap_v1": {"cold": 13.4, "cached": 0.6}, ...},
+     "provenance": {...}}
+
+`rates` holds every entry in the order of the run, the batched ones under the labels
+`batched_label`, `pgx_label` and `toy_label` give them (no pgx entries where pgx was not
+installed); `batched_engines` is empty where numba was not, and `compile_cpu_seconds` where the
+compile times were not measured.
+
+A training-speed record (`training_speed_record`), rates in learner timesteps a second:
+
+    {"steps": 50000, "rounds": 2, "overrides": [],
+     "games": {"snail_sprint_v0": {
+         "timesteps_per_second": {"sb3": [...], "defaults": [...], "config": [...]},
+         "median": {"sb3": 2036.0, "defaults": 17604.0, "config": 17966.0},
+         "ratio": {"defaults": 8.65, "config": 8.82}}, ...},
+     "provenance": {...}}
+
+The settings (`TRAINING_SETTINGS`): `sb3`, MaskablePPO at Stable-Baselines3's defaults;
+`defaults`, snail-train's ppo stage with `TrainConfig`'s defaults; `config`, the same with the
+game config's settings. A ratio is a setting's median over SB3's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import importlib.metadata
+import os
+import platform
+import shlex
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import snail_envs
+
+CPU_INFO = Path("/proc/cpuinfo")
+TRAINING_SETTINGS = ("sb3", "defaults", "config")
+"""The settings a training-speed record times each game under, SB3's defaults first."""
+
+
+def cpu_model() -> str:
+    """The CPU's model: the first `model name` of /proc/cpuinfo where it is readable (Linux),
+    else `platform.processor()` (which may be empty)."""
+    with contextlib.suppress(OSError):
+        for line in CPU_INFO.read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                return value.strip()
+    return platform.processor()
+
+
+def provenance(packages: Sequence[str]) -> dict[str, Any]:
+    """Where a benchmark's record comes from: its command line, today's date, the versions of
+    Python, snail_envs and those of `packages` (distribution names) that are installed, the
+    CPU's model (`cpu_model`) and the number of CPUs."""
+    versions = {"snail_envs": snail_envs.__version__}
+    for package in packages:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions[package] = importlib.metadata.version(package)
+    return {
+        "command": shlex.join(["python", *sys.argv]),
+        "date": datetime.date.today().isoformat(),
+        "python": platform.python_version(),
+        "packages": versions,
+        "cpu": cpu_model(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def provenance_line(source: dict[str, Any]) -> str:
+    """A record's `provenance` in one line: the date, the CPU, the versions and the command."""
+    packages = ", ".join(f"{name} {version}" for name, version in source["packages"].items())
+    return (
+        f"Measured {source['date']} on {source['cpu'] or 'an unnamed CPU'} "
+        f"({source['cpus']} CPUs), Python {source['python']}, {packages}: `{source['command']}`"
+    )
+
+
+def pgx_label(size: int) -> str:
+    """The throughput entry of pgx's connect_four at `size` games."""
+    return f"pgx connect_four (jax on the CPU, {size} games)"
+
+
+def toy_label(size: int) -> str:
+    """The throughput entry of the toy Snap at `size` games."""
+    return f"toy Snap, numba (the ceiling, {size} games)"
+
+
+def batched_label(name: str, size: int) -> str:
+    """The throughput entry of the batched engine of `name` at `size` games."""
+    return f"snail_envs {name} (batched, {size} games)"
+
+
+def throughput_record(
+    rates: dict[str, list[float]],
+    *,
+    seconds: float,
+    rounds: int,
+    reference: str,
+    batch_sizes: list[int],
+    batched_engines: list[str],
+    compile_cpu_seconds: dict[str, tuple[float, float]],
+    packages: Sequence[str],
+) -> dict[str, Any]:
+    """A throughput run as its record: `rates`, each entry's rate a round, and the (cold,
+    cached) CPU seconds of each batched engine's compile where they were measured."""
+    return {
+        "seconds": seconds,
+        "rounds": rounds,
+        "reference": reference,
+        "batch_sizes": batch_sizes,
+        "batched_engines": batched_engines,
+        "rates": rates,
+        "compile_cpu_seconds": {
+            name: {"cold": cold, "cached": cached}
+            for name, (cold, cached) in compile_cpu_seconds.items()
+        },
+        "provenance": provenance(packages),
+    }
+
+
+def entries_table(record: dict[str, Any]) -> str:
+    """Every entry's median rate, the min–max of its rounds and its ratio to the reference."""
+    base = statistics.median(record["rates"][record["reference"]])
+    lines = [
+        f"| entry | decisions/s (median of {record['rounds']}) | min–max | × connect_four |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, rates in record["rates"].items():
+        median = statistics.median(rates)
+        spread = f"{min(rates):,.0f}–{max(rates):,.0f}"
+        lines.append(f"| {name} | {median:,.0f} | {spread} | {median / base:.2f}× |")
+    return "\n".join(lines)
+
+
+def batched_table(record: dict[str, Any]) -> str:
+    """The batched engines' medians against pgx's connect_four ("(no pgx)" where pgx was not
+    installed) and the toy ceiling, per batch size."""
+    rates = {name: statistics.median(rounds) for name, rounds in record["rates"].items()}
+    lines = [
+        "| batched engine | games | decisions/s | × pgx connect_four | × toy ceiling |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for size in record["batch_sizes"]:
+        toy, pgx = rates[toy_label(size)], rates.get(pgx_label(size))
+        for name in record["batched_engines"]:
+            rate = rates[batched_label(name, size)]
+            versus_pgx = f"{rate / pgx:.2f}×" if pgx else "(no pgx)"
+            lines.append(f"| {name} | {size} | {rate:,.0f} | {versus_pgx} | {rate / toy:.2f}× |")
+    return "\n".join(lines)
+
+
+def compile_table(record: dict[str, Any]) -> str:
+    """The batched engines' compile times, CPU seconds of a fresh interpreter: cold (an empty
+    numba cache) and cached."""
+    lines = ["| batched engine | compile, cold | compile, cached |", "|---|---:|---:|"]
+    for name, seconds in record["compile_cpu_seconds"].items():
+        lines.append(f"| {name} | {seconds['cold']:.1f} s | {seconds['cached']:.1f} s |")
+    return "\n".join(lines)
+
+
+def throughput_markdown(record: dict[str, Any]) -> str:
+    """A throughput record's tables: the entries, then, where the batched engines ran, their
+    rates against the batched references and their compile times."""
+    tables = [entries_table(record)]
+    if record["batched_engines"]:
+        tables.append(batched_table(record))
+    if record["compile_cpu_seconds"]:
+        tables.append(compile_table(record))
+    return "\n\n".join(tables)
+
+
+def training_speed_record(
+    rates: dict[str, dict[str, list[float]]],
+    *,
+    steps: int,
+    rounds: int,
+    overrides: list[str],
+    packages: Sequence[str],
+) -> dict[str, Any]:
+    """A training-speed run as its record: `rates`, for each game, each setting's timesteps a
+    second a round (`TRAINING_SETTINGS`), with their medians and the ratios of those to SB3's."""
+    games = {}
+    for env_name, by_setting in rates.items():
+        median = {setting: statistics.median(by_setting[setting]) for setting in TRAINING_SETTINGS}
+        games[env_name] = {
+            "timesteps_per_second": by_setting,
+            "median": median,
+            "ratio": {
+                setting: median[setting] / median["sb3"] for setting in ("defaults", "config")
+            },
+        }
+    return {
+        "steps": steps,
+        "rounds": rounds,
+        "overrides": overrides,
+        "games": games,
+        "provenance": provenance(packages),
+    }
+
+
+def training_speed_markdown(record: dict[str, Any]) -> str:
+    """A training-speed record's table: a row per game, each setting's median and its ratio."""
+    lines = [
+        "| game | SB3 defaults, 8 single_agent views | snail-train, defaults | ratio "
+        "| snail-train, game config | ratio |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for env_name, game in record["games"].items():
+        median, ratio = game["median"], game["ratio"]
+        lines.append(
+            f"| {env_name} | {median['sb3']:,.0f} | {median['defaults']:,.0f} "
+            f"| {ratio['defaults']:.2f}× | {median['config']:,.0f} | {ratio['config']:.2f}× |"
+        )
+    return "\n".join(lines)
