@@ -2,18 +2,18 @@
 
 A searching seat that knows how the other seats play (they are all one agent, the model) learns
 from their actions: a seat that moved the blue snail likely holds a card that pays for it.
-`ModelBelief` is a particle filter over whole tables. It holds `hypotheses` copies of the game,
-each a table the searching seat cannot tell from the real one, with a weight, and follows the
-game action by action (the search is told each action before it is played, `watch`):
+`ModelBelief` is a particle filter over whole tables. It holds up to `hypotheses` copies of the
+game, each a table the searching seat cannot tell from the real one, with a weight, and follows
+the game action by action (the search is told each action before it is played, `watch`):
 
 1. each table plays the action, through every chance outcome the step can draw (`ChanceNodes`:
    a card drawn, a glimpse), and keeps the outcomes after which the seat would see what it sees
    in the real game (the same observation, the same seat to act). Outcomes every seat sees drawn
    (`Chance.show`: the dice rolled) are not branched on: each table is shown the real game's
-   (`Shown`), times their probability. The table's weight is multiplied by the probability of
-   the outcomes kept (the likelihood of what the seat saw), and one of them is drawn in
-   proportion to it to go on with. A step of more than `branches` outcome sequences is sampled
-   instead: `branches` seeded tries, the share that match as the likelihood;
+   (`Shown`), times their probability. Each outcome kept goes on as a table of its own, weighed
+   by the table's weight times its probability (the likelihood of what the seat saw). A step
+   of more than `branches` outcome sequences is sampled instead: `branches` seeded tries, each
+   that matches weighing its share;
 2. each action of another seat is weighed by the model's probability of it, on the observation
    the acting seat has at that table: the table's weight is multiplied by it once the seat can
    see the action. In a window of simultaneous choices (Snap's calls, Snailed It!'s tosses) the
@@ -25,9 +25,10 @@ A search then draws its worlds in proportion to the weights: a copy of a table, 
 future chance (`GameHost.fork_for`); the compiled search takes every table at once (`worlds`)
 and draws its batch's worlds among them. The hidden information a table holds is its own from the
 deal on, so hidden cards that change hands, a deck drawn from and the model's past choices stay
-consistent with each other: the belief is exact Bayesian filtering, up to the sampling of
-`hypotheses` tables. When the weights grow uneven (an effective sample size below half the
-tables), the tables are resampled in proportion to them.
+consistent with each other. Past `hypotheses` tables, `hypotheses` of them are drawn in
+proportion to their weights (one drawn k times weighing k). Where the game is small enough that
+every redraw and every outcome fits in `hypotheses` tables (the minis), none is drawn: the
+belief is the exact posterior, as the searching seat's information state and the model give it.
 
 The model's probabilities: an agent that gives them (`action_probabilities`, the tabular CFR
 policy) by them; random play is uniform over the legal actions; any other agent is asked for its
@@ -35,17 +36,20 @@ action, which weighs 1 if it is the action taken and 0 otherwise: for a determin
 heuristics, a trained policy playing its most likely action) this is its exact likelihood, and
 the belief is rejection sampling; for a seeded random agent, a draw of it.
 
-The tables start as redraws of what the seat cannot see (`resample_from_infostate`) where the
-belief first sees the game. When every table is ruled out (the model is not how the seats played,
-or what the seat sees was never a chance outcome of a table, as the order of Snap's face-down
-stacks, hidden from every seat, shown card by card), the belief starts again from fresh redraws
-of the real table, equally weighted, and counts it in `restarts`.
+The tables start as the redraws of what the seat cannot see where the belief first sees the
+game: every one with its probability (`GameHost.redrawn_by` with a chance script) where there
+are at most `hypotheses`, else `hypotheses` seeded redraws (`resample_from_infostate`), equally
+weighted. When every table is ruled out (the model is not how the seats played, or what the
+seat sees was never a chance outcome of a table, as the order of Snap's face-down stacks,
+hidden from every seat, shown card by card), the belief starts again from fresh redraws of the
+real table and counts it in `restarts`.
 """
 
 from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -156,36 +160,50 @@ class ModelBelief:
             self._step_tables(host, seat_agent, action)
 
     def _start(self, host: Any, seat_agent: str) -> None:
-        self.tables = [
-            host.resample_from_infostate(seat_agent, self._rng.getrandbits(31))
-            for _ in range(self.hypotheses)
-        ]
-        self.weights = [1.0] * self.hypotheses
-        self.held = [1.0] * self.hypotheses
+        """Tables of every redraw of what the seat cannot see, each weighed by its probability,
+        where there are at most `hypotheses` of them; else `hypotheses` seeded redraws alike."""
+        listed = self._redraws(host, seat_agent)
+        if listed is None:
+            listed = [
+                (1.0, host.resample_from_infostate(seat_agent, self._rng.getrandbits(31)))
+                for _ in range(self.hypotheses)
+            ]
+        self.tables = [table for _, table in listed]
+        self.weights = [chance for chance, _ in listed]
+        self.held = [1.0] * len(listed)
+        self._settle(host, seat_agent)
+
+    def _redraws(self, host: Any, seat_agent: str) -> list[Outcome] | None:
+        """Every redraw of what `seat_agent` cannot see in `host`, with its probability (one per
+        chance outcome sequence of `GameHost.redrawn_by`); None where there are more than
+        `hypotheses`."""
+        found: list[Outcome] = []
+        scripts: list[tuple[list[int], float]] = [([], 1.0)]
+        while scripts:
+            script, chance = scripts.pop()
+            if len(found) + len(scripts) >= self.hypotheses:
+                return None
+            try:
+                found.append((chance, host.redrawn_by(seat_agent, ChanceNodes(script))))
+            except ChanceNeeded as needed:
+                probabilities = needed.request.probabilities
+                scripts += [([*script, i], chance * p) for i, p in enumerate(probabilities)]
+        return found
 
     def _step_tables(self, host: Any, seat_agent: str, action: int | None) -> None:
-        """Every table plays `action` through the chance outcomes that leave `seat_agent`'s view
-        as it is in `host` now; a table shared by several hypotheses (after resampling) is played
-        once, and each of them draws its own outcome."""
+        """Every table plays `action` through each chance outcome that leaves `seat_agent`'s view
+        as it is in `host` now, each outcome a table of its own, weighed by its probability."""
         seen = host.observe(seat_agent)
-        outcomes: dict[int, list[Outcome]] = {}
         tables, weights, helds = [], [], []
         for table, weight, held in zip(self.tables, self.weights, self.held, strict=True):
-            if not weight:
-                continue
-            if id(table) not in outcomes:
-                played = action
-                if action is not None and action not in table.legal_actions(table.agent_selection):
-                    # another seat's choice this table rules out (its held likelihood is 0,
-                    # and the table goes once the seat sees it): kept in step meanwhile
-                    played = self._choose(table, table.agent_selection)
-                outcomes[id(table)] = self._outcomes(table, played, host, seat_agent, seen)
-            found = outcomes[id(table)]
-            chances = [chance for chance, _ in found]
-            likelihood = sum(chances)
-            if likelihood > 0:
-                tables.append(self._rng.choices(found, chances)[0][1])
-                weights.append(weight * likelihood)
+            played = action
+            if action is not None and action not in table.legal_actions(table.agent_selection):
+                # another seat's choice this table rules out (its held likelihood is 0, and the
+                # table goes once the seat sees it): kept in step meanwhile
+                played = self._choose(table, table.agent_selection)
+            for chance, after in self._outcomes(table, played, host, seat_agent, seen):
+                tables.append(after)
+                weights.append(weight * chance)
                 helds.append(held)
         self.tables, self.weights, self.held = tables, weights, helds
         if not host.window_open:  # the tick settled: its choices are seen, and weigh
@@ -239,7 +257,8 @@ class ModelBelief:
 
     def _settle(self, host: Any, seat_agent: str) -> None:
         """Drop ruled-out tables, restart if none is left, keep the weights relative to the
-        largest, and resample when they grow uneven."""
+        largest, and, past `hypotheses` tables, draw `hypotheses` of them in proportion to the
+        weights (a table drawn k times weighing k)."""
         kept = [
             (t, w, h) for t, w, h in zip(self.tables, self.weights, self.held, strict=True) if w > 0
         ]
@@ -247,17 +266,15 @@ class ModelBelief:
             self.restarts += 1
             self._start(host, seat_agent)
             return
+        if len(kept) > self.hypotheses:
+            drawn = Counter(
+                self._rng.choices(range(len(kept)), [w for _, w, _ in kept], k=self.hypotheses)
+            )
+            kept = [(kept[i][0], float(count), kept[i][2]) for i, count in sorted(drawn.items())]
         largest = max(w for _, w, _ in kept)
         self.tables = [t for t, _, _ in kept]
         self.weights = [w / largest for _, w, _ in kept]
         self.held = [h for _, _, h in kept]
-        total = sum(self.weights)
-        effective = total * total / sum(w * w for w in self.weights)
-        if effective < self.hypotheses / 2 or len(self.tables) < self.hypotheses:
-            drawn = self._rng.choices(range(len(self.tables)), self.weights, k=self.hypotheses)
-            self.tables = [self.tables[i] for i in drawn]
-            self.held = [self.held[i] for i in drawn]
-            self.weights = [1.0] * self.hypotheses
 
 
 def _played(table: Any, action: int | None, chance: Chance) -> Any:

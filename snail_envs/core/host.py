@@ -295,15 +295,28 @@ class GameHost:
         `reward` (one of `REWARD_MODES`) sets how the copy pays from now on; by default, as this
         environment does.
         """
-        seat = self._seat(agent)
-        twin = self._twin(seed, reward)
-        assert twin.game is not None and twin._chance is not None
-        twin.game.redraw_hidden(seat, twin._chance)
-        twin._redraw_hidden_tick(seat)
-        twin._observer.reset(twin.game)
+        self._seat(agent)
+        self._require_game()
+        if reward is not None:
+            check_choice("reward", reward, REWARD_MODES)
+        twin = self.redrawn_by(agent, SeededChance(_as_seed(seed)))
         if future is not None:
             twin.use_chance(SeededChance(_as_seed(future)))
         twin._pay(reward)
+        return twin
+
+    def redrawn_by(self, agent: str, chance: Chance) -> GameHost:
+        """A copy of this environment in which everything hidden from `agent` is redrawn by
+        `chance`, which draws its chance events from then on: a `ChanceNodes` script names one
+        redraw, so that a belief can list them all (`snail_envs.agents.beliefs`)."""
+        seat = self._seat(agent)
+        self._require_game()
+        twin = copy.deepcopy(self)
+        twin.use_chance(chance)
+        assert twin.game is not None
+        twin.game.redraw_hidden(seat, chance)
+        twin._redraw_hidden_tick(seat)
+        twin._observer.reset(twin.game)
         return twin
 
     def fork_for(

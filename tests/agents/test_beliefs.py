@@ -56,7 +56,9 @@ def test_tables_at_which_the_deterministic_target_would_not_have_played_so_are_d
     after = {table.game.private_text(1) for table in after_start(belief, host)}
     assert f"your card: the {ruled_out} snails" in before
     assert after == before - {f"your card: the {ruled_out} snails"}
-    assert len(belief.tables) == belief.hypotheses
+    # the mini's redraws are two (player_1 holds one of the two cards player_0 does not): a
+    # table each, and the one the move leaves is the belief, whole
+    assert len(before) == 2 and belief.weights == [1.0]
     assert belief.restarts == 0
 
 
@@ -75,8 +77,7 @@ def test_a_game_no_table_can_follow_starts_the_belief_afresh() -> None:
     belief.update(host, "player_0", "player_1", 2)
     belief.update(host, "player_0", "player_1", 1)
     assert belief.restarts == 1
-    assert len(belief.tables) == belief.hypotheses
-    assert belief.weights == [1.0] * belief.hypotheses
+    assert belief.weights == [1.0, 1.0]  # the two redraws of the mini, afresh
 
 
 def test_random_play_weighs_every_table_alike() -> None:
@@ -85,7 +86,8 @@ def test_random_play_weighs_every_table_alike() -> None:
     host = env.unwrapped
     assert belief.likelihood(host.resample_from_infostate("player_0", 1), "player_1", 2) == 0.5
     belief.update(host, "player_0", "player_1", 2)
-    assert belief.weights == [1.0] * 8
+    belief.world(host, "player_0", seed=0)
+    assert belief.weights == [1.0, 1.0]
 
 
 @pytest.mark.parametrize("env_name", [SNAILED_IT, PEDZACE_SLIMAKI])
@@ -105,6 +107,21 @@ def test_a_step_of_more_outcomes_than_branches_is_sampled_and_its_tables_still_a
         seen = host.observe("player_0")
         for table in belief.tables:
             assert np.array_equal(table.observe("player_0")["observation"], seen["observation"])
+
+
+@pytest.mark.parametrize("env_name", [PEDZACE_SLIMAKI, SNAIL_SPRINT])
+def test_where_every_redraw_fits_the_belief_is_the_exact_posterior(env_name: str) -> None:
+    # the minis: player_1 holds one of the cards player_0 does not, each as likely, and random
+    # play tells nothing of it. The belief holds each redraw once, with its probability, not a
+    # sample of them: every card player_1 may hold weighs the same, exactly, all game.
+    for belief, host in followed_games(env_name, branches=256, model="random"):
+        cards: dict[str, float] = {}
+        for table, weight in zip(belief.tables, belief.weights, strict=True):
+            card = table.game.private_text(1)
+            cards[card] = cards.get(card, 0.0) + weight
+        assert len(cards) > 1
+        assert max(cards.values()) == pytest.approx(min(cards.values()), abs=1e-12)
+        assert host.game.private_text(1) in cards
 
 
 @pytest.mark.parametrize("env_name", [PEDZACE_SLIMAKI, SNAIL_SPRINT])
