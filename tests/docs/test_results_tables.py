@@ -88,6 +88,13 @@ def test_a_search_target_of_another_budget_is_named_in_its_cell(tmp_path) -> Non
     )
 
 
+def test_a_stored_control_variate_check_shows_its_mean_difference_and_whether_it_holds_0() -> None:
+    table = results_tables.data_table("duplicate/variate-bias.json")
+    assert table.splitlines()[0].startswith("| game | games a seed | seeds |")
+    sprint = next(row for row in table.splitlines() if row.startswith("| Snail Sprint! |"))
+    assert "| 400 | 10 | 49.2% | 49.3% | +0.05% (−0.91% to +1.01%) | yes |" in sprint
+
+
 def test_of_two_reports_of_one_cell_the_higher_bound_shows(tmp_path) -> None:
     (tmp_path / "a.json").write_text(json.dumps(report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)))
     searched = {**report(SNAIL_SPRINT, "random", 0.7, 0.67, 0.73), "method": "search"}
