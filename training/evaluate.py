@@ -257,10 +257,14 @@ def seat_order(pairing: Sequence[str], num_players: int, game: int) -> list[str]
 
 
 def game_result(record: GameRecord, spec: str) -> float:
-    """1 if `spec` won alone, ½ if it shared the win, 0 if it lost (draws by truncation: ½)."""
+    """1 if `spec` won alone, ½ if it shared the best result, 0 if it lost (draws by truncation:
+    ½). The best result is the highest return: +1 to the winners, or, in a result shared under
+    `snap_v2`'s rules, 0 to each sharer and −1 to the others (a draw between two seats: 0 and
+    0, ½ each)."""
     if record.truncated:
         return 0.5
-    winners = {s for s, r in zip(record.seats, record.returns, strict=True) if r > 0}
+    best = max(record.returns)
+    winners = {s for s, r in zip(record.seats, record.returns, strict=True) if r == best}
     if spec not in winners:
         return 0.0
     return 1.0 if len(winners) == 1 else 0.5

@@ -273,6 +273,12 @@ def test_game_results_count_wins_shared_wins_and_losses() -> None:
     assert game_result(record(["a", "b", "a"], [1, 1, -1]), "a") == 0.5
     assert game_result(record(["a", "b", "b"], [-1, 1, 1]), "b") == 1.0
     assert game_result(record(["a", "b"], [0, 0], truncated=True), "a") == 0.5
+    # snap_v2's shared results: each sharer gets 0 and every other seat -1, so a game drawn
+    # between two seats pays 0 and 0, a shared best result for both
+    assert game_result(record(["a", "b"], [0, 0]), "a") == 0.5
+    assert game_result(record(["a", "b"], [0, 0]), "b") == 0.5
+    assert game_result(record(["a", "b", "c"], [0, 0, -1]), "b") == 0.5
+    assert game_result(record(["a", "b", "c"], [0, 0, -1]), "c") == 0.0
 
 
 def test_score_rates_and_intervals_on_known_records() -> None:
