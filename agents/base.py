@@ -57,13 +57,25 @@ class RandomAgent(RandomOpponent):
 
 class SearchAgent:
     """A seeded planning agent that searches only when its seat has a choice: a single legal
-    action is played at once. A subclass writes `search`."""
+    action is played at once. A subclass writes `search`. With a `belief` (a
+    `snail_envs.agents.beliefs.ModelBelief`), the agent is told every action of the game as it
+    is played (`watch`), and its belief follows the game."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, belief: Any = None) -> None:
         self._rng = random.Random(seed)
+        self.belief = belief
+        """What the seat believes of the hidden information from the other seats' actions seen;
+        None: every world consistent with its view alike."""
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
+        if self.belief is not None:
+            self.belief.reset(seed)
+
+    def watch(self, env: Any, seat_agent: str, agent: str, action: int | None) -> None:
+        """Be told, playing `seat_agent` in `env`, that `agent` plays `action` now."""
+        if self.belief is not None:
+            self.belief.update(env.unwrapped, seat_agent, agent, action)
 
     def act_in(self, env: Any, agent: str) -> int:
         host = env.unwrapped

@@ -117,26 +117,13 @@ class ISMCTSAgent(SearchAgent):
         self.opponents = opponents
         """An agent that plays every other seat during the search (an opponent model); None: the
         other seats are searched like the searching seat."""
-        self.belief = belief
-        """Weights of the worlds drawn, from the opponent model's likelihood of the other seats'
-        actions seen; None: every world consistent with the searcher's view alike."""
         self.value = value
         """What a seat maximises: "reward", the environment's own rewards (with the default
         `reward="winlose"`, the chance to win), "points", the game's points, or "margin", its
         points less the others' mean."""
-        super().__init__(seed)
+        super().__init__(seed, belief)
         self._lowest, self._highest = math.inf, -math.inf
         """The lowest and highest return seen in the current search (for points and margins)."""
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if self.belief is not None:
-            self.belief.reset(seed)
-
-    def watch(self, env: Any, seat_agent: str, agent: str, action: int | None) -> None:
-        """Be told, playing `seat_agent` in `env`, that `agent` plays `action` now."""
-        if self.belief is not None:
-            self.belief.update(env.unwrapped, seat_agent, agent, action)
 
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
         root = _Node(agent)

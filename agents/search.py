@@ -71,7 +71,8 @@ BATCH = 64
 class CompiledSearchAgent(SearchAgent):
     """IS-MCTS in the batched engines (see the module docstring); the same seed gives the same
     choices. Budget: `iterations` a decision, or `seconds` of wall time (which makes play depend
-    on the machine's speed), whichever ends first; at least one round of `batch` iterations."""
+    on the machine's speed), whichever ends first; at least one round of `batch` iterations. A
+    `belief`'s model should play as `opponents` do."""
 
     def __init__(
         self,
@@ -134,27 +135,13 @@ class CompiledSearchAgent(SearchAgent):
         self.prior = prior
         """None (UCB1), or a policy's probabilities of the actions, (views, masks) → (B, A),
         for PUCT (`policy_prior`)."""
-        self.belief = belief
-        """None (every world consistent with the seat's view alike, drawn in the kernels), or a
-        `ModelBelief` whose model plays as `opponents` do: the worlds are drawn among its tables
-        in proportion to their weights."""
-        super().__init__(seed)
+        super().__init__(seed, belief)
         self._worlds: Any = None
         self._tree = search_tree
         self.played = np.zeros(1, np.int64)
         """The decisions played in the kernels by every search so far (for benchmarks)."""
         self.searched = 0
         """The iterations of every search so far."""
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if self.belief is not None:
-            self.belief.reset(seed)
-
-    def watch(self, env: Any, seat_agent: str, agent: str, action: int | None) -> None:
-        """Be told, playing `seat_agent` in `env`, that `agent` plays `action` now."""
-        if self.belief is not None:
-            self.belief.update(env.unwrapped, seat_agent, agent, action)
 
     def search(self, host: Any, agent: str, legal: list[int]) -> int:
         seat = host.possible_agents.index(agent)

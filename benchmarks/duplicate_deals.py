@@ -24,11 +24,13 @@ import argparse
 import json
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from snail_envs.agents import HEURISTICS
 from snail_envs.agents.ppo import shipped_checkpoint
+from snail_envs.core.game import GameInfo
 from snail_envs.core.stats import mean_interval
 from snail_envs.registry import GAMES
 from snail_envs.training.evaluate import (
@@ -105,6 +107,19 @@ def variate_bias(env_name: str, games: int, first_seed: int, seeds: int) -> dict
     }
 
 
+def measured_games(only: list[str] | None, columns: int) -> Iterator[GameInfo]:
+    """The games (of `only`, or all) with a heuristic and a shipped policy; for each other one a
+    table row of `columns` cells saying why it is left out."""
+    for game in GAMES:
+        if only and game.env_name not in only:
+            continue
+        if game.env_name in HEURISTICS and shipped_checkpoint(game.env_name).is_file():
+            yield game
+        else:
+            blanks = " |" * (columns - 3)
+            print(f"| {game.title} | — | no shipped policy for {game.env_name} |{blanks}")
+
+
 def main_bias(args: argparse.Namespace) -> None:
     """`--seeds`: the control variate's bias check, a row a game."""
     results = {}
@@ -113,12 +128,7 @@ def main_bias(args: argparse.Namespace) -> None:
         "| controlled − plain (95%) | holds 0 | CPU s |"
     )
     print("|---|---:|---:|---:|---:|---:|---|---:|")
-    for game in GAMES:
-        if args.env and game.env_name not in args.env:
-            continue
-        if game.env_name not in HEURISTICS or not shipped_checkpoint(game.env_name).is_file():
-            print(f"| {game.title} | — | no shipped policy for {game.env_name} | | | | | |")
-            continue
+    for game in measured_games(args.env, columns=8):
         cell = variate_bias(game.env_name, args.games, args.seed, args.seeds)
         results[game.env_name] = cell
         print(bias_row(game.title, args.games, args.seeds, cell), flush=True)
@@ -163,12 +173,7 @@ def main() -> None:
         "| fewer games | ± control variate (score) | CPU s plain / duplicate / variate |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    for game in GAMES:
-        if args.env and game.env_name not in args.env:
-            continue
-        if game.env_name not in HEURISTICS or not shipped_checkpoint(game.env_name).is_file():
-            print(f"| {game.title} | — | no shipped policy for {game.env_name} | | | | | | |")
-            continue
+    for game in measured_games(args.env, columns=9):
         plain = half_width(game.env_name, args.games, args.seed, duplicate=False)
         duplicate = half_width(game.env_name, args.games, args.seed, duplicate=True)
         ratio = (
