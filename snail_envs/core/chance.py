@@ -90,6 +90,11 @@ class SeededChance(Chance):
         return outcome
 
 
+def shown_log(chance: Chance | None) -> list[Any] | None:
+    """The outcomes of `show` that `chance` keeps a log of (a `SeededChance`'s), or None."""
+    return chance.shown if isinstance(chance, SeededChance) else None
+
+
 class ScriptedChance(Chance):
     """Outcomes read, in order, from a script written by a test.
 

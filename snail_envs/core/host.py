@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from snail_envs.core.chance import Chance, SeededChance
+from snail_envs.core.chance import Chance, SeededChance, shown_log
 from snail_envs.core.game import Game, GameSpec
 from snail_envs.core.length import GameLength
 from snail_envs.core.options import check_choice, is_int, parse_options
@@ -258,14 +258,16 @@ class GameHost:
 
     def _apply(self, tick: dict[int, int]) -> None:
         """Play the tick's choices, the outcomes every seat sees drawn logged afresh."""
-        if isinstance(self._chance, SeededChance):
-            self._chance.shown.clear()
+        log = shown_log(self._chance)
+        if log is not None:
+            log.clear()
         self._require_game().apply(tick)
 
     def shown_outcomes(self) -> list[Any] | None:
         """The outcomes every seat saw drawn (`Chance.show`: the dice rolled) in the transition
         last played, in order; None where the chance source keeps no log (a script)."""
-        return list(self._chance.shown) if isinstance(self._chance, SeededChance) else None
+        log = shown_log(self._chance)
+        return None if log is None else list(log)
 
     def _seat(self, agent: str) -> int:
         """The seat of `agent`, one of `possible_agents`."""
