@@ -3,6 +3,7 @@
     pip install -e ".[bench]"
     python benchmarks/search_speed.py            # every game
     python benchmarks/search_speed.py --quick    # a few minutes; last line: worst speed-up xN
+    python benchmarks/search_speed.py --quick --out search_speed.json   # also as JSON
 
 Both searches run IS-MCTS with the same settings: the game's heuristic as the opponent model and
 as the rollout player, the margin as the value, to the end of the game. The Python one
@@ -12,7 +13,9 @@ compiled one (`search:N:horizon=game`, `snail_envs.agents.search`) draws and pla
 the batched engine.
 Each searches the same decisions, taken from games of heuristic play. Rates are per second of
 the process's own CPU time; a simulated decision is one seat's action in a world (in the tree or
-in a rollout). The kernels are compiled before the clock starts.
+in a rollout). The kernels are compiled before the clock starts. With `--out FILE` the run is
+also written as JSON (`snail_envs.speed_tables.search_speed_markdown`'s record, with its
+provenance), from which the docs site renders the same table.
 
 With `open_spiel` installed (never required) one more row gives OpenSpiel's Python
 `ISMCTSBot` on its C++ leduc poker, random rollouts, for scale: it is another game, so it gets no
@@ -23,15 +26,18 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import snail_envs
 from snail_envs.agents import ISMCTSAgent, choose_action, make_agent
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.rules import FACTS as SNAP_FACTS
+from snail_envs.speed_tables import provenance, search_speed_markdown
 
 GAMES = {
     "snail_sprint_v0": {"num_players": 3},
@@ -151,16 +157,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer decisions and iterations")
     parser.add_argument("--only", nargs="*", choices=sorted(GAMES), help="only these games")
+    parser.add_argument("--out", type=Path, help="also write the results as JSON")
     args = parser.parse_args()
     count = 4 if args.quick else 12
     python_iterations = 100 if args.quick else 300
     compiled_iterations = 2048 if args.quick else 8192
-    speed_ups = []
-    print(f"{count} decisions a game; Python {python_iterations}, compiled {compiled_iterations}")
-    print("iterations a decision; rates per CPU second\n")
-    header = ("game", "Python it/s", "compiled it/s", "speed-up", "Python dec/s", "compiled dec/s")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    games = {}
     for env_name in args.only or GAMES:
         options = GAMES[env_name]
         situations = decisions(env_name, options, count)
@@ -169,18 +171,22 @@ def main() -> None:
         )
         compiled.act_in(*situations[0])  # compile the kernels before the clock starts
         python_agent = python_search(env_name, options, python_iterations)
-        python_rates = measure(python_agent, situations, True)
-        compiled_rates = measure(compiled, situations, False)
-        speed_up = compiled_rates[0] / python_rates[0]
-        speed_ups.append(speed_up)
-        print(
-            f"| {env_name} | {python_rates[0]:,.0f} | {compiled_rates[0]:,.0f} | "
-            f"{speed_up:,.0f}× | {python_rates[1]:,.0f} | {compiled_rates[1]:,.0f} |"
-        )
-    leduc = openspiel_rate(python_iterations, count)
-    if leduc is not None:
-        print(f"| OpenSpiel ISMCTSBot, leduc_poker | {leduc:,.0f} | | | | |")
-    print(f"\nworst speed-up x{min(speed_ups):.0f}")
+        games[env_name] = {
+            "python": measure(python_agent, situations, True),
+            "compiled": measure(compiled, situations, False),
+        }
+        print(f"{env_name}: {games[env_name]}", flush=True)
+    record = {
+        "decisions": count,
+        "python_iterations": python_iterations,
+        "compiled_iterations": compiled_iterations,
+        "games": games,
+        "openspiel_leduc": openspiel_rate(python_iterations, count),
+        "provenance": provenance(["numba", "numpy", "open_spiel"]),
+    }
+    print("\n" + search_speed_markdown(record))
+    if args.out is not None:
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The speed benchmarks' records and the tables printed from them.
 
-`benchmarks/throughput.py` and `benchmarks/train_speed.py` build their results into a record
-here, print its tables (`throughput_markdown`, `training_speed_markdown`) and, with `--out
+`benchmarks/throughput.py`, `benchmarks/train_speed.py` and `benchmarks/search_speed.py` build
+their results into a record here, print its tables (`throughput_markdown`,
+`training_speed_markdown`, `search_speed_markdown`) and, with `--out
 FILE`, write the record as JSON; the docs site renders the stored JSON with the same functions
 (docs/hooks/results_tables.py), so that a page's table is the one the benchmark printed. Every
 record carries its `provenance`: the command line, the date, the versions of Python, snail_envs
@@ -32,6 +33,14 @@ A training-speed record (`training_speed_record`), rates in learner timesteps a 
 The settings (`TRAINING_SETTINGS`): `sb3`, MaskablePPO at Stable-Baselines3's defaults;
 `defaults`, snail-train's ppo stage with `TrainConfig`'s defaults; `config`, the same with the
 game config's settings. A ratio is a setting's median over SB3's.
+
+A search-speed record (`benchmarks/search_speed.py --out`), rates per second of CPU time, each
+game's pair (iterations, simulated decisions):
+
+    {"decisions": 4, "python_iterations": 100, "compiled_iterations": 2048,
+     "games": {"snail_sprint_v0": {"python": [430.0, 8300.0], "compiled": [39600.0, 746532.0]},
+               ...},
+     "openspiel_leduc": 2900.0 or null, "provenance": {...}}
 """
 
 from __future__ import annotations
@@ -229,4 +238,32 @@ def training_speed_markdown(record: dict[str, Any]) -> str:
             f"| {env_name} | {median['sb3']:,.0f} | {median['defaults']:,.0f} "
             f"| {ratio['defaults']:.2f}× | {median['config']:,.0f} | {ratio['config']:.2f}× |"
         )
+    return "\n".join(lines)
+
+
+def search_speed_markdown(record: dict[str, Any]) -> str:
+    """A search-speed record's table: a row per game, the Python IS-MCTS's and the compiled
+    search's iterations and simulated decisions a CPU second and the speed-up; OpenSpiel's row
+    where it was measured; then the worst speed-up."""
+    lines = [
+        f"{record['decisions']} decisions a game; Python {record['python_iterations']}, "
+        f"compiled {record['compiled_iterations']} iterations a decision; rates per CPU second",
+        "",
+        "| game | Python it/s | compiled it/s | speed-up | Python dec/s | compiled dec/s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    speed_ups = []
+    for env_name, game in record["games"].items():
+        (python_iterations, python_decisions) = game["python"]
+        (compiled_iterations, compiled_decisions) = game["compiled"]
+        speed_ups.append(compiled_iterations / python_iterations)
+        lines.append(
+            f"| {env_name} | {python_iterations:,.0f} | {compiled_iterations:,.0f} | "
+            f"{speed_ups[-1]:,.0f}× | {python_decisions:,.0f} | {compiled_decisions:,.0f} |"
+        )
+    if record["openspiel_leduc"] is not None:
+        lines.append(
+            f"| OpenSpiel ISMCTSBot, leduc_poker | {record['openspiel_leduc']:,.0f} | | | | |"
+        )
+    lines += ["", f"worst speed-up x{min(speed_ups):.0f}"]
     return "\n".join(lines)

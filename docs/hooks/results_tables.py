@@ -3,8 +3,10 @@
 A page holds a marker where a table goes; the site's hook (`site.py`) replaces it as the site is
 built, so that no table can differ from its data:
 
-- `<!-- headline-results -->`: the headline table, from headline.json. The README holds a copy,
-  which tests/docs/test_site.py holds to the data.
+- `<!-- headline-results -->`: the headline table, from headline.json, whose cells name the
+  `score_rate.py` records (strength/) they are measured by, or the cells of their row they are
+  the best of (`measured_cell`, `best_cell`). The README holds a copy, which
+  tests/docs/test_site.py holds to the data.
 - `<!-- data: eval/NAME.json -->`: a tournament's tables, from the results.json that `snail-eval`
   wrote (`snail_envs.training.evaluate.results_markdown`, the report's own tables).
 - `<!-- data: calibration/NAME.json -->`: the search reply's calibration on the minis, from the
@@ -17,6 +19,12 @@ built, so that no table can differ from its data:
 - `<!-- data: training-speed/NAME.json -->`: learner timesteps a second of `snail-train` against
   Stable-Baselines3's defaults, from the JSON that `benchmarks/train_speed.py --out` wrote, with
   the machine and the command.
+- `<!-- data: search-speed/NAME.json -->`: the compiled search's iterations a CPU second against
+  the Python IS-MCTS's, from the JSON that `benchmarks/search_speed.py --out` wrote, with the
+  machine and the command.
+- `<!-- data: strength/FOLDER -->`: agents' score rates against an opponent beside the control
+  on the same games, a row for each JSON that `benchmarks/score_rate.py --out` wrote in
+  strength/FOLDER/ (`snail_envs.score_rates`), the games in the registry's order.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -34,7 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from snail_envs.registry import GAMES
-from snail_envs.speed_tables import provenance_line, throughput_markdown, training_speed_markdown
+from snail_envs.score_rates import score_markdown, table_name, wilson
+from snail_envs.speed_tables import (
+    provenance_line,
+    search_speed_markdown,
+    throughput_markdown,
+    training_speed_markdown,
+)
 from snail_envs.training.evaluate import results_markdown
 
 DATA = Path(__file__).parents[1] / "data"
@@ -61,6 +75,30 @@ def cell_text(cell: dict[str, Any]) -> str:
     return text + cell.get("mark", "")
 
 
+def measured_cell(cell: dict[str, Any]) -> dict[str, Any]:
+    """A headline cell with its numbers: one that names a `score_rate.py` record (`record`, a
+    path under docs/data/, and `side`: `score`, the record's agent, or `control`) takes its
+    rate and 95% interval from the record; any other is as stored."""
+    if "record" not in cell:
+        return cell
+    record = json.loads((DATA / cell["record"]).read_text())
+    score = record["score"] if cell["side"] == "score" else record["control"]["score"]
+    low, high = wilson(score, record["games"])
+    rate = score / record["games"]
+    return {**cell, "rate": 100 * rate, "low": 100 * low, "high": 100 * high}
+
+
+def best_cell(cell: dict[str, Any], cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """A headline cell that names cells of its row (`best_of`: a label for each cell's index)
+    is the one of them of the highest rate, under its label; any other is as given."""
+    if "best_of" not in cell:
+        return cell
+    measured = [(cells[index], label) for label, index in cell["best_of"].items()]
+    rated = [(found, label) for found, label in measured if "rate" in found]
+    best, label = max(rated, key=lambda pair: pair[0]["rate"])
+    return {"best": label, **{key: best[key] for key in ("rate", "low", "high") if key in best}}
+
+
 def headline_table(path: Path = HEADLINE_DATA) -> str:
     data = json.loads(path.read_text())
     lines = [
@@ -68,7 +106,9 @@ def headline_table(path: Path = HEADLINE_DATA) -> str:
         "|---" * (len(data["columns"]) + 1) + "|",
     ]
     for row in data["rows"]:
-        lines.append(f"| {row['game']} | " + " | ".join(map(cell_text, row["cells"])) + " |")
+        cells = [measured_cell(cell) for cell in row["cells"]]
+        cells = [best_cell(cell, cells) for cell in cells]
+        lines.append(f"| {row['game']} | " + " | ".join(map(cell_text, cells)) + " |")
     return "\n".join(lines)
 
 
@@ -286,6 +326,31 @@ def training_speed_table(path: Path) -> str:
     return training_speed_markdown(record) + "\n\n" + provenance_line(record["provenance"])
 
 
+def search_speed_table(path: Path) -> str:
+    """A stored `benchmarks/search_speed.py --out FILE` run as the table it printed, then the
+    machine it ran on and its command."""
+    record = json.loads(path.read_text())
+    return search_speed_markdown(record) + "\n\n" + provenance_line(record["provenance"])
+
+
+def score_table(folder: Path) -> str:
+    """The score-rate records of `folder` as one table, in the registry's order of the games,
+    then by rules, agent and opponent."""
+    records = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+    if not records:
+        raise ValueError(f"{folder} holds no score_rate.py records")
+    order = [game.env_name for game in GAMES]
+    records.sort(
+        key=lambda record: (
+            order.index(record["env"]),
+            table_name(record),
+            record["agent"],
+            record["opponent"],
+        )
+    )
+    return score_markdown(records)
+
+
 def data_table(name: str) -> str:
     """The table a `<!-- data: NAME -->` marker stands for."""
     if name == "exploit":
@@ -301,11 +366,17 @@ def data_table(name: str) -> str:
         return throughput_tables(path)
     if name.startswith("training-speed/") and path.is_file():
         return training_speed_table(path)
+    if name.startswith("search-speed/") and path.is_file():
+        return search_speed_table(path)
+    if name.startswith("strength/") and path.is_dir():
+        return score_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
         f"{DATA / 'duplicate'}), speed/FILE.json (of {DATA / 'speed'}), "
-        f"training-speed/FILE.json (of {DATA / 'training-speed'}) or exploit"
+        f"training-speed/FILE.json (of {DATA / 'training-speed'}), search-speed/FILE.json (of "
+        f"{DATA / 'search-speed'}), strength/FOLDER (a folder "
+        f"of {DATA / 'strength'}) or exploit"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -360,3 +361,139 @@ def test_train_speed_out_writes_what_the_docs_render_as_it_printed(
     assert game["ratio"] == {"defaults": 10.0, "config": 2.5}
     *table, _, _ = training_speed_table(out).splitlines()
     assert "\n".join(table) in capsys.readouterr().out
+
+
+def score_record(env: str, agent: str, score: float, control: float | None) -> dict[str, Any]:
+    return {
+        "env": env,
+        "options": {},
+        "preset": None,
+        "agent": agent,
+        "opponent": "heuristic",
+        "games": 100,
+        "score": score,
+        "cpu_seconds": 12.3,
+        "control": None if control is None else {"agent": "heuristic", "score": control},
+        "agent_files": {},
+    }
+
+
+def test_a_strength_folder_shows_a_row_a_record_in_the_registrys_order(tmp_path: Path) -> None:
+    """Snail Sprint! comes before Pędzące Ślimaki in the registry, whatever the files' names; a
+    score whose interval lies above the control's rate is bold, one that does not is not."""
+    folder = tmp_path / "strength"
+    folder.mkdir()
+    records = {
+        "a": score_record(PEDZACE_SLIMAKI, "search", 70.0, 50.0),
+        "b": score_record(SNAIL_SPRINT, "search", 51.0, 50.0),
+    }
+    for name, record in records.items():
+        (folder / f"{name}.json").write_text(json.dumps(record))
+    header, _, sprint, pedzace = results_tables.score_table(folder).splitlines()
+    assert header.startswith("| game | agent | against | games | score | control, same games")
+    assert pedzace.startswith("| Pędzące Ślimaki | `search` | `heuristic` | 100 | **70.0% (")
+    assert "| 50.0% (40.4%–59.6%) (`heuristic`) | 12 |" in pedzace
+    assert sprint.startswith("| Snail Sprint! | `search` | `heuristic` | 100 | 51.0% (")
+
+
+def test_an_empty_strength_folder_stops_the_build_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"holds no score_rate\.py records"):
+        results_tables.score_table(tmp_path)
+
+
+def test_score_rate_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real run of 20 games, the shipped policy against random play with the heuristic as the
+    control: the record's scores are the ones printed, the policy's file is named with its
+    SHA-256, and the docs' row shows them."""
+    score_rate = benchmark("score_rate", monkeypatch)
+    out = tmp_path / "rate.json"
+    argv = ["benchmarks/score_rate.py", "--env", SNAIL_SPRINT, "--agent", "ppo"]
+    argv += ["--opponent", "random", "--control", "heuristic", "--games", "20", "--chunk", "10"]
+    run_benchmark(score_rate, [*argv, "--out", str(out)], monkeypatch)
+    printed = capsys.readouterr().out.splitlines()
+    record = json.loads(out.read_text())
+    assert f"20 games, score {record['score']:g}," in printed[1]
+    assert f"20 games, score {record['control']['score']:g}," in printed[3]
+    shipped = ROOT / "agents" / "checkpoints" / f"{SNAIL_SPRINT}.pt"
+    sha256 = hashlib.sha256(shipped.read_bytes()).hexdigest()
+    assert record["agent_files"] == {"ppo": {"file": shipped.name, "sha256": sha256}}
+    assert record["provenance"]["command"] == shlex.join(["python", *argv, "--out", str(out)])
+    row = results_tables.score_table(tmp_path).splitlines()[2]
+    assert row.startswith(f"| Snail Sprint! | `ppo` | `random` | 20 | {printed[1].split(', ')[-2]}")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--part", "1/2"], "--out records whole runs: give it without --part"),
+        (["--games", "25"], "--games 25 is not a multiple of --chunk 10"),
+    ],
+)
+def test_score_rate_refuses_what_it_cannot_record(
+    extra: list[str],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    score_rate = benchmark("score_rate", monkeypatch)
+    argv = ["benchmarks/score_rate.py", "--env", SNAIL_SPRINT, "--agent", "random"]
+    argv += ["--chunk", "10", "--out", str(tmp_path / "rate.json"), *extra]
+    with pytest.raises(SystemExit):
+        run_benchmark(score_rate, argv, monkeypatch)
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "rate.json").exists()
+
+
+def test_score_rate_keeps_an_existing_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    score_rate = benchmark("score_rate", monkeypatch)
+    out = tmp_path / "rate.json"
+    out.write_text("mine")
+    argv = ["benchmarks/score_rate.py", "--env", SNAIL_SPRINT, "--agent", "random"]
+    with pytest.raises(SystemExit):
+        run_benchmark(score_rate, [*argv, "--out", str(out)], monkeypatch)
+    assert f"{out} exists: give --overwrite to replace it" in capsys.readouterr().err
+    assert out.read_text() == "mine"
+
+
+def test_the_stored_strength_runs_are_of_the_shipped_checkpoints() -> None:
+    """A stored run of a trained agent names the file it played with its SHA-256: the shipped
+    checkpoint's of today, so a table cannot outlive the policy it measured."""
+    checkpoints = ROOT / "agents" / "checkpoints"
+    for path in sorted((results_tables.DATA / "strength").glob("*/*.json")):
+        for entry in json.loads(path.read_text())["agent_files"].values():
+            stored = checkpoints / entry["file"]
+            assert hashlib.sha256(stored.read_bytes()).hexdigest() == entry["sha256"], path
+
+
+def test_search_speed_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The searches stubbed (the real ones compile the engines): the JSON holds each search's
+    rates, and the docs show the table the run printed, with the worst speed-up."""
+    search_speed = benchmark("search_speed", monkeypatch)
+    rates = iter([(400.0, 8000.0), (40000.0, 700000.0)])
+    monkeypatch.setattr(search_speed, "decisions", lambda *args: [("env", "player_0")])
+    monkeypatch.setattr(
+        search_speed,
+        "make_agent",
+        lambda *args, **kwargs: SimpleNamespace(act_in=lambda *args: None),
+    )
+    monkeypatch.setattr(search_speed, "python_search", lambda *args: None)
+    monkeypatch.setattr(search_speed, "measure", lambda *args: next(rates))
+    monkeypatch.setattr(search_speed, "openspiel_rate", lambda *args: None)
+    out = tmp_path / "search.json"
+    argv = ["benchmarks/search_speed.py", "--quick", "--only", SNAIL_SPRINT, "--out", str(out)]
+    run_benchmark(search_speed, argv, monkeypatch)
+    record = json.loads(out.read_text())
+    assert record["games"] == {SNAIL_SPRINT: {"python": [400, 8000], "compiled": [40000, 700000]}}
+    assert record["provenance"]["command"] == shlex.join(["python", *argv])
+    *table, _, line = results_tables.search_speed_table(out).splitlines()
+    assert "\n".join(table) in capsys.readouterr().out
+    assert f"| {SNAIL_SPRINT} | 400 | 40,000 | 100× | 8,000 | 700,000 |" in table
+    assert "worst speed-up x100" in table
+    assert line == speed_tables.provenance_line(record["provenance"])
