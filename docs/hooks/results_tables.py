@@ -17,6 +17,9 @@ built, so that no table can differ from its data:
 - `<!-- data: training-speed/NAME.json -->`: learner timesteps a second of `snail-train` against
   Stable-Baselines3's defaults, from the JSON that `benchmarks/train_speed.py --out` wrote, with
   the machine and the command.
+- `<!-- data: training-ceiling/NAME.json -->`: snail-train's learner timesteps a CPU second
+  beside the plain-torch ceiling its unit costs make, from the JSON that
+  `benchmarks/train_ceiling.py --out` wrote, with the machine and the command.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -34,7 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from snail_envs.registry import GAMES
-from snail_envs.speed_tables import provenance_line, throughput_markdown, training_speed_markdown
+from snail_envs.speed_tables import (
+    provenance_line,
+    throughput_markdown,
+    train_ceiling_markdown,
+    training_speed_markdown,
+)
 from snail_envs.training.evaluate import results_markdown
 
 DATA = Path(__file__).parents[1] / "data"
@@ -286,6 +294,13 @@ def training_speed_table(path: Path) -> str:
     return training_speed_markdown(record) + "\n\n" + provenance_line(record["provenance"])
 
 
+def train_ceiling_table(path: Path) -> str:
+    """A stored `benchmarks/train_ceiling.py --out FILE` run as the table it printed, then the
+    machine it ran on and its command."""
+    record = json.loads(path.read_text())
+    return train_ceiling_markdown(record) + "\n\n" + provenance_line(record["provenance"])
+
+
 def data_table(name: str) -> str:
     """The table a `<!-- data: NAME -->` marker stands for."""
     if name == "exploit":
@@ -301,11 +316,14 @@ def data_table(name: str) -> str:
         return throughput_tables(path)
     if name.startswith("training-speed/") and path.is_file():
         return training_speed_table(path)
+    if name.startswith("training-ceiling/") and path.is_file():
+        return train_ceiling_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
         f"{DATA / 'duplicate'}), speed/FILE.json (of {DATA / 'speed'}), "
-        f"training-speed/FILE.json (of {DATA / 'training-speed'}) or exploit"
+        f"training-speed/FILE.json (of {DATA / 'training-speed'}), training-ceiling/FILE.json "
+        f"(of {DATA / 'training-ceiling'}) or exploit"
     )
 
 

@@ -27,6 +27,7 @@ from results_tables import (
     fill_tables,
     short_exploit_cell,
     throughput_tables,
+    train_ceiling_table,
     training_speed_table,
 )
 
@@ -269,12 +270,15 @@ def test_a_training_speed_run_shows_its_table_and_its_machine(tmp_path) -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["speed/missing.json", "training-speed/missing.json"])
+@pytest.mark.parametrize(
+    "name", ["speed/missing.json", "training-speed/missing.json", "training-ceiling/missing.json"]
+)
 def test_a_speed_marker_that_names_no_file_names_the_data_there_is(name: str) -> None:
     allowed = r"eval/FILE\.json .*calibration/FILE\.json .*duplicate/FILE\.json .*speed/FILE\.json"
     with pytest.raises(ValueError, match=rf"results\.md: <!-- data: {name} --> names no data: "):
         fill_tables(f"<!-- data: {name} -->", "results.md")
-    with pytest.raises(ValueError, match=rf"{allowed} .*training-speed/FILE\.json .* or exploit$"):
+    trained = r"training-speed/FILE\.json .*training-ceiling/FILE\.json .* or exploit$"
+    with pytest.raises(ValueError, match=rf"{allowed} .*{trained}"):
         results_tables.data_table(name)
 
 
@@ -360,3 +364,30 @@ def test_train_speed_out_writes_what_the_docs_render_as_it_printed(
     assert game["ratio"] == {"defaults": 10.0, "config": 2.5}
     *table, _, _ = training_speed_table(out).splitlines()
     assert "\n".join(table) in capsys.readouterr().out
+
+
+def test_train_ceiling_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The measurements stubbed (the real ones train): the JSON holds each round's unit costs
+    and snail-train's rates, the ceiling of the median costs and the ratio to it, and the docs
+    show the table the run printed."""
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    costs = {"env_step": [1e-4, 3e-4], "forward": [4e-4, 4e-4], "update": [0.01, 0.03]}
+    measured = {"unit_seconds": {**costs, "gae": [2e-3, 2e-3]}, "snail_train": [500.0, 700.0]}
+    monkeypatch.setattr(train_ceiling, "measured_runs", lambda *args: {SNAIL_SPRINT: measured})
+    out = tmp_path / "ceiling.json"
+    argv = ["benchmarks/train_ceiling.py", "--only", SNAIL_SPRINT, "--out", str(out)]
+    run_benchmark(train_ceiling, argv, monkeypatch)
+    record = json.loads(out.read_text())
+    settings, game = record["settings"], record["games"][SNAIL_SPRINT]
+    assert game["unit_seconds"] == measured["unit_seconds"]
+    assert game["snail_train"] == measured["snail_train"]
+    rollout, updates = settings["n_envs"] * settings["n_steps"], settings["n_epochs"]
+    updates *= rollout / settings["batch_size"]
+    seconds = settings["n_steps"] * (2e-4 + 4e-4) + 2e-3 + updates * 0.02
+    assert game["median"]["ceiling"] == pytest.approx(rollout / seconds)
+    assert game["ratio"] == pytest.approx(600.0 * seconds / rollout)
+    *table, _, line = train_ceiling_table(out).splitlines()
+    assert "\n".join(table) in capsys.readouterr().out
+    assert line == speed_tables.provenance_line(record["provenance"])
