@@ -29,20 +29,20 @@ beside snail-train's own rate at the same settings (`train_speed.snail_train_rat
 stage alone, `eval_games=0`), timed by the run on the CPU clock. Each cost and rate is the
 median over `--rounds`; the ratio is snail-train's over the ceiling. With `--out FILE` the run is
 also written as JSON (`snail_envs.speed_tables.train_ceiling_record`), from which the docs
-site renders the same table. `--profile` instead runs snail-train's ppo stage once a game under
-cProfile (CPU clock) and prints where its time goes (`PROFILE_PARTS`); the profiler's own cost
-inflates the Python-heavy parts.
+site renders the same table. `--profile` instead runs snail-train's ppo stage once a game with
+the CPU time of its parts counted (`PROFILE_PARTS`: Stable-Baselines3's rollout and update steps,
+a timer around each, no profiler's cost on the rest) and prints where the stage's time goes,
+beside the ceiling's time for the same work from unit costs measured in the same process.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import cProfile
+import importlib
 import inspect
 import itertools
 import json
-import pstats
 import statistics
 import tempfile
 import time
@@ -335,64 +335,138 @@ def measured_runs(
     return measured
 
 
-PROFILE_PARTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "learn (all)": (("on_policy_algorithm.py", "learn"),),
-    "collect_rollouts": (("ppo_mask.py", "collect_rollouts"),),
-    "  env.step (VecMonitor + batched engine)": (("base_vec_env.py", "step"),),
-    "  get_action_masks": (("maskable/utils.py", "get_action_masks"),),
-    "  policy forward (distribution, sample)": (("maskable/policies.py", "forward"),),
-    "  obs_as_tensor": (("common/utils.py", "obs_as_tensor"),),
-    "  rollout_buffer.add": (("maskable/buffers.py", "add"),),
-    "  callbacks on_step": (("callbacks.py", "on_step"),),
-    "  _update_info_buffer": (("base_class.py", "_update_info_buffer"),),
-    "  GAE (compute_returns_and_advantage)": (("buffers.py", "compute_returns_and_advantage"),),
-    "train": (("ppo_mask.py", "train"),),
-    "  rollout_buffer.get (minibatches)": (("maskable/buffers.py", "get"),),
-    "  evaluate_actions": (("policies.py", "evaluate_actions"),),
-    "  backward": (("torch/_tensor.py", "backward"),),
-    "  clip_grad_norm_": (("clip_grad.py", "clip_grad_norm_"),),
-    "  Adam step": (("optimizer.py", "wrapper"),),
-    "  zero_grad": (("optimizer.py", "zero_grad"),),
-    "  .item() / logging of losses": (("~", "<method 'item' of 'torch._C.TensorBase' objects>"),),
-    "logger dump": (("on_policy_algorithm.py", "dump_logs"),),
+PROFILE_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("learn", "sb3_contrib.ppo_mask.ppo_mask", "MaskablePPO.learn"),
+    ("collect_rollouts", "sb3_contrib.ppo_mask.ppo_mask", "MaskablePPO.collect_rollouts"),
+    ("env step, action masks", "stable_baselines3.common.vec_env.base_vec_env", "VecEnv.step"),
+    ("env step, action masks", "sb3_contrib.ppo_mask.ppo_mask", "get_action_masks"),
+    ("policy forward", "sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy.forward"),
+    ("buffer add", "sb3_contrib.common.maskable.buffers", "MaskableRolloutBuffer.add"),
+    ("callbacks", "stable_baselines3.common.callbacks", "CallbackList._on_step"),
+    ("episode infos", "stable_baselines3.common.base_class", "BaseAlgorithm._update_info_buffer"),
+    ("GAE", "stable_baselines3.common.buffers", "RolloutBuffer.compute_returns_and_advantage"),
+    ("train", "sb3_contrib.ppo_mask.ppo_mask", "MaskablePPO.train"),
+    (
+        "minibatch sampling",
+        "sb3_contrib.common.maskable.buffers",
+        "MaskableRolloutBuffer._get_samples",
+    ),
+    (
+        "evaluate_actions",
+        "sb3_contrib.common.maskable.policies",
+        "MaskableActorCriticPolicy.evaluate_actions",
+    ),
+    ("backward", "torch", "Tensor.backward"),
+    ("gradient clip, Adam step", "torch.nn.utils", "clip_grad_norm_"),
+    ("gradient clip, Adam step", "torch.optim", "Adam.step"),
+)
+"""The parts of snail-train's ppo stage `--profile` times: (part, module, the function or
+method there). A part may time several functions; no part's functions call each other."""
+PART_GROUPS = {
+    "collect_rollouts": (
+        "env step, action masks",
+        "policy forward",
+        "buffer add",
+        "callbacks",
+        "episode infos",
+        "GAE",
+    ),
+    "train": ("minibatch sampling", "evaluate_actions", "backward", "gradient clip, Adam step"),
 }
-"""The parts of snail-train's ppo stage the profile names, by (a tail of the file, the
-function) of the functions whose cumulative CPU time each is; indented parts are within the
-part above them."""
+"""The parts within `collect_rollouts` and `train`, in the order the profile shows them."""
 
 
-def cumulative_seconds(stats: pstats.Stats, where: tuple[tuple[str, str], ...]) -> float:
-    """The cumulative seconds of the profiled functions `where` names."""
-    table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
-    return sum(
-        row[3]
-        for (path, _, function), row in table.items()
-        for tail, name in where
-        if function == name and path.endswith(tail)
+class PartTimer:
+    """The CPU seconds and calls of the functions it wraps, by part."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {part: 0.0 for part, _, _ in PROFILE_PARTS}
+        self.calls: dict[str, int] = {part: 0 for part, _, _ in PROFILE_PARTS}
+
+    def wrap(self, part: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_function(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[part] += time.process_time() - started
+                self.calls[part] += 1
+
+        return timed_function
+
+    @contextlib.contextmanager
+    def timing(self) -> Iterator[None]:
+        """Every function of `PROFILE_PARTS` timed while the block runs."""
+        with contextlib.ExitStack() as patches:
+            for part, module, name in PROFILE_PARTS:
+                *owners, attribute = name.split(".")
+                owner: Any = importlib.import_module(module)
+                for step in owners:
+                    owner = getattr(owner, step)
+                wrapped = self.wrap(part, getattr(owner, attribute))
+                patches.enter_context(mock.patch.object(owner, attribute, wrapped))
+            yield
+
+
+def ceiling_seconds(calls: dict[str, int], units: dict[str, float]) -> dict[str, float]:
+    """The ceiling's CPU seconds for the work of a profiled run (as many env steps, forwards,
+    GAEs and minibatch updates as it made), by the part that did it there."""
+    steps, rollouts = calls["policy forward"], calls["GAE"]
+    ceiling = {
+        "env step, action masks": steps * units["env_step"],
+        "policy forward": steps * units["forward"],
+        "GAE": rollouts * units["gae"],
+        "train": calls["evaluate_actions"] * units["update"],
+    }
+    ceiling["collect_rollouts"] = sum(
+        ceiling[part] for part in PART_GROUPS["collect_rollouts"] if part in ceiling
     )
+    ceiling["the ppo stage"] = ceiling["collect_rollouts"] + ceiling["train"]
+    return ceiling
 
 
-def profile_shares(env_name: str, steps: int) -> dict[str, float]:
-    """CPU seconds of each part (`PROFILE_PARTS`) of a snail-train ppo run of `steps`
-    timesteps under cProfile, and of the whole stage (`stage`)."""
+def profile_rows(timer: PartTimer, stage: float, units: dict[str, float]) -> list[str]:
+    """The profile's rows: part, CPU seconds, share of the stage's CPU time `stage`, and the
+    ceiling's CPU seconds for the same work (`ceiling_seconds`; — where it has no part)."""
+    seconds = timer.seconds
+    rows: list[tuple[str, float]] = []
+    for group, parts in PART_GROUPS.items():
+        rows.append((group, seconds[group]))
+        rows += [(f"  {part}", seconds[part]) for part in parts]
+        rows.append((f"  the rest of {group}", seconds[group] - sum(seconds[p] for p in parts)))
+    learnt = seconds["collect_rollouts"] + seconds["train"]
+    rows += [
+        ("the rest of learn (rollout callbacks, logs)", seconds["learn"] - learnt),
+        ("the rest of the stage (checkpoints)", stage - seconds["learn"]),
+        ("the ppo stage", stage),
+    ]
+    ceiling = ceiling_seconds(timer.calls, units)
+    shown = {part: f"{spent:.3f}" for part, spent in ceiling.items()}
+    return [
+        f"| {part} | {spent:.3f} | {spent / stage:.1%} | {shown.get(part.strip(), '—')} |"
+        for part, spent in rows
+    ]
+
+
+def profile(env_name: str, steps: int, seconds: float) -> str:
+    """Where the CPU time of a snail-train ppo run of `steps` timesteps goes, part by part
+    (`PROFILE_PARTS`), beside the ceiling's time for the same work, from unit costs measured
+    in the same process: a markdown table."""
     import torch
 
     torch.set_num_threads(1)
+    timer = PartTimer()
     with tempfile.TemporaryDirectory() as output:
         snail_train_cpu_rate(env_name, 4_096, output)  # compiles kernels
-        profiler = cProfile.Profile(time.process_time)
-        profiler.runcall(snail_train_cpu_rate, env_name, steps, output)
-    stats = pstats.Stats(profiler)
-    return {part: cumulative_seconds(stats, where) for part, where in PROFILE_PARTS.items()}
-
-
-def profile_markdown(env_name: str, parts: dict[str, float]) -> str:
-    """The profile's parts, CPU seconds and shares of `learn`."""
-    whole = parts["learn (all)"]
-    lines = [f"| {env_name}: part | CPU s | share of learn |", "|---|---:|---:|"]
-    for part, seconds in parts.items():
-        lines.append(f"| {part} | {seconds:.2f} | {seconds / whole:.1%} |")
-    return "\n".join(lines)
+        units = unit_seconds(env_name, seconds)
+        with timer.timing():
+            rate = snail_train_cpu_rate(env_name, steps, output)
+    stage = timer.calls["policy forward"] * ceiling_config(env_name).n_envs / rate
+    lines = [
+        f"| {env_name}: part | CPU s | share of the stage | ceiling CPU s |",
+        "|---|---:|---:|---:|",
+    ]
+    return "\n".join(lines + profile_rows(timer, stage, units))
 
 
 def main() -> None:
@@ -406,7 +480,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.profile:
         for env_name in args.only:
-            print(profile_markdown(env_name, profile_shares(env_name, args.steps)) + "\n")
+            print(profile(env_name, args.steps, args.seconds) + "\n")
         return
     record = train_ceiling_record(
         measured_runs(args.only, args.steps, args.rounds, args.seconds),

@@ -391,3 +391,23 @@ def test_train_ceiling_out_writes_what_the_docs_render_as_it_printed(
     *table, _, line = train_ceiling_table(out).splitlines()
     assert "\n".join(table) in capsys.readouterr().out
     assert line == speed_tables.provenance_line(record["provenance"])
+
+
+def test_the_ceiling_profile_times_functions_that_exist_and_prices_the_runs_own_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each profiled part names a function of the installed SB3 and torch (a renamed one stops
+    the profile), and the ceiling's column counts the run's own steps, GAEs and updates."""
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    timer = train_ceiling.PartTimer()
+    with timer.timing():
+        pass
+    timer.calls.update({"policy forward": 100, "GAE": 2, "evaluate_actions": 8})
+    timer.seconds.update({"learn": 4.0, "collect_rollouts": 1.0, "train": 2.5})
+    units = {"env_step": 1e-4, "forward": 4e-4, "update": 0.25, "gae": 5e-3}
+    rows = {row.split(" | ")[0].strip("| "): row for row in
+            train_ceiling.profile_rows(timer, 5.0, units)}  # fmt: skip
+    assert rows["collect_rollouts"] == "| collect_rollouts | 1.000 | 20.0% | 0.060 |"
+    assert rows["train"] == "| train | 2.500 | 50.0% | 2.000 |"
+    assert rows["the ppo stage"] == "| the ppo stage | 5.000 | 100.0% | 2.060 |"
+    assert rows["the rest of the stage (checkpoints)"].endswith("| 1.000 | 20.0% | — |")
