@@ -1,9 +1,10 @@
 """The speed benchmarks' records and the tables printed from them.
 
-`benchmarks/throughput.py`, `benchmarks/train_speed.py` and `benchmarks/search_speed.py` build
-their results into a record here, print its tables (`throughput_markdown`,
-`training_speed_markdown`, `search_speed_markdown`) and, with `--out
-FILE`, write the record as JSON; the docs site renders the stored JSON with the same functions
+`benchmarks/throughput.py`, `benchmarks/train_speed.py`, `benchmarks/train_ceiling.py` and
+`benchmarks/search_speed.py` build their results into a record here, print its tables
+(`throughput_markdown`, `training_speed_markdown`, `train_ceiling_markdown`,
+`search_speed_markdown`) and, with `--out FILE`, write the record as JSON; the docs site renders
+the stored JSON with the same functions
 (docs/hooks/results_tables.py), so that a page's table is the one the benchmark printed. Every
 record carries its `provenance`: the command line, the date, the versions of Python, snail_envs
 and the packages that were installed, the CPU's model and the number of CPUs.
@@ -41,6 +42,24 @@ game's pair (iterations, simulated decisions):
      "games": {"snail_sprint_v0": {"python": [430.0, 8300.0], "compiled": [39600.0, 746532.0]},
                ...},
      "openspiel_leduc": 2900.0 or null, "provenance": {...}}
+
+A training-ceiling record (`train_ceiling_record`), of `benchmarks/train_ceiling.py`: the unit
+costs of a plain-torch PPO (`UNIT_COSTS`, CPU seconds a call) under snail-train's default
+settings, the ceiling they make (`ceiling_rate`) and snail-train's own rate, in learner
+timesteps a CPU second:
+
+    {"steps": 50000, "rounds": 2,
+     "settings": {"n_envs": 64, "n_steps": 64, "batch_size": 1024, "n_epochs": 4,
+                  "net_arch": [128, 128], "activation": "Tanh"},
+     "games": {"snail_sprint_v0": {
+         "unit_seconds": {"env_step": [...], "forward": [...], "update": [...], "gae": [...]},
+         "snail_train": [...],
+         "median": {"env_step": 9.1e-05, ..., "ceiling": 10100.0, "snail_train": 6700.0},
+         "ratio": 0.66}, ...},
+     "provenance": {...}}
+
+The medians are each cost's and snail-train's over the rounds; the ceiling is that of the
+median costs, and the ratio snail-train's median over it.
 """
 
 from __future__ import annotations
@@ -62,6 +81,10 @@ import snail_envs
 CPU_INFO = Path("/proc/cpuinfo")
 TRAINING_SETTINGS = ("sb3", "defaults", "config")
 """The settings a training-speed record times each game under, SB3's defaults first."""
+UNIT_COSTS = ("env_step", "forward", "update", "gae")
+"""A plain-torch PPO's unit costs, CPU seconds each: a step of the learner vector env (`n_envs`
+games), a forward of the actor and critic on its observations with an action sampled, a
+minibatch update (`batch_size` samples), and GAE over a rollout (`n_steps` × `n_envs`)."""
 
 
 def cpu_model() -> str:
@@ -266,4 +289,76 @@ def search_speed_markdown(record: dict[str, Any]) -> str:
             f"| OpenSpiel ISMCTSBot, leduc_poker | {record['openspiel_leduc']:,.0f} | | | | |"
         )
     lines += ["", f"worst speed-up x{min(speed_ups):.0f}"]
+    return "\n".join(lines)
+
+
+def ceiling_rate(unit_seconds: dict[str, float], settings: dict[str, Any]) -> float:
+    """Learner timesteps a CPU second of a PPO that spends only its unit costs (`UNIT_COSTS`):
+    a rollout's `n_steps` env steps and forwards, its GAE, and `n_epochs` passes of its
+    minibatch updates (`n_envs` × `n_steps` / `batch_size` of them a pass)."""
+    rollout = settings["n_envs"] * settings["n_steps"]
+    updates = settings["n_epochs"] * rollout / settings["batch_size"]
+    seconds = (
+        settings["n_steps"] * (unit_seconds["env_step"] + unit_seconds["forward"])
+        + unit_seconds["gae"]
+        + updates * unit_seconds["update"]
+    )
+    return rollout / seconds
+
+
+def train_ceiling_record(
+    measured: dict[str, dict[str, Any]],
+    *,
+    steps: int,
+    rounds: int,
+    settings: dict[str, Any],
+    packages: Sequence[str],
+) -> dict[str, Any]:
+    """A training-ceiling run as its record: `measured`, for each game, each unit cost a round
+    (`unit_seconds`) and snail-train's rate a round (`snail_train`), with their medians, the
+    ceiling of the median costs (`ceiling_rate`) and snail-train's ratio to it."""
+    games = {}
+    for env_name, game in measured.items():
+        median = {unit: statistics.median(game["unit_seconds"][unit]) for unit in UNIT_COSTS}
+        ceiling = ceiling_rate(median, settings)
+        snail_train = statistics.median(game["snail_train"])
+        games[env_name] = {
+            "unit_seconds": game["unit_seconds"],
+            "snail_train": game["snail_train"],
+            "median": {**median, "ceiling": ceiling, "snail_train": snail_train},
+            "ratio": snail_train / ceiling,
+        }
+    return {
+        "steps": steps,
+        "rounds": rounds,
+        "settings": settings,
+        "games": games,
+        "provenance": provenance(packages),
+    }
+
+
+def train_ceiling_markdown(record: dict[str, Any]) -> str:
+    """A training-ceiling record's table: a row per game, its median unit costs, the ceiling
+    they make, snail-train's median rate and its ratio to the ceiling; then the settings."""
+    lines = [
+        "| game | env step µs | forward µs | update ms | GAE ms | ceiling ts/s "
+        "| snail-train ts/s | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for env_name, game in record["games"].items():
+        median = game["median"]
+        lines.append(
+            f"| {env_name} | {median['env_step'] * 1e6:,.0f} | {median['forward'] * 1e6:,.0f} "
+            f"| {median['update'] * 1e3:.2f} | {median['gae'] * 1e3:.2f} "
+            f"| {median['ceiling']:,.0f} | {median['snail_train']:,.0f} | {game['ratio']:.2f}× |"
+        )
+    settings = record["settings"]
+    lines += [
+        "",
+        f"{settings['n_envs']} games × {settings['n_steps']}-step rollouts, minibatches of "
+        f"{settings['batch_size']:,}, {settings['n_epochs']} epochs, {settings['net_arch']} "
+        f"{settings['activation']} networks; timesteps a CPU second, median of "
+        f"{record['rounds']} interleaved rounds, snail-train's over {record['steps']:,} timesteps "
+        "a run.",
+    ]
     return "\n".join(lines)

@@ -25,6 +25,9 @@ built, so that no table can differ from its data:
 - `<!-- data: strength/FOLDER -->`: agents' score rates against an opponent beside the control
   on the same games, a row for each JSON that `benchmarks/score_rate.py --out` wrote in
   strength/FOLDER/ (`snail_envs.score_rates`), the games in the registry's order.
+- `<!-- data: training-ceiling/NAME.json -->`: snail-train's learner timesteps a CPU second
+  beside the plain-torch ceiling its unit costs make, from the JSON that
+  `benchmarks/train_ceiling.py --out` wrote, with the machine and the command.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -47,6 +50,7 @@ from snail_envs.speed_tables import (
     provenance_line,
     search_speed_markdown,
     throughput_markdown,
+    train_ceiling_markdown,
     training_speed_markdown,
 )
 from snail_envs.training.evaluate import results_markdown
@@ -351,6 +355,13 @@ def score_table(folder: Path) -> str:
     return score_markdown(records)
 
 
+def train_ceiling_table(path: Path) -> str:
+    """A stored `benchmarks/train_ceiling.py --out FILE` run as the table it printed, then the
+    machine it ran on and its command."""
+    record = json.loads(path.read_text())
+    return train_ceiling_markdown(record) + "\n\n" + provenance_line(record["provenance"])
+
+
 def data_table(name: str) -> str:
     """The table a `<!-- data: NAME -->` marker stands for."""
     if name == "exploit":
@@ -370,13 +381,15 @@ def data_table(name: str) -> str:
         return search_speed_table(path)
     if name.startswith("strength/") and path.is_dir():
         return score_table(path)
+    if name.startswith("training-ceiling/") and path.is_file():
+        return train_ceiling_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
         f"{DATA / 'duplicate'}), speed/FILE.json (of {DATA / 'speed'}), "
-        f"training-speed/FILE.json (of {DATA / 'training-speed'}), search-speed/FILE.json (of "
-        f"{DATA / 'search-speed'}), strength/FOLDER (a folder "
-        f"of {DATA / 'strength'}) or exploit"
+        f"training-speed/FILE.json (of {DATA / 'training-speed'}), training-ceiling/FILE.json "
+        f"(of {DATA / 'training-ceiling'}), search-speed/FILE.json (of "
+        f"{DATA / 'search-speed'}), strength/FOLDER (a folder of {DATA / 'strength'}) or exploit"
     )
 
 

@@ -28,6 +28,7 @@ from results_tables import (
     fill_tables,
     short_exploit_cell,
     throughput_tables,
+    train_ceiling_table,
     training_speed_table,
 )
 
@@ -270,12 +271,15 @@ def test_a_training_speed_run_shows_its_table_and_its_machine(tmp_path) -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["speed/missing.json", "training-speed/missing.json"])
+@pytest.mark.parametrize(
+    "name", ["speed/missing.json", "training-speed/missing.json", "training-ceiling/missing.json"]
+)
 def test_a_speed_marker_that_names_no_file_names_the_data_there_is(name: str) -> None:
     allowed = r"eval/FILE\.json .*calibration/FILE\.json .*duplicate/FILE\.json .*speed/FILE\.json"
     with pytest.raises(ValueError, match=rf"results\.md: <!-- data: {name} --> names no data: "):
         fill_tables(f"<!-- data: {name} -->", "results.md")
-    with pytest.raises(ValueError, match=rf"{allowed} .*training-speed/FILE\.json .* or exploit$"):
+    trained = r"training-speed/FILE\.json .*training-ceiling/FILE\.json .* or exploit$"
+    with pytest.raises(ValueError, match=rf"{allowed} .*{trained}"):
         results_tables.data_table(name)
 
 
@@ -497,3 +501,50 @@ def test_search_speed_out_writes_what_the_docs_render_as_it_printed(
     assert f"| {SNAIL_SPRINT} | 400 | 40,000 | 100× | 8,000 | 700,000 |" in table
     assert "worst speed-up x100" in table
     assert line == speed_tables.provenance_line(record["provenance"])
+
+
+def test_train_ceiling_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The measurements stubbed (the real ones train): the JSON holds each round's unit costs
+    and snail-train's rates, the ceiling of the median costs and the ratio to it, and the docs
+    show the table the run printed."""
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    costs = {"env_step": [1e-4, 3e-4], "forward": [4e-4, 4e-4], "update": [0.01, 0.03]}
+    measured = {"unit_seconds": {**costs, "gae": [2e-3, 2e-3]}, "snail_train": [500.0, 700.0]}
+    monkeypatch.setattr(train_ceiling, "measured_runs", lambda *args: {SNAIL_SPRINT: measured})
+    out = tmp_path / "ceiling.json"
+    argv = ["benchmarks/train_ceiling.py", "--only", SNAIL_SPRINT, "--out", str(out)]
+    run_benchmark(train_ceiling, argv, monkeypatch)
+    record = json.loads(out.read_text())
+    settings, game = record["settings"], record["games"][SNAIL_SPRINT]
+    assert game["unit_seconds"] == measured["unit_seconds"]
+    assert game["snail_train"] == measured["snail_train"]
+    rollout, updates = settings["n_envs"] * settings["n_steps"], settings["n_epochs"]
+    updates *= rollout / settings["batch_size"]
+    seconds = settings["n_steps"] * (2e-4 + 4e-4) + 2e-3 + updates * 0.02
+    assert game["median"]["ceiling"] == pytest.approx(rollout / seconds)
+    assert game["ratio"] == pytest.approx(600.0 * seconds / rollout)
+    *table, _, line = train_ceiling_table(out).splitlines()
+    assert "\n".join(table) in capsys.readouterr().out
+    assert line == speed_tables.provenance_line(record["provenance"])
+
+
+def test_the_ceiling_profile_times_functions_that_exist_and_prices_the_runs_own_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each profiled part names a function of the installed SB3 and torch (a renamed one stops
+    the profile), and the ceiling's column counts the run's own steps, GAEs and updates."""
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    timer = train_ceiling.PartTimer()
+    with timer.timing():
+        pass
+    timer.calls.update({"policy forward": 100, "GAE": 2, "evaluate_actions": 8})
+    timer.seconds.update({"learn": 4.0, "collect_rollouts": 1.0, "train": 2.5})
+    units = {"env_step": 1e-4, "forward": 4e-4, "update": 0.25, "gae": 5e-3}
+    rows = {row.split(" | ")[0].strip("| "): row for row in
+            train_ceiling.profile_rows(timer, 5.0, units)}  # fmt: skip
+    assert rows["collect_rollouts"] == "| collect_rollouts | 1.000 | 20.0% | 0.060 |"
+    assert rows["train"] == "| train | 2.500 | 50.0% | 2.000 |"
+    assert rows["the ppo stage"] == "| the ppo stage | 5.000 | 100.0% | 2.060 |"
+    assert rows["the rest of the stage (checkpoints)"].endswith("| 1.000 | 20.0% | — |")

@@ -1,0 +1,498 @@
+"""The plain-torch training ceiling: snail-train's rate beside a PPO built from unit costs.
+
+    python benchmarks/train_ceiling.py                        # Snail Sprint! and Pędzące
+    python benchmarks/train_ceiling.py --only snap_v2 --rounds 3
+    python benchmarks/train_ceiling.py --out ceiling.json     # the results also as JSON
+    python benchmarks/train_ceiling.py --profile              # where snail-train's time goes
+
+In one process, one torch thread, rounds interleaved, against random opponents, under each
+game's rule options (`env_options` of `configs/<game>/ppo.yaml`) and `TrainConfig`'s default
+settings (`n_envs`, `n_steps`, `batch_size`, `n_epochs`, `net_arch`, `learning_rate`; the
+activation and `vf_coef` of Stable-Baselines3's MaskablePPO, whose defaults snail-train keeps),
+it measures, in CPU time (`time.process_time`), the unit costs of a plain-torch PPO:
+
+- **env step**: a step of the batched learner vector env snail-train trains on (random legal
+  actions), with its action masks, for `n_envs` games;
+- **forward**: the actor and critic MLPs on those `n_envs` observations, the mask applied, an
+  action sampled and its log-probability, under `torch.no_grad`;
+- **update**: a minibatch update of `batch_size` samples: both networks forward, masked
+  log-probabilities, entropy, the clipped surrogate and value losses, backward, the gradient's
+  norm clipped at 0.5, an Adam step;
+- **GAE** over a rollout of `n_steps` × `n_envs` (numpy, as Stable-Baselines3 computes it);
+
+and the ceiling they make, in learner timesteps a CPU second (`speed_tables.ceiling_rate`),
+with R = n_envs·n_steps, a rollout's timesteps:
+
+    R / (n_steps·(env step + forward) + GAE + n_epochs·(R / batch_size)·update)
+
+beside snail-train's own rate at the same settings (`train_speed.snail_train_rate`: its ppo
+stage alone, `eval_games=0`), timed by the run on the CPU clock. Each cost and rate is the
+median over `--rounds`; the ratio is snail-train's over the ceiling. With `--out FILE` the run is
+also written as JSON (`snail_envs.speed_tables.train_ceiling_record`), from which the docs
+site renders the same table. `--profile` instead runs snail-train's ppo stage once a game with
+the CPU time of its parts counted (`PROFILE_PARTS`: Stable-Baselines3's rollout and update steps,
+a timer around each, no profiler's cost on the rest) and prints where the stage's time goes,
+beside the ceiling's time for the same work from unit costs measured in the same process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import itertools
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, NamedTuple
+from unittest import mock
+
+import numpy as np
+from train_speed import snail_train_rate
+
+import snail_envs
+from snail_envs.speed_tables import UNIT_COSTS, train_ceiling_markdown, train_ceiling_record
+
+GAMES = ["snail_sprint_v0", "pedzace_slimaki_v0"]
+PACKAGES = ("numpy", "numba", "torch", "stable-baselines3", "sb3-contrib")
+"""The packages whose versions the JSON records (those installed)."""
+SETTINGS = ("n_envs", "n_steps", "batch_size", "n_epochs", "net_arch", "learning_rate")
+"""The `TrainConfig` fields both the ceiling and snail-train's run take at their defaults."""
+MASKED_LOGIT = -1e8
+"""The logit of an illegal action (sb3-contrib's `MaskableCategorical` gives the same)."""
+MAX_GRAD_NORM = 0.5
+
+
+def ceiling_config(env_name: str) -> Any:
+    """snail-train's config of `env_name` at `TrainConfig`'s default settings (`SETTINGS`),
+    against random opponents, as `train_speed.snail_train_rate` runs it."""
+    from snail_envs.training.config import TrainConfig, load_config
+
+    defaults = TrainConfig(env=env_name)
+    overrides = [f"{name}={getattr(defaults, name)}" for name in SETTINGS]
+    return load_config(env_name, overrides=["opponents={random: 1}", *overrides])
+
+
+def sb3_default(name: str) -> Any:
+    """A MaskablePPO argument's default (`vf_coef`), or its policy's (`activation_fn`)."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    for owner in (MaskablePPO, MaskableActorCriticPolicy):
+        parameters = inspect.signature(owner.__init__).parameters
+        if name in parameters:
+            return parameters[name].default
+    raise KeyError(name)
+
+
+def recorded_settings() -> dict[str, Any]:
+    """The settings the record names: `TrainConfig`'s defaults and SB3's activation."""
+    from snail_envs.training.config import TrainConfig
+
+    defaults = TrainConfig(env=GAMES[0])
+    names = ("n_envs", "n_steps", "batch_size", "n_epochs", "net_arch")
+    return {
+        **{name: getattr(defaults, name) for name in names},
+        "activation": sb3_default("activation_fn").__name__,
+    }
+
+
+CHUNKS = 10
+"""A unit cost is the median of its cost a call over this many chunks of its timing (bursts of
+the machine's other work then move it little)."""
+
+
+def cpu_seconds_a_call(timed_call: Callable[[], float], seconds: float) -> float:
+    """CPU seconds a call of `timed_call` (which returns the CPU seconds it counts), the median
+    over `CHUNKS` chunks of about `seconds` / `CHUNKS` each, after one call to warm up."""
+    timed_call()
+    per_call = []
+    for _ in range(CHUNKS):
+        calls, spent = 0, 0.0
+        while spent < seconds / CHUNKS:
+            spent += timed_call()
+            calls += 1
+        per_call.append(spent / calls)
+    return statistics.median(per_call)
+
+
+def timed(call: Callable[[], object]) -> Callable[[], float]:
+    """`call`, returning the CPU seconds it took."""
+
+    def timed_call() -> float:
+        started = time.process_time()
+        call()
+        return time.process_time() - started
+
+    return timed_call
+
+
+def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One legal action a game, uniformly among its legal ones."""
+    return np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1)
+
+
+class EnvSteps:
+    """Steps of a vector env with random legal actions; a call returns the CPU seconds of the
+    step and of the reading of the action masks after it (not of the choice of the actions)."""
+
+    def __init__(self, venv: Any) -> None:
+        self.venv, self.rng = venv, np.random.default_rng(0)
+        venv.reset()
+        self.masks = venv.action_masks()
+
+    def __call__(self) -> float:
+        actions = random_legal_actions(self.masks, self.rng)
+        started = time.process_time()
+        self.venv.step(actions)
+        self.masks = self.venv.action_masks()
+        return time.process_time() - started
+
+
+class Networks(NamedTuple):
+    """The plain-torch actor and critic, the sizes and activation of SB3's policy, and Adam over
+    both."""
+
+    actor: Any
+    critic: Any
+    optimizer: Any
+
+
+def mlp(sizes: list[int], activation: Any) -> Any:
+    """Linear layers of `sizes`, `activation` between them."""
+    import torch
+
+    layers: list[Any] = []
+    for index, (wide, out) in enumerate(itertools.pairwise(sizes)):
+        layers.append(torch.nn.Linear(wide, out))
+        if index < len(sizes) - 2:
+            layers.append(activation())
+    return torch.nn.Sequential(*layers)
+
+
+def networks(observation_size: int, actions: int, config: Any) -> Networks:
+    import torch
+
+    activation, hidden = sb3_default("activation_fn"), list(config.net_arch)
+    actor = mlp([observation_size, *hidden, actions], activation)
+    critic = mlp([observation_size, *hidden, 1], activation)
+    parameters = [*actor.parameters(), *critic.parameters()]
+    return Networks(actor, critic, torch.optim.Adam(parameters, config.learning_rate, eps=1e-5))
+
+
+def masked_log_probs(nets: Networks, observations: Any, masks: Any) -> Any:
+    return nets.actor(observations).masked_fill(~masks, MASKED_LOGIT).log_softmax(-1)
+
+
+def act(nets: Networks, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A rollout step's forward: the actions sampled, their log-probabilities, the values."""
+    import torch
+
+    with torch.no_grad():
+        seen = torch.from_numpy(observations)
+        log_probs = masked_log_probs(nets, seen, torch.from_numpy(masks))
+        actions = torch.multinomial(log_probs.exp(), 1)
+        chosen = log_probs.gather(1, actions).squeeze(1)
+        values = nets.critic(seen).squeeze(1)
+    return actions.squeeze(1).numpy(), chosen.numpy(), values.numpy()
+
+
+def minibatch(observations: np.ndarray, masks: np.ndarray, size: int) -> dict[str, Any]:
+    """`size` samples of a rollout: the observations and masks given (repeated), legal actions,
+    their old log-probabilities, advantages and returns."""
+    import torch
+
+    rows = np.resize(np.arange(len(observations)), size)
+    legal = torch.from_numpy(masks[rows])
+    generator = torch.Generator().manual_seed(0)
+    return {
+        "observations": torch.from_numpy(observations[rows]),
+        "masks": legal,
+        "actions": torch.multinomial(legal.float(), 1, generator=generator).squeeze(1),
+        "old_log_probs": -torch.rand(size, generator=generator),
+        "advantages": torch.randn(size, generator=generator),
+        "returns": torch.randn(size, generator=generator),
+    }
+
+
+def update(nets: Networks, batch: dict[str, Any], config: Any, vf_coef: float) -> None:
+    """One PPO minibatch update (the clipped surrogate, the value loss, the entropy bonus)."""
+    import torch
+
+    log_probs = masked_log_probs(nets, batch["observations"], batch["masks"])
+    chosen = log_probs.gather(1, batch["actions"][:, None]).squeeze(1)
+    entropy = -(log_probs.exp() * log_probs).sum(1).mean()
+    values = nets.critic(batch["observations"]).squeeze(1)
+    advantages = batch["advantages"]
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    ratio = torch.exp(chosen - batch["old_log_probs"])
+    clipped = ratio.clamp(1 - config.clip_range, 1 + config.clip_range)
+    surrogate = -torch.min(advantages * ratio, advantages * clipped).mean()
+    value_loss = torch.nn.functional.mse_loss(values, batch["returns"])
+    loss = surrogate - config.ent_coef * entropy + vf_coef * value_loss
+    nets.optimizer.zero_grad()
+    loss.backward()
+    parameters = [*nets.actor.parameters(), *nets.critic.parameters()]
+    torch.nn.utils.clip_grad_norm_(parameters, MAX_GRAD_NORM)
+    nets.optimizer.step()
+
+
+def gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    starts: np.ndarray,
+    last: tuple[np.ndarray, np.ndarray],
+    gamma: float,
+    lam: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The advantages and returns of a rollout (steps × games): SB3's backward recursion; `last`:
+    the values after the rollout and whether each game just ended."""
+    last_values, last_dones = last
+    advantages = np.zeros_like(rewards)
+    running = np.zeros(rewards.shape[1], np.float32)
+    for step in reversed(range(len(rewards))):
+        if step == len(rewards) - 1:
+            going_on, next_values = 1.0 - last_dones, last_values
+        else:
+            going_on, next_values = 1.0 - starts[step + 1], values[step + 1]
+        delta = rewards[step] + gamma * next_values * going_on - values[step]
+        running = delta + gamma * lam * going_on * running
+        advantages[step] = running
+    return advantages, advantages + values
+
+
+def unit_seconds(env_name: str, seconds: float) -> dict[str, float]:
+    """The CPU seconds of each unit cost (`UNIT_COSTS`) of `env_name` at the default settings,
+    each timed for about `seconds`."""
+    from snail_envs.training.opponents import SelfPlayPool, make_vec_env
+
+    config = ceiling_config(env_name)
+    venv = make_vec_env(config, SelfPlayPool(1), None)
+    step = cpu_seconds_a_call(EnvSteps(venv), seconds)
+    observations, masks = venv.reset(), venv.action_masks()
+    assert venv.action_space.n == masks.shape[1]
+    nets = networks(observations.shape[1], masks.shape[1], config)
+    batch = minibatch(observations, masks, config.batch_size)
+    vf_coef = sb3_default("vf_coef")
+    rng = np.random.default_rng(0)
+    shape = (config.n_steps, config.n_envs)
+    rewards, values, starts = (rng.random(shape, np.float32) for _ in range(3))
+    last = (rng.random(config.n_envs, np.float32), np.zeros(config.n_envs, np.float32))
+    return {
+        "env_step": step,
+        "forward": cpu_seconds_a_call(timed(lambda: act(nets, observations, masks)), seconds),
+        "update": cpu_seconds_a_call(timed(lambda: update(nets, batch, config, vf_coef)), seconds),
+        "gae": cpu_seconds_a_call(
+            timed(lambda: gae(rewards, values, starts, last, config.gamma, config.gae_lambda)),
+            seconds,
+        ),
+    }
+
+
+@contextlib.contextmanager
+def stage_timed_on_cpu() -> Iterator[None]:
+    """snail-train's stages timed on this process's CPU clock, not the wall clock (other jobs
+    on the machine then take nothing from its rate)."""
+    from snail_envs.training.stages import base
+
+    with mock.patch.object(base, "time", SimpleNamespace(perf_counter=time.process_time)):
+        yield
+
+
+def snail_train_cpu_rate(env_name: str, steps: int, output: str) -> float:
+    """Timesteps a CPU second of snail-train's ppo stage at `TrainConfig`'s default settings
+    (`train_speed.snail_train_rate`, opponents random, no evaluation)."""
+    with stage_timed_on_cpu():
+        return snail_train_rate(env_name, steps, True, output, [])
+
+
+def measured_runs(
+    env_names: list[str], steps: int, rounds: int, seconds: float
+) -> dict[str, dict[str, Any]]:
+    """For each game, each unit cost and snail-train's rate a round, the games' measurements
+    interleaved in each round, on one torch thread."""
+    import torch
+
+    torch.set_num_threads(1)
+    measured: dict[str, dict[str, Any]] = {
+        name: {"unit_seconds": {unit: [] for unit in UNIT_COSTS}, "snail_train": []}
+        for name in env_names
+    }
+    with tempfile.TemporaryDirectory() as output:
+        for env_name in env_names:
+            snail_train_cpu_rate(env_name, 4_096, output)  # compiles kernels
+        for _ in range(rounds):
+            for env_name in env_names:
+                game = measured[env_name]
+                for unit, spent in unit_seconds(env_name, seconds).items():
+                    game["unit_seconds"][unit].append(spent)
+                game["snail_train"].append(snail_train_cpu_rate(env_name, steps, output))
+    return measured
+
+
+PROFILE_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("learn", "sb3_contrib.ppo_mask.ppo_mask", "MaskablePPO.learn"),
+    ("collect_rollouts", "sb3_contrib.ppo_mask.ppo_mask", "MaskablePPO.collect_rollouts"),
+    ("env step, action masks", "stable_baselines3.common.vec_env.base_vec_env", "VecEnv.step"),
+    ("env step, action masks", "sb3_contrib.ppo_mask.ppo_mask", "get_action_masks"),
+    ("policy forward", "sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy.forward"),
+    ("buffer add", "sb3_contrib.common.maskable.buffers", "MaskableRolloutBuffer.add"),
+    ("callbacks", "stable_baselines3.common.callbacks", "CallbackList._on_step"),
+    ("episode infos", "stable_baselines3.common.base_class", "BaseAlgorithm._update_info_buffer"),
+    ("GAE", "stable_baselines3.common.buffers", "RolloutBuffer.compute_returns_and_advantage"),
+    ("train", "sb3_contrib.ppo_mask.ppo_mask", "MaskablePPO.train"),
+    (
+        "minibatch sampling",
+        "sb3_contrib.common.maskable.buffers",
+        "MaskableRolloutBuffer._get_samples",
+    ),
+    (
+        "evaluate_actions",
+        "sb3_contrib.common.maskable.policies",
+        "MaskableActorCriticPolicy.evaluate_actions",
+    ),
+    ("backward", "torch", "Tensor.backward"),
+    ("gradient clip, Adam step", "torch.nn.utils", "clip_grad_norm_"),
+    ("gradient clip, Adam step", "torch.optim", "Adam.step"),
+)
+"""The parts of snail-train's ppo stage `--profile` times: (part, module, the function or
+method there). A part may time several functions; no part's functions call each other."""
+PART_GROUPS = {
+    "collect_rollouts": (
+        "env step, action masks",
+        "policy forward",
+        "buffer add",
+        "callbacks",
+        "episode infos",
+        "GAE",
+    ),
+    "train": ("minibatch sampling", "evaluate_actions", "backward", "gradient clip, Adam step"),
+}
+"""The parts within `collect_rollouts` and `train`, in the order the profile shows them."""
+
+
+class PartTimer:
+    """The CPU seconds and calls of the functions it wraps, by part."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {part: 0.0 for part, _, _ in PROFILE_PARTS}
+        self.calls: dict[str, int] = {part: 0 for part, _, _ in PROFILE_PARTS}
+
+    def wrap(self, part: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_function(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[part] += time.process_time() - started
+                self.calls[part] += 1
+
+        return timed_function
+
+    @contextlib.contextmanager
+    def timing(self) -> Iterator[None]:
+        """Every function of `PROFILE_PARTS` timed while the block runs."""
+        with contextlib.ExitStack() as patches:
+            for part, module, name in PROFILE_PARTS:
+                *owners, attribute = name.split(".")
+                owner: Any = importlib.import_module(module)
+                for step in owners:
+                    owner = getattr(owner, step)
+                wrapped = self.wrap(part, getattr(owner, attribute))
+                patches.enter_context(mock.patch.object(owner, attribute, wrapped))
+            yield
+
+
+def ceiling_seconds(calls: dict[str, int], units: dict[str, float]) -> dict[str, float]:
+    """The ceiling's CPU seconds for the work of a profiled run (as many env steps, forwards,
+    GAEs and minibatch updates as it made), by the part that did it there."""
+    steps, rollouts = calls["policy forward"], calls["GAE"]
+    ceiling = {
+        "env step, action masks": steps * units["env_step"],
+        "policy forward": steps * units["forward"],
+        "GAE": rollouts * units["gae"],
+        "train": calls["evaluate_actions"] * units["update"],
+    }
+    ceiling["collect_rollouts"] = sum(
+        ceiling[part] for part in PART_GROUPS["collect_rollouts"] if part in ceiling
+    )
+    ceiling["the ppo stage"] = ceiling["collect_rollouts"] + ceiling["train"]
+    return ceiling
+
+
+def profile_rows(timer: PartTimer, stage: float, units: dict[str, float]) -> list[str]:
+    """The profile's rows: part, CPU seconds, share of the stage's CPU time `stage`, and the
+    ceiling's CPU seconds for the same work (`ceiling_seconds`; — where it has no part)."""
+    seconds = timer.seconds
+    rows: list[tuple[str, float]] = []
+    for group, parts in PART_GROUPS.items():
+        rows.append((group, seconds[group]))
+        rows += [(f"  {part}", seconds[part]) for part in parts]
+        rows.append((f"  the rest of {group}", seconds[group] - sum(seconds[p] for p in parts)))
+    learnt = seconds["collect_rollouts"] + seconds["train"]
+    rows += [
+        ("the rest of learn (rollout callbacks, logs)", seconds["learn"] - learnt),
+        ("the rest of the stage (checkpoints)", stage - seconds["learn"]),
+        ("the ppo stage", stage),
+    ]
+    ceiling = ceiling_seconds(timer.calls, units)
+    shown = {part: f"{spent:.3f}" for part, spent in ceiling.items()}
+    return [
+        f"| {part} | {spent:.3f} | {spent / stage:.1%} | {shown.get(part.strip(), '—')} |"
+        for part, spent in rows
+    ]
+
+
+def profile(env_name: str, steps: int, seconds: float) -> str:
+    """Where the CPU time of a snail-train ppo run of `steps` timesteps goes, part by part
+    (`PROFILE_PARTS`), beside the ceiling's time for the same work, from unit costs measured
+    in the same process: a markdown table."""
+    import torch
+
+    torch.set_num_threads(1)
+    timer = PartTimer()
+    with tempfile.TemporaryDirectory() as output:
+        snail_train_cpu_rate(env_name, 4_096, output)  # compiles kernels
+        units = unit_seconds(env_name, seconds)
+        with timer.timing():
+            rate = snail_train_cpu_rate(env_name, steps, output)
+    stage = timer.calls["policy forward"] * ceiling_config(env_name).n_envs / rate
+    lines = [
+        f"| {env_name}: part | CPU s | share of the stage | ceiling CPU s |",
+        "|---|---:|---:|---:|",
+    ]
+    return "\n".join(lines + profile_rows(timer, stage, units))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", default=GAMES, choices=snail_envs.ENV_NAMES)
+    parser.add_argument("--steps", type=int, default=50_000, help="timesteps a snail-train run")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds")
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds a unit cost")
+    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    parser.add_argument("--profile", action="store_true", help="profile snail-train instead")
+    args = parser.parse_args()
+    if args.profile:
+        for env_name in args.only:
+            print(profile(env_name, args.steps, args.seconds) + "\n")
+        return
+    record = train_ceiling_record(
+        measured_runs(args.only, args.steps, args.rounds, args.seconds),
+        steps=args.steps,
+        rounds=args.rounds,
+        settings=recorded_settings(),
+        packages=PACKAGES,
+    )
+    print(train_ceiling_markdown(record))
+    if args.out is not None:
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
