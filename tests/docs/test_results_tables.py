@@ -548,3 +548,35 @@ def test_the_ceiling_profile_times_functions_that_exist_and_prices_the_runs_own_
     assert rows["train"] == "| train | 2.500 | 50.0% | 2.000 |"
     assert rows["the ppo stage"] == "| the ppo stage | 5.000 | 100.0% | 2.060 |"
     assert rows["the rest of the stage (checkpoints)"].endswith("| 1.000 | 20.0% | — |")
+
+
+def test_a_headline_cell_takes_its_numbers_from_the_record_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell naming a record shows its score or its control with the interval; the best-of cell
+    is the higher-rated of the cells it names, under its label, a note cell skipped."""
+    monkeypatch.setattr(results_tables, "DATA", tmp_path)
+    (tmp_path / "strength").mkdir()
+    record = score_record(SNAIL_SPRINT, "ppo", 47.0, 52.0)
+    (tmp_path / "strength" / "run.json").write_text(json.dumps(record))
+    named = {"record": "strength/run.json"}
+    headline = {
+        "columns": ["control", "trained", "search", "best"],
+        "rows": [
+            {
+                "game": "Snail Sprint!",
+                "cells": [
+                    {**named, "side": "control"},
+                    {**named, "side": "score", "mark": "¹"},
+                    {"note": "parity"},
+                    {"best_of": {"trained": 1, "search": 2}},
+                ],
+            }
+        ],
+    }
+    (tmp_path / "headline.json").write_text(json.dumps(headline))
+    row = results_tables.headline_table(tmp_path / "headline.json").splitlines()[2]
+    assert row == (
+        "| Snail Sprint! | 52.0% (42.3–61.5) | 47.0% (37.5–56.7)¹ | parity "
+        "| trained, 47.0% (37.5–56.7) |"
+    )
