@@ -72,6 +72,8 @@ def cell_text(cell: dict[str, Any]) -> str:
         text = f"{cell['rate']:.1f}%"
         if "low" in cell:
             text += f" ({cell['low']:.1f}–{cell['high']:.1f})"
+    if "control" in cell:
+        text += f"; control {cell['control']:.1f}%"
     if "best" in cell:
         text = f"{cell['best']}, {text}"
     if cell.get("bold"):
@@ -82,14 +84,23 @@ def cell_text(cell: dict[str, Any]) -> str:
 def measured_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """A headline cell with its numbers: one that names a `score_rate.py` record (`record`, a
     path under docs/data/, and `side`: `score`, the record's agent, or `control`) takes its
-    rate and 95% interval from the record; any other is as stored."""
+    rate and 95% interval from the record, and with `with_control` the control's rate on the
+    same games; any other is as stored."""
     if "record" not in cell:
         return cell
     record = json.loads((DATA / cell["record"]).read_text())
-    score = record["score"] if cell["side"] == "score" else record["control"]["score"]
-    low, high = wilson(score, record["games"])
-    rate = score / record["games"]
-    return {**cell, "rate": 100 * rate, "low": 100 * low, "high": 100 * high}
+    games, control = record["games"], record["control"]["score"]
+    score = record["score"] if cell["side"] == "score" else control
+    low, high = wilson(score, games)
+    measured = {"rate": percent(score / games), "low": percent(low), "high": percent(high)}
+    if cell.get("with_control"):
+        measured["control"] = percent(control / games)
+    return {**cell, **measured}
+
+
+def percent(fraction: float) -> float:
+    """A fraction as a percentage of one decimal, rounded as the score tables round it."""
+    return float(f"{fraction:.1%}".rstrip("%"))
 
 
 def best_cell(cell: dict[str, Any], cells: list[dict[str, Any]]) -> dict[str, Any]:

@@ -567,7 +567,7 @@ def test_a_headline_cell_takes_its_numbers_from_the_record_it_names(
                 "game": "Snail Sprint!",
                 "cells": [
                     {**named, "side": "control"},
-                    {**named, "side": "score", "mark": "¹"},
+                    {**named, "side": "score", "mark": "¹", "with_control": True},
                     {"note": "parity"},
                     {"best_of": {"trained": 1, "search": 2}},
                 ],
@@ -577,6 +577,6 @@ def test_a_headline_cell_takes_its_numbers_from_the_record_it_names(
     (tmp_path / "headline.json").write_text(json.dumps(headline))
     row = results_tables.headline_table(tmp_path / "headline.json").splitlines()[2]
     assert row == (
-        "| Snail Sprint! | 52.0% (42.3–61.5) | 47.0% (37.5–56.7)¹ | parity "
+        "| Snail Sprint! | 52.0% (42.3–61.5) | 47.0% (37.5–56.7); control 52.0%¹ | parity "
         "| trained, 47.0% (37.5–56.7) |"
     )
