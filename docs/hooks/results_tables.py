@@ -327,27 +327,6 @@ def signed_percent(value: float) -> str:
     return f"{value:+.2%}".replace("-", "−")
 
 
-def throughput_tables(path: Path) -> str:
-    """A stored `benchmarks/throughput.py --out FILE` run as the tables it printed, then the
-    machine it ran on and its command."""
-    record = json.loads(path.read_text())
-    return throughput_markdown(record) + "\n\n" + provenance_line(record["provenance"])
-
-
-def training_speed_table(path: Path) -> str:
-    """A stored `benchmarks/train_speed.py --out FILE` run as the table it printed, then the
-    machine it ran on and its command."""
-    record = json.loads(path.read_text())
-    return training_speed_markdown(record) + "\n\n" + provenance_line(record["provenance"])
-
-
-def search_speed_table(path: Path) -> str:
-    """A stored `benchmarks/search_speed.py --out FILE` run as the table it printed, then the
-    machine it ran on and its command."""
-    record = json.loads(path.read_text())
-    return search_speed_markdown(record) + "\n\n" + provenance_line(record["provenance"])
-
-
 def score_table(folder: Path) -> str:
     """The score-rate records of `folder` as one table, in the registry's order of the games,
     then by rules, agent and opponent."""
@@ -366,11 +345,21 @@ def score_table(folder: Path) -> str:
     return score_markdown(records)
 
 
-def train_ceiling_table(path: Path) -> str:
-    """A stored `benchmarks/train_ceiling.py --out FILE` run as the table it printed, then the
-    machine it ran on and its command."""
+BENCHMARK_TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "speed": throughput_markdown,
+    "training-speed": training_speed_markdown,
+    "training-ceiling": train_ceiling_markdown,
+    "search-speed": search_speed_markdown,
+}
+"""The folders of docs/data/ that hold speed benchmarks' `--out` records, each with the function
+that writes its tables (`snail_envs.speed_tables`)."""
+
+
+def benchmark_table(path: Path, kind: str) -> str:
+    """A stored speed benchmark's `--out FILE` record (of the `kind` of `BENCHMARK_TABLES`) as
+    the tables it printed, then the machine it ran on and its command."""
     record = json.loads(path.read_text())
-    return train_ceiling_markdown(record) + "\n\n" + provenance_line(record["provenance"])
+    return BENCHMARK_TABLES[kind](record) + "\n\n" + provenance_line(record["provenance"])
 
 
 def data_table(name: str) -> str:
@@ -384,16 +373,11 @@ def data_table(name: str) -> str:
         return calibration_table(path)
     if name.startswith("duplicate/") and path.is_file():
         return duplicate_table(path)
-    if name.startswith("speed/") and path.is_file():
-        return throughput_tables(path)
-    if name.startswith("training-speed/") and path.is_file():
-        return training_speed_table(path)
-    if name.startswith("search-speed/") and path.is_file():
-        return search_speed_table(path)
+    kind = name.partition("/")[0]
+    if kind in BENCHMARK_TABLES and path.is_file():
+        return benchmark_table(path, kind)
     if name.startswith("strength/") and path.is_dir():
         return score_table(path)
-    if name.startswith("training-ceiling/") and path.is_file():
-        return train_ceiling_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "

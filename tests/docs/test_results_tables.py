@@ -24,12 +24,10 @@ from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 import results_tables
 from results_tables import (
+    benchmark_table,
     exploit_table,
     fill_tables,
     short_exploit_cell,
-    throughput_tables,
-    train_ceiling_table,
-    training_speed_table,
 )
 
 STORED_EVAL = "eval/snail_sprint_v0-seed1.json"
@@ -199,7 +197,7 @@ def throughput_run(with_pgx: bool) -> dict[str, Any]:
 
 def test_a_throughput_run_shows_its_tables_and_its_machine(tmp_path) -> None:
     (tmp_path / "speed.json").write_text(json.dumps(throughput_run(with_pgx=True)))
-    assert throughput_tables(tmp_path / "speed.json").splitlines() == [
+    assert benchmark_table(tmp_path / "speed.json", "speed").splitlines() == [
         "| entry | decisions/s (median of 3) | min–max | × connect_four |",
         "|---|---:|---:|---:|",
         "| pettingzoo connect_four_v3 (AEC) | 1,100 | 1,000–1,200 | 1.00× |",
@@ -222,7 +220,7 @@ def test_a_throughput_run_shows_its_tables_and_its_machine(tmp_path) -> None:
 
 def test_a_throughput_run_without_pgx_says_so_in_its_column(tmp_path) -> None:
     (tmp_path / "speed.json").write_text(json.dumps(throughput_run(with_pgx=False)))
-    table = throughput_tables(tmp_path / "speed.json")
+    table = benchmark_table(tmp_path / "speed.json", "speed")
     assert f"| {SNAIL_SPRINT} | 64 | 3,000,000 | (no pgx) | 0.10× |" in table.splitlines()
     assert "pgx connect_four (" not in table
 
@@ -232,7 +230,7 @@ def test_a_throughput_run_without_the_batched_engines_shows_its_entries_alone(tm
     rates = {name: run["rates"][name] for name in (REFERENCE, f"snail_envs {SNAIL_SPRINT} (AEC)")}
     unbatched = {**run, "rates": rates, "batched_engines": [], "compile_cpu_seconds": {}}
     (tmp_path / "speed.json").write_text(json.dumps(unbatched))
-    lines = throughput_tables(tmp_path / "speed.json").splitlines()
+    lines = benchmark_table(tmp_path / "speed.json", "speed").splitlines()
     assert lines[2:] == [
         "| pettingzoo connect_four_v3 (AEC) | 1,100 | 1,000–1,200 | 1.00× |",
         f"| snail_envs {SNAIL_SPRINT} (AEC) | 4,400 | 4,000–4,620 | 4.00× |",
@@ -260,7 +258,7 @@ def test_a_training_speed_run_shows_its_table_and_its_machine(tmp_path) -> None:
     }
     run = {"steps": 50000, "rounds": 2, "overrides": [], "games": games, "provenance": MACHINE}
     (tmp_path / "training.json").write_text(json.dumps(run))
-    assert training_speed_table(tmp_path / "training.json").splitlines() == [
+    assert benchmark_table(tmp_path / "training.json", "training-speed").splitlines() == [
         "| game | SB3 defaults, 8 single_agent views | snail-train, defaults | ratio "
         "| snail-train, game config | ratio |",
         "|---|---:|---:|---:|---:|---:|",
@@ -342,7 +340,7 @@ def test_throughput_out_writes_what_the_docs_render_as_it_printed(
     machine = record["provenance"]
     assert machine["command"] == shlex.join(["python", *argv])
     assert machine["cpus"] == os.cpu_count() and "numpy" in machine["packages"]
-    *tables, _, line = throughput_tables(out).splitlines()
+    *tables, _, line = benchmark_table(out, "speed").splitlines()
     assert "\n".join(tables) in capsys.readouterr().out
     assert line == speed_tables.provenance_line(machine)
 
@@ -363,7 +361,7 @@ def test_train_speed_out_writes_what_the_docs_render_as_it_printed(
     assert game["timesteps_per_second"] == rounds
     assert game["median"] == {"sb3": 2000.0, "defaults": 20000.0, "config": 5000.0}
     assert game["ratio"] == {"defaults": 10.0, "config": 2.5}
-    *table, _, _ = training_speed_table(out).splitlines()
+    *table, _, _ = benchmark_table(out, "training-speed").splitlines()
     assert "\n".join(table) in capsys.readouterr().out
 
 
@@ -496,7 +494,7 @@ def test_search_speed_out_writes_what_the_docs_render_as_it_printed(
     record = json.loads(out.read_text())
     assert record["games"] == {SNAIL_SPRINT: {"python": [400, 8000], "compiled": [40000, 700000]}}
     assert record["provenance"]["command"] == shlex.join(["python", *argv])
-    *table, _, line = results_tables.search_speed_table(out).splitlines()
+    *table, _, line = benchmark_table(out, "search-speed").splitlines()
     assert "\n".join(table) in capsys.readouterr().out
     assert f"| {SNAIL_SPRINT} | 400 | 40,000 | 100× | 8,000 | 700,000 |" in table
     assert "worst speed-up x100" in table
@@ -525,7 +523,7 @@ def test_train_ceiling_out_writes_what_the_docs_render_as_it_printed(
     seconds = settings["n_steps"] * (2e-4 + 4e-4) + 2e-3 + updates * 0.02
     assert game["median"]["ceiling"] == pytest.approx(rollout / seconds)
     assert game["ratio"] == pytest.approx(600.0 * seconds / rollout)
-    *table, _, line = train_ceiling_table(out).splitlines()
+    *table, _, line = benchmark_table(out, "training-ceiling").splitlines()
     assert "\n".join(table) in capsys.readouterr().out
     assert line == speed_tables.provenance_line(record["provenance"])
 
