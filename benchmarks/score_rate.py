@@ -39,15 +39,15 @@ import snail_envs
 from snail_envs.agents import make_agent
 from snail_envs.score_rates import rate_text
 from snail_envs.speed_tables import provenance
+from snail_envs.training import config
 from snail_envs.training.evaluate import PACKAGES, score_against, trained_file
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
-
-def measure(spec: str, args: argparse.Namespace, options: dict[str, Any]) -> tuple[float, float]:
-    """The total score of the agent `spec` over the part's chunks, each line printed as a chunk
-    ends, and the CPU seconds it took."""
-    agent = make_agent(spec, args.env, seed=args.agent_seed, options=options)
+def measure(
+    spec: str, agent: Any, args: argparse.Namespace, options: dict[str, Any]
+) -> tuple[float, float]:
+    """The total score of `agent` (made from `spec`) over the part's chunks, each line printed
+    as a chunk ends, and the CPU seconds it took."""
     part, parts = (int(number) for number in args.part.split("/"))
     chunk = args.chunk
     score, games, started = 0.0, 0, time.process_time()
@@ -66,6 +66,26 @@ def measure(spec: str, args: argparse.Namespace, options: dict[str, Any]) -> tup
             flush=True,
         )
     return score, time.process_time() - started
+
+
+def rule_options(
+    env_name: str, preset: str | None, settings: list[str], parser: argparse.ArgumentParser
+) -> dict[str, Any]:
+    """The rule options of the games: the preset's (a rule preset of configs/<game>/), then
+    each `name=value` of `settings`; a preset that is not there is a parser error naming those
+    that are."""
+    options: dict[str, Any] = {}
+    if preset:
+        presets = {path.stem: path for path in config.rule_presets(env_name.rsplit("_v", 1)[0])}
+        if preset not in presets:
+            parser.error(f"--preset {preset}: no such rule preset; presets: {', '.join(presets)}")
+        options.update(yaml.safe_load(presets[preset].read_text()))
+    for setting in settings:
+        name, equals, value = setting.partition("=")
+        if not equals:
+            parser.error(f"-o {setting}: give name=value")
+        options[name] = yaml.safe_load(value)
+    return options
 
 
 def main() -> None:
@@ -90,17 +110,19 @@ def main() -> None:
         parser.error("--out records whole runs: give it without --part")
     if args.games % args.chunk:
         parser.error(f"--games {args.games} is not a multiple of --chunk {args.chunk}")
-    options: dict = {}
-    if args.preset:
-        folder = CONFIGS / args.env.rsplit("_v", 1)[0]
-        options.update(yaml.safe_load((folder / f"{args.preset}.yaml").read_text()))
-    for option in args.option:
-        name, _, value = option.partition("=")
-        options[name] = yaml.safe_load(value)
-    score, cpu_seconds = measure(args.agent, args, options)
+    options = rule_options(args.env, args.preset, args.option, parser)
+    specs = [args.agent, *filter(None, [args.control])]
+    try:
+        make_agent(args.opponent, args.env, seed=args.agent_seed, options=options)
+        agents = [
+            make_agent(spec, args.env, seed=args.agent_seed, options=options) for spec in specs
+        ]
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
+    score, cpu_seconds = measure(args.agent, agents[0], args, options)
     control = None
     if args.control:
-        control_score, control_seconds = measure(args.control, args, options)
+        control_score, control_seconds = measure(args.control, agents[1], args, options)
         control = {"agent": args.control, "score": control_score, "cpu_seconds": control_seconds}
     if args.out is None:
         return

@@ -431,6 +431,9 @@ def test_score_rate_out_writes_what_the_docs_render_as_it_printed(
     [
         (["--part", "1/2"], "--out records whole runs: give it without --part"),
         (["--games", "25"], "--games 25 is not a multiple of --chunk 10"),
+        (["--control", "bogus"], "unknown agent 'bogus'; agents: random, heuristic"),
+        (["--preset", "nosuch"], "--preset nosuch: no such rule preset; presets: beginner,"),
+        (["-o", "num_players"], "-o num_players: give name=value"),
     ],
 )
 def test_score_rate_refuses_what_it_cannot_record(
