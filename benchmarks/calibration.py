@@ -43,6 +43,7 @@ import yaml
 
 from snail_envs.agents.ismcts import BRANCHES
 from snail_envs.registry import GAME_FOLDERS, GAMES
+from snail_envs.speed_tables import add_out_arguments, check_out
 from snail_envs.training.exploit import (
     METHODS,
     ROLLOUTS,
@@ -172,7 +173,7 @@ def main() -> None:
     parser.add_argument("--policy-timesteps", type=int, default=50_000)
     parser.add_argument("--solve-to", type=float, default=0.01)
     parser.add_argument("--only", nargs="*", help="the minis' env names to run (default: all)")
-    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    add_out_arguments(parser, "also write the results as JSON")
     parser.add_argument(
         "--targets",
         nargs="*",
@@ -186,6 +187,7 @@ def main() -> None:
         help="compute each reply's gain on the mini's tree instead of over games",
     )
     args = parser.parse_args()
+    check_out(parser, args)
     work = Path(tempfile.mkdtemp(prefix="calibration-"))
     results: dict[str, Any] = {}
     if args.exact:

@@ -25,7 +25,6 @@ import json
 import math
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from snail_envs.agents import HEURISTICS
@@ -33,6 +32,7 @@ from snail_envs.agents.ppo import shipped_checkpoint
 from snail_envs.core.game import GameInfo
 from snail_envs.core.stats import mean_interval
 from snail_envs.registry import GAMES
+from snail_envs.speed_tables import add_out_arguments, check_out
 from snail_envs.training.evaluate import (
     GameRecord,
     Lineup,
@@ -156,12 +156,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=400, help="games of each tournament (even)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    add_out_arguments(parser, "also write the results as JSON")
     parser.add_argument("--env", nargs="+", help="only these games (default: every game)")
     parser.add_argument(
         "--seeds", type=int, help="check the control variate's bias over this many seeds instead"
     )
     args = parser.parse_args()
+    check_out(parser, args)
     if args.seeds is not None:
         if args.seeds < 2:
             parser.error(f"--seeds needs at least 2 seeds for an interval; got {args.seeds}")

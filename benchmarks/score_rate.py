@@ -30,7 +30,6 @@ import hashlib
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -38,7 +37,7 @@ import yaml
 import snail_envs
 from snail_envs.agents import make_agent
 from snail_envs.score_rates import rate_text
-from snail_envs.speed_tables import provenance
+from snail_envs.speed_tables import add_out_arguments, check_out, provenance
 from snail_envs.training import config
 from snail_envs.training.evaluate import PACKAGES, score_against, trained_file
 
@@ -101,11 +100,9 @@ def main() -> None:
     parser.add_argument("--preset", help="a rule preset of configs/<game>/, such as noisy_sight")
     parser.add_argument("-o", "--option", action="append", default=[], help="name=value")
     parser.add_argument("--part", default="1/1", help="K/M: play every M-th chunk from the K-th")
-    parser.add_argument("--out", type=Path, help="also write the result as JSON")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    add_out_arguments(parser, "also write the result as JSON")
     args = parser.parse_args()
-    if args.out is not None and args.out.exists() and not args.overwrite:
-        parser.error(f"{args.out} exists: give --overwrite to replace it")
+    check_out(parser, args)
     if args.out is not None and args.part != "1/1":
         parser.error("--out records whole runs: give it without --part")
     if args.games % args.chunk:

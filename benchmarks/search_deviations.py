@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import time
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -32,6 +31,7 @@ from snail_envs.agents import choose_action, make_agent
 from snail_envs.agents.rollout_search import SEARCHABLE, RolloutSearchAgent
 from snail_envs.core.stats import mean_interval, wilson_interval
 from snail_envs.core.testing import deciding_agents
+from snail_envs.speed_tables import add_out_arguments, check_out
 
 
 def deviations(
@@ -68,8 +68,9 @@ def main() -> None:
     parser.add_argument("--z", type=float, default=2.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-o", "--option", action="append", default=[], help="name=value")
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    add_out_arguments(parser, "write the results as JSON here")
     args = parser.parse_args()
+    check_out(parser, args)
     options = {}
     for option in args.option:
         name, _, value = option.partition("=")

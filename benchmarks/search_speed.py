@@ -30,14 +30,13 @@ import json
 import random
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import snail_envs
 from snail_envs.agents import ISMCTSAgent, choose_action, make_agent
 from snail_envs.core.testing import deciding_agents
 from snail_envs.snap.rules import FACTS as SNAP_FACTS
-from snail_envs.speed_tables import provenance, search_speed_markdown
+from snail_envs.speed_tables import add_out_arguments, check_out, provenance, search_speed_markdown
 
 GAMES = {
     "snail_sprint_v0": {"num_players": 3},
@@ -157,8 +156,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer decisions and iterations")
     parser.add_argument("--only", nargs="*", choices=sorted(GAMES), help="only these games")
-    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    add_out_arguments(parser, "also write the results as JSON")
     args = parser.parse_args()
+    check_out(parser, args)
     count = 4 if args.quick else 12
     python_iterations = 100 if args.quick else 300
     compiled_iterations = 2048 if args.quick else 8192

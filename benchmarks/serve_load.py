@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from snail_envs.speed_tables import add_out_arguments, check_out
+
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "snail_sprint_v0"
 
@@ -63,8 +65,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=8, help="busy pages (default: 8)")
     parser.add_argument("--bot", default="ismcts:2000", help="their bots (default: ismcts:2000)")
     parser.add_argument("--repeats", type=int, default=5, help="fresh pages timed (default: 5)")
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    add_out_arguments(parser, "write the results as JSON here")
     args = parser.parse_args()
+    check_out(parser, args)
     command = [sys.executable, "-m", "snail_envs.apps.serve", "--port", "0"]
     server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:

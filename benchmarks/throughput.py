@@ -46,7 +46,6 @@ import os
 import random
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,7 +53,9 @@ from cold_start import first_step
 
 import snail_envs
 from snail_envs.speed_tables import (
+    add_out_arguments,
     batched_label,
+    check_out,
     pgx_label,
     throughput_markdown,
     throughput_record,
@@ -283,8 +284,9 @@ def main() -> None:
     parser.add_argument(
         "--batch-sizes", nargs="*", type=int, default=[1024, 4096], help="games per batch"
     )
-    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    add_out_arguments(parser, "also write the results as JSON")
     args = parser.parse_args()
+    check_out(parser, args)
     print(pin_to_one_core())
     table = entries(args.only, args.batch_sizes)
     results: dict[str, list[float]] = {name: [] for name in table}

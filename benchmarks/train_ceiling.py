@@ -47,7 +47,6 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 from unittest import mock
@@ -56,7 +55,13 @@ import numpy as np
 from train_speed import snail_train_rate
 
 import snail_envs
-from snail_envs.speed_tables import UNIT_COSTS, train_ceiling_markdown, train_ceiling_record
+from snail_envs.speed_tables import (
+    UNIT_COSTS,
+    add_out_arguments,
+    check_out,
+    train_ceiling_markdown,
+    train_ceiling_record,
+)
 
 GAMES = ["snail_sprint_v0", "pedzace_slimaki_v0"]
 PACKAGES = ("numpy", "numba", "torch", "stable-baselines3", "sb3-contrib")
@@ -475,9 +480,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50_000, help="timesteps a snail-train run")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds")
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds a unit cost")
-    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    add_out_arguments(parser, "also write the results as JSON")
     parser.add_argument("--profile", action="store_true", help="profile snail-train instead")
     args = parser.parse_args()
+    check_out(parser, args)
     if args.profile:
         for env_name in args.only:
             print(profile(env_name, args.steps, args.seconds) + "\n")

@@ -33,11 +33,12 @@ import argparse
 import json
 import tempfile
 import time
-from pathlib import Path
 
 import snail_envs
 from snail_envs.speed_tables import (
     TRAINING_SETTINGS,
+    add_out_arguments,
+    check_out,
     training_speed_markdown,
     training_speed_record,
 )
@@ -121,11 +122,12 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=GAMES, choices=snail_envs.ENV_NAMES)
     parser.add_argument("--steps", type=int, default=50_000, help="timesteps a run")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds a game")
-    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    add_out_arguments(parser, "also write the results as JSON")
     parser.add_argument(
         "overrides", nargs="*", help="name=value overrides of snail-train's config, e.g. n_epochs=4"
     )
     args = parser.parse_args()
+    check_out(parser, args)
     record = training_speed_record(
         measured_rates(args.only, args.steps, args.rounds, args.overrides),
         steps=args.steps,

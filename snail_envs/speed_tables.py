@@ -64,6 +64,7 @@ median costs, and the ratio snail-train's median over it.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime
 import importlib.metadata
@@ -362,3 +363,17 @@ def train_ceiling_markdown(record: dict[str, Any]) -> str:
         "a run.",
     ]
     return "\n".join(lines)
+
+
+def add_out_arguments(parser: argparse.ArgumentParser, help: str) -> None:
+    """A benchmark's `--out FILE` (`help` says what it holds) and `--overwrite`, without which
+    an existing FILE is kept (`check_out`)."""
+    parser.add_argument("--out", type=Path, help=help)
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+
+
+def check_out(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A parser error, before anything is measured, where `--out` names a file that exists and
+    `--overwrite` was not given."""
+    if args.out is not None and args.out.exists() and not args.overwrite:
+        parser.error(f"{args.out} exists: give --overwrite to replace it")

@@ -581,3 +581,29 @@ def test_a_headline_cell_takes_its_numbers_from_the_record_it_names(
         "| Snail Sprint! | 52.0% (42.3–61.5) | 47.0% (37.5–56.7); control 52.0%¹ | parity "
         "| trained, 47.0% (37.5–56.7) |"
     )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "calibration",
+        "duplicate_deals",
+        "search_deviations",
+        "search_speed",
+        "serve_load",
+        "throughput",
+        "train_ceiling",
+        "train_speed",
+    ],
+)
+def test_a_benchmark_keeps_an_existing_out_file(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before anything is measured: one line, and the file as it was."""
+    module = benchmark(name, monkeypatch)
+    out = tmp_path / "results.json"
+    out.write_text("mine")
+    with pytest.raises(SystemExit):
+        run_benchmark(module, [f"benchmarks/{name}.py", "--out", str(out)], monkeypatch)
+    assert f"{out} exists: give --overwrite to replace it" in capsys.readouterr().err
+    assert out.read_text() == "mine"
