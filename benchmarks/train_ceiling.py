@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 from unittest import mock
 
 import numpy as np
-from train_speed import snail_train_rate
+from train_speed import GAMES, PACKAGES, snail_train_rate
 
 import snail_envs
 from snail_envs.speed_tables import (
@@ -63,9 +63,6 @@ from snail_envs.speed_tables import (
     train_ceiling_record,
 )
 
-GAMES = ["snail_sprint_v0", "pedzace_slimaki_v0"]
-PACKAGES = ("numpy", "numba", "torch", "stable-baselines3", "sb3-contrib")
-"""The packages whose versions the JSON records (those installed)."""
 SETTINGS = ("n_envs", "n_steps", "batch_size", "n_epochs", "net_arch", "learning_rate")
 """The `TrainConfig` fields both the ceiling and snail-train's run take at their defaults."""
 MASKED_LOGIT = -1e8
