@@ -20,27 +20,16 @@ other) with its SHA-256; `provenance` is `snail_envs.speed_tables.provenance`'s.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
+from snail_envs.core.stats import wilson_interval
 from snail_envs.registry import GAMES
-
-Z95 = 1.96
-
-
-def wilson(score: float, games: int) -> tuple[float, float]:
-    """The 95% Wilson interval of a score rate over `games` games."""
-    rate = score / games
-    centre = (rate + Z95 * Z95 / (2 * games)) / (1 + Z95 * Z95 / games)
-    spread = Z95 * math.sqrt(rate * (1 - rate) / games + Z95 * Z95 / (4 * games**2))
-    half = spread / (1 + Z95 * Z95 / games)
-    return centre - half, centre + half
 
 
 def rate_text(score: float, games: int) -> str:
     """`57.4% (54.3–60.4)`: a score rate with its 95% Wilson interval."""
-    low, high = wilson(score, games)
+    low, high = wilson_interval(score, games)
     return f"{score / games:.1%} ({low:.1%}–{high:.1%})"
 
 
@@ -71,7 +60,7 @@ def score_markdown(records: Sequence[dict[str, Any]]) -> str:
         control_text = "—"
         if control is not None:
             control_text = f"{rate_text(control['score'], games)} (`{control['agent']}`)"
-            if wilson(record["score"], games)[0] > control["score"] / games:
+            if wilson_interval(record["score"], games)[0] > control["score"] / games:
                 score = f"**{score}**"
         lines.append(
             f"| {table_name(record)} | `{record['agent']}` | `{record['opponent']}` | {games} | "

@@ -44,8 +44,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from snail_envs.core.stats import wilson_interval
 from snail_envs.registry import GAMES
-from snail_envs.score_rates import score_markdown, table_name, wilson
+from snail_envs.score_rates import score_markdown, table_name
 from snail_envs.speed_tables import (
     provenance_line,
     search_speed_markdown,
@@ -91,7 +92,7 @@ def measured_cell(cell: dict[str, Any]) -> dict[str, Any]:
     record = json.loads((DATA / cell["record"]).read_text())
     games, control = record["games"], record["control"]["score"]
     score = record["score"] if cell["side"] == "score" else control
-    low, high = wilson(score, games)
+    low, high = wilson_interval(score, games)
     measured = {"rate": percent(score / games), "low": percent(low), "high": percent(high)}
     if cell.get("with_control"):
         measured["control"] = percent(control / games)
