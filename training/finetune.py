@@ -34,6 +34,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 import snail_envs
 from snail_envs.agents.ppo import POLICY_FILE, load_policy, save_policy
 from snail_envs.agents.weights import find_weights, is_described
+from snail_envs.training.lean_policy import LeanPolicy
 
 BEST_POLICY_FILE = "best_policy.pt"
 """Where a run with `keep_best` keeps its best policy so far (with `best_policy.json`)."""
@@ -83,9 +84,9 @@ class AddToGradient(torch.autograd.Function):
         return grad + pull, None
 
 
-class AnchoredPolicy(MaskableActorCriticPolicy):
-    """sb3-contrib's masked actor-critic policy, pulled towards `anchor` while PPO trains it
-    (none: it trains as the plain policy)."""
+class AnchoredPolicy(LeanPolicy):
+    """sb3-contrib's masked actor-critic policy (`LeanPolicy`), pulled towards `anchor` while PPO
+    trains it (none: it trains as the plain policy)."""
 
     anchor: Anchor | None = None
 

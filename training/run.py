@@ -159,13 +159,15 @@ def build_learner(
 
 def build_model(config: TrainConfig, venv: Any, run_dir: Path, seed: int, anchored: bool) -> Any:
     """A MaskablePPO with the config's hyperparameters on the games `venv`, seeded by `seed`,
-    logging to the run's TensorBoard folder; `anchored`: its policy an `AnchoredPolicy`."""
+    logging to the run's TensorBoard folder; its policy a `LeanPolicy`, or with `anchored` an
+    `AnchoredPolicy` (a `LeanPolicy` too)."""
     from sb3_contrib import MaskablePPO
 
     from snail_envs.training.finetune import AnchoredPolicy
+    from snail_envs.training.lean_policy import LeanPolicy
 
     return MaskablePPO(
-        AnchoredPolicy if anchored else "MlpPolicy",
+        AnchoredPolicy if anchored else LeanPolicy,
         venv,
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,
