@@ -1,4 +1,6 @@
-"""Shared fixtures: golden playthrough files; under pytest-xdist, a numba cache per worker."""
+"""Shared fixtures: golden playthrough files; under pytest-xdist, a numba cache per worker; the
+log folders Stable-Baselines3 makes for models without one kept in the session's temporary
+folder."""
 
 from __future__ import annotations
 
@@ -18,6 +20,13 @@ if worker := os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).resolve().parent.parent / ".numba_cache"
     )
     os.environ["NUMBA_CACHE_DIR"] = str(Path(caches) / worker)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def sb3_log_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A model that learns without a log folder of its own makes one, `SB3-<time>`, in
+    `SB3_LOGDIR` or else the system's temporary folder: the tests' go to the session's."""
+    os.environ.setdefault("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
