@@ -2,6 +2,7 @@
 
     python benchmarks/snap_calls.py                              # ppo against the heuristic
     python benchmarks/snap_calls.py --agents heuristic heuristic --preset equal_reflexes
+    python benchmarks/snap_calls.py --agents ppo:RUN heuristic -o recall=perfect
 
 Two agents play `--games` games of the parallel environment under a preset of `configs/snap/`
 (default `noisy_sight`), seats alternating from game to game. Every call is counted by who made
@@ -9,23 +10,22 @@ it, whether it was right, and whether the caller's pile held one card, several o
 call sends the pile to the pool; from an empty pile, since `snap_v2`, the top card of the stack),
 and every pool won with `snap_pool` by its cards. A wrong call that left its caller's cards as
 they were while it held some is counted as free: under `snap_v2`'s rules there is none (with
-`wrong_call_cost: pile`, `snap_v1`'s rule, every wrong call from an empty pile is free). Per
-game, so that agents can be compared.
+`wrong_call_cost: pile`, `snap_v1`'s rule, every wrong call from an empty pile is free). A wrong
+call that a seat remembering every card it has seen would have known to be wrong is also counted
+as `known by memory`: what a policy with memory (`-o recall=perfect`, the rule options after the
+preset's) should learn not to call. Per game, so that agents can be compared.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-import yaml
+from score_rate import rule_options
 
 import snail_envs
 from snail_envs.agents import make_agent
 from snail_envs.snap.calls import CallTally, pending_call
 from snail_envs.snap.rules import FACTS
-
-PRESETS = Path(__file__).resolve().parents[1] / "configs" / "snap"
 
 
 def main() -> None:
@@ -34,8 +34,11 @@ def main() -> None:
     parser.add_argument("--preset", default="noisy_sight")
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "-o", "--option", action="append", default=[], help="name=value, after the preset's"
+    )
     args = parser.parse_args()
-    options = yaml.safe_load((PRESETS / f"{args.preset}.yaml").read_text())
+    options = rule_options(FACTS.env_name, args.preset, args.option, parser)
     agents = [make_agent(spec, FACTS.env_name, seed=0, options=options) for spec in args.agents]
     tallies = [CallTally(), CallTally()]
     for game in range(args.games):
@@ -59,10 +62,18 @@ def main() -> None:
                 if call is not None:
                     tallies[player[agent]].add(table, call)
     print(
-        f"{args.games} games of {FACTS.env_name} under {args.preset}.yaml, seats alternating; "
-        "per game:"
+        f"{args.games} games of {FACTS.env_name} under "
+        f"{' '.join([f'{args.preset}.yaml', *args.option])}, seats alternating; per game:"
     )
-    kinds = ["right", "lapsed", "wrong, no pile", "wrong, one card", "wrong, a pile", "wrong, free"]
+    kinds = [
+        "right",
+        "lapsed",
+        "wrong, no pile",
+        "wrong, one card",
+        "wrong, a pile",
+        "wrong, free",
+        "wrong, known by memory",
+    ]
     print(f"| agent | {' | '.join(f'calls {kind}' for kind in kinds)} | pool cards won |")
     print(f"|---|{'---:|' * (len(kinds) + 1)}")
     for who, spec in enumerate(args.agents):

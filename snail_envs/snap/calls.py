@@ -5,7 +5,10 @@ pile and the cards it holds, the cards in the pools) and judged after (`CallTall
 that was right when made but lost to another seat's in the same tick is `lapsed`. A wrong call
 is counted by the caller's pile when it called (`no pile`, `one card`, `a pile`: from an empty
 pile it costs, since `snap_v2`, the top card of the stack), as from an `empty hand` when the
-caller held no card at all, and as `free` when it held cards and kept them all.
+caller held no card at all, and as `free` when it held cards and kept them all. A wrong call
+that a seat remembering every card it had seen would have known to be wrong, whatever it
+glimpsed (`Snap.known_wrong_by_memory`), is also counted as `known by memory`: under noisy
+sight, the calls memory would save.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ KINDS = (
     "wrong, a pile",
     "wrong, empty hand",
     "wrong, free",
+    "wrong, known by memory",
 )
 """What a call is counted as (a wrong call counts as `wrong` and as its circumstances)."""
 
@@ -39,6 +43,8 @@ class PendingCall:
     pile: int
     held: int
     pooled: int
+    known_wrong: bool
+    """Whether memory of every card seen would show the call wrong (`known_wrong_by_memory`)."""
 
 
 def pending_call(table: Any, seat: int, action: int) -> PendingCall | None:
@@ -53,6 +59,7 @@ def pending_call(table: Any, seat: int, action: int) -> PendingCall | None:
         pile=len(table.piles[seat]),
         held=table.held(seat),
         pooled=sum(len(pool) for pool in table.pools),
+        known_wrong=table.known_wrong_by_memory(action),
     )
 
 
@@ -79,6 +86,8 @@ class CallTally:
             return
         self.counts["wrong"] += 1
         self.counts[f"wrong, {pile_kind(call.pile)}"] += 1
+        if call.known_wrong:
+            self.counts["wrong, known by memory"] += 1
         if not call.held:
             self.counts["wrong, empty hand"] += 1
         elif table.last_gain[call.seat] == 0:

@@ -685,6 +685,31 @@ class Snap:
                     counts[self.key[card]] += 1
         return counts
 
+    def known_wrong_by_memory(self, call: int) -> bool:
+        """Whether a seat that remembers every card it has seen knows that `call` is wrong now,
+        whatever its glimpses: a `snap` while the only match there could be is the card flipped
+        last, and none of the cards it may be (`recalled_keys`) has a key showing on another
+        pile; in `classic`, a `snap_pool` while none of them has the key of the pool's top card.
+        False for every other call, under exact sight, with `single_pile`, and while no single
+        flipped card tops its pile."""
+        if (
+            not self.options.glimpse_error
+            or self.options.single_pile
+            or len(self.just_flipped) != 1
+            or len(self.flipped_showing()) != 1
+        ):
+            return False
+        ((_, flipped_pile, _),) = self.just_flipped
+        possible = self.recalled_keys()
+        if call == SNAP:
+            others = [
+                self.top_key(p) for p, pile in enumerate(self.piles) if pile and p != flipped_pile
+            ]
+            return len(others) == len(set(others)) and not any(possible[k] for k in others)
+        if call == SNAP_POOL and self.classic and self.pools:
+            return not possible[self.key[self.pools[0][-1]]]
+        return False
+
     def _glimpse_likelihood(self, glimpses: Sequence[int]) -> list[float]:
         """For every key, the chance of these glimpses (one a tick) of a card of that key."""
         k = self.options.num_keys

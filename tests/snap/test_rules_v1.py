@@ -207,3 +207,22 @@ def test_resampling_keeps_a_seats_glimpses_and_redraws_the_truth_behind_them() -
         invariant(twin.game)
     assert len(true_keys) > 1, "a 0.9 error leaves the true picture open"
     assert len(others) > 1
+
+
+def test_memory_shows_a_snap_wrong_only_when_no_card_the_flipped_one_may_be_matches() -> None:
+    """What memory saves under noisy sight (`known_wrong_by_memory`, counted by
+    `benchmarks/snap_calls.py`): seat 0 shows picture 0 and seat 1 has just flipped a card
+    glimpsed wrongly. While the card may be any never-seen card, one of which is a picture 0,
+    a snap may be right; had its place been followed, memory would name it (picture 1), and a
+    snap is known wrong whatever the glimpses say."""
+    game = glimpse_game(stack_top=2, script=[True, 0, False])
+    assert game.recalled_keys()[0] > 0
+    assert not game.known_wrong_by_memory(SNAP)
+    game.glimpsed_group = SEEN
+    assert game.recalled_keys() == [0, 1, 0, 0]
+    assert game.known_wrong_by_memory(SNAP)
+    assert not game.known_wrong_by_memory(WAIT)
+    exact = picture_table(
+        stacks=[[3, 4, 5], [6, 7, 0]], piles=[[1], [2]], flipped=[(1, 2)], script=[], num_players=2
+    )
+    assert not exact.known_wrong_by_memory(SNAP)  # exact sight: nothing to remember
