@@ -135,6 +135,7 @@ def main() -> None:
         "env": args.env,
         "options": options,
         "preset": args.preset,
+        "overrides": rule_options(args.env, None, args.option, parser),
         "agent": args.agent,
         "opponent": args.opponent,
         "seed": args.seed,

@@ -34,11 +34,14 @@ def rate_text(score: float, games: int) -> str:
 
 
 def table_name(record: dict[str, Any]) -> str:
-    """The game of a record as a table names it: its title, then its preset or the options that
-    differ from the game's defaults."""
+    """The game of a record as a table names it: its title, then its preset and the options given
+    over it (`overrides`), or the options that differ from the game's defaults."""
     title = next(game.title for game in GAMES if game.env_name == record["env"])
     if record["preset"]:
-        return f"{title}, `{record['preset']}`"
+        overrides = record.get("overrides", {})
+        return "".join(
+            [f"{title}, `{record['preset']}`", *(f", {n}={v}" for n, v in overrides.items())]
+        )
     options = ", ".join(f"{name}={value}" for name, value in record["options"].items())
     return f"{title} ({options})" if options else title
 

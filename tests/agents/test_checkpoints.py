@@ -28,6 +28,7 @@ DATA = Path(__file__).parent / "data"
 SHIPPED = (
     SNAP,
     f"{SNAP}-noisy_sight",
+    f"{SNAP}-noisy_sight_recall",
     "snail_sprint_v0",
     "pedzace_slimaki_v0",
     "snailed_it_v0",
@@ -258,6 +259,8 @@ def test_the_game_s_rules_choose_its_shipped_baseline() -> None:
     assert shipped_checkpoint(SNAP, noisy).stem == f"{SNAP}-noisy_sight"
     listed = {**noisy, "glimpse_error": tuple(noisy["glimpse_error"])}
     assert shipped_checkpoint(SNAP, listed).stem == f"{SNAP}-noisy_sight"
+    remembering = {**noisy, "recall": "perfect"}
+    assert shipped_checkpoint(SNAP, remembering).stem == f"{SNAP}-noisy_sight_recall"
     assert shipped_checkpoint(SNAP, {**noisy, "num_players": 3}).stem == SNAP
     assert shipped_checkpoint(SNAP).stem == SNAP
     agent = make_agent("ppo", SNAP, options=noisy)
