@@ -24,7 +24,7 @@ from score_rate import rule_options
 
 import snail_envs
 from snail_envs.agents import make_agent
-from snail_envs.snap.calls import CallTally, pending_call
+from snail_envs.snap.calls import KINDS, CallTally, pending_call
 from snail_envs.snap.rules import FACTS
 
 
@@ -65,15 +65,8 @@ def main() -> None:
         f"{args.games} games of {FACTS.env_name} under "
         f"{' '.join([f'{args.preset}.yaml', *args.option])}, seats alternating; per game:"
     )
-    kinds = [
-        "right",
-        "lapsed",
-        "wrong, no pile",
-        "wrong, one card",
-        "wrong, a pile",
-        "wrong, free",
-        "wrong, known by memory",
-    ]
+    # a wrong call's circumstances; `wrong` is their sum, `empty hand` part of `no pile`
+    kinds = [kind for kind in KINDS if kind not in ("wrong", "wrong, empty hand")]
     print(f"| agent | {' | '.join(f'calls {kind}' for kind in kinds)} | pool cards won |")
     print(f"|---|{'---:|' * (len(kinds) + 1)}")
     for who, spec in enumerate(args.agents):
