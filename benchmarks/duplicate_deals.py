@@ -16,6 +16,14 @@ of the independent games with an AIVAT-style control variate (`controlled`).
 `--seeds N` checks instead that the control variate is unbiased: for each of N seeds from
 `--seed`, the clone's plain score rate and its controlled estimate on the same games; the mean of
 their differences over the seeds, with its 95% interval, should hold 0.
+
+    python benchmarks/duplicate_deals.py --games 400 --aivat 128 --out aivat.json
+    python benchmarks/duplicate_deals.py --games 200 --seeds 10 --aivat 128 --out aivat-bias.json
+
+`--aivat ROLLOUTS` measures `snail-eval --aivat` instead (AIVAT's chance correction,
+`snail_envs.training.aivat`): the half-widths of the games dealt one by one and as duplicate
+deals, each without and with the correction, the narrowing of each against the plain games',
+and the CPU seconds of the tournaments without and with it; with `--seeds`, its bias check.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -33,9 +42,11 @@ from snail_envs.core.game import GameInfo
 from snail_envs.core.stats import mean_interval
 from snail_envs.registry import GAMES
 from snail_envs.speed_tables import add_out_arguments, check_out
+from snail_envs.training.aivat import narrowing_markdown
 from snail_envs.training.evaluate import (
     GameRecord,
     Lineup,
+    PairingResult,
     game_result,
     pairing_seed,
     play_game,
@@ -45,9 +56,11 @@ from snail_envs.training.evaluate import (
 AGENTS = ("ppo", "heuristic")
 
 
-def half_width(env_name: str, games: int, seed: int, duplicate: bool) -> dict[str, Any]:
+def half_width(
+    env_name: str, games: int, seed: int, duplicate: bool, variate: bool = True
+) -> dict[str, Any]:
     """The clone's score rate against the heuristic, its interval's half-width, CPU seconds;
-    without `duplicate`, also with the heuristic-against-heuristic control variate."""
+    without `duplicate`, also with the heuristic-against-heuristic control variate (`variate`)."""
     start = time.process_time()
     tournament = run_tournament(
         env_name, list(AGENTS), games, seed, progress=False, duplicate=duplicate
@@ -59,9 +72,40 @@ def half_width(env_name: str, games: int, seed: int, duplicate: bool) -> dict[st
         "half_width": (high - low) / 2,
         "cpu_seconds": time.process_time() - start,
     }
-    if not duplicate:
+    if variate and not duplicate:
         result["control_variate"] = controlled(env_name, first.pairing.records, seed)
     return result
+
+
+def aivat_widths(env_name: str, games: int, seed: int, rollouts: int) -> dict[str, Any]:
+    """The clone's score rate against the heuristic and its interval's half-width, from games
+    dealt one by one and from duplicate deals, each without and with AIVAT's chance correction
+    (`rollouts` a state), with the CPU seconds of each tournament."""
+    cells: dict[str, Any] = {}
+    for duplicate in (False, True):
+        raw_name = "duplicate" if duplicate else "plain"
+        cells[raw_name] = half_width(env_name, games, seed, duplicate, variate=False)
+        start = time.process_time()
+        tournament = run_tournament(
+            env_name, list(AGENTS), games, seed, progress=False, duplicate=duplicate, aivat=rollouts
+        )
+        ((first, _),) = tournament.rows()
+        pairing = first.pairing
+        uncorrected = PairingResult(pairing.agents, pairing.records, pairing.deal_size)
+        if uncorrected.score("ppo")[0] != cells[raw_name]["score_rate"]:
+            raise RuntimeError(f"{env_name}: the corrected tournament played other games")
+        rate, low, high = first.score()
+        cells[f"aivat_{raw_name}"] = {
+            "score_rate": rate,
+            "half_width": (high - low) / 2,
+            "cpu_seconds": time.process_time() - start,
+            "estimator": pairing.estimator,
+        }
+    plain_width = cells["plain"]["half_width"]
+    for name in ("duplicate", "aivat_plain", "aivat_duplicate"):
+        width = cells[name]["half_width"]
+        cells[name]["narrower"] = plain_width / width if width else math.inf
+    return {"rollouts": rollouts, **cells}
 
 
 def controlled(env_name: str, records: list[GameRecord], seed: int) -> dict[str, float]:
@@ -88,13 +132,25 @@ def controlled(env_name: str, records: list[GameRecord], seed: int) -> dict[str,
     }
 
 
-def variate_bias(env_name: str, games: int, first_seed: int, seeds: int) -> dict[str, Any]:
+def variate_bias(
+    env_name: str, games: int, first_seed: int, seeds: int, rollouts: int = 0
+) -> dict[str, Any]:
     """For each of `seeds` seeds from `first_seed`, the clone's plain score rate against the
-    heuristic and the control variate's estimate from the same games; the mean of the
-    differences (controlled less plain) over the seeds with its 95% interval, and CPU seconds."""
+    heuristic and the control variate's estimate from the same games (with `rollouts`, AIVAT's
+    chance correction with that many rollouts a state instead); the mean of the differences
+    (controlled less plain) over the seeds with its 95% interval, and CPU seconds."""
     start = time.process_time()
     plain, controlled_rates = [], []
     for seed in range(first_seed, first_seed + seeds):
+        if rollouts:
+            tournament = run_tournament(
+                env_name, list(AGENTS), games, seed, progress=False, aivat=rollouts
+            )
+            ((first, _),) = tournament.rows()
+            records = first.pairing.records
+            plain.append(sum(game_result(record, "ppo") for record in records) / len(records))
+            controlled_rates.append(first.score()[0])
+            continue
         result = half_width(env_name, games, seed, duplicate=False)
         plain.append(result["score_rate"])
         controlled_rates.append(result["control_variate"]["score_rate"])
@@ -129,13 +185,20 @@ def main_bias(args: argparse.Namespace) -> None:
     )
     print("|---|---:|---:|---:|---:|---:|---|---:|")
     for game in measured_games(args.env, columns=8):
-        cell = variate_bias(game.env_name, args.games, args.seed, args.seeds)
+        cell = variate_bias(game.env_name, args.games, args.seed, args.seeds, args.aivat)
         results[game.env_name] = cell
         print(bias_row(game.title, args.games, args.seeds, cell), flush=True)
     if args.out is not None:
         args.out.write_text(
             json.dumps(
-                {"games": args.games, "seed": args.seed, "seeds": args.seeds, **results}, indent=2
+                {
+                    "games": args.games,
+                    "seed": args.seed,
+                    "seeds": args.seeds,
+                    "variate": f"aivat:{args.aivat}" if args.aivat else "heuristic",
+                    **results,
+                },
+                indent=2,
             )
         )
 
@@ -152,6 +215,18 @@ def bias_row(title: str, games: int, seeds: int, cell: dict[str, Any]) -> str:
     )
 
 
+def main_aivat(args: argparse.Namespace) -> None:
+    """`--aivat`: the half-widths without and with the chance correction, a row a game (the
+    table the docs show of its `--out` record, `narrowing_markdown`)."""
+    record: dict[str, Any] = {"games": args.games, "seed": args.seed, "rollouts": args.aivat}
+    for game in measured_games(args.env, columns=9):
+        record[game.env_name] = aivat_widths(game.env_name, args.games, args.seed, args.aivat)
+        print(f"{game.title}: measured", file=sys.stderr, flush=True)
+    print(narrowing_markdown(record))
+    if args.out is not None:
+        args.out.write_text(json.dumps(record, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=400, help="games of each tournament (even)")
@@ -161,12 +236,24 @@ def main() -> None:
     parser.add_argument(
         "--seeds", type=int, help="check the control variate's bias over this many seeds instead"
     )
+    parser.add_argument(
+        "--aivat",
+        type=int,
+        default=0,
+        metavar="ROLLOUTS",
+        help="measure AIVAT's chance correction with this many rollouts a state instead",
+    )
     args = parser.parse_args()
     check_out(parser, args)
+    if args.aivat < 0:
+        parser.error(f"--aivat takes a number of rollouts, at least 1; got {args.aivat}")
     if args.seeds is not None:
         if args.seeds < 2:
             parser.error(f"--seeds needs at least 2 seeds for an interval; got {args.seeds}")
         main_bias(args)
+        return
+    if args.aivat:
+        main_aivat(args)
         return
     results = {}
     print(

@@ -30,7 +30,11 @@ one seed, so one deal (the same deck order, the same dice stream), played once i
 assignment (both orders of the two agents; with `--seating one`, the lone agent in every seat).
 The luck of the deal then falls on both sides alike, and a score rate's interval is the normal
 interval over the deals' mean scores, which is narrower at equal games where the deal decides
-much of a game (docs/results.md, "Duplicate deals"). The report names its estimator.
+much of a game (docs/results.md, "Duplicate deals and AIVAT"). `--aivat ROLLOUTS` takes out the
+luck of every chance event instead (or as well): each game's score less how much each of its
+chance outcomes helped, valued by that many rollouts a state in the batched engine
+(`snail_envs.training.aivat`); the interval is then the normal interval over the corrected games
+(or deals). The report names its estimator.
 `--exploit-budget 30m` also measures each agent's worst case after the tournament:
 `snail-exploit` (`snail_envs.training.exploit`) looks for the strongest reply to the agent with
 that budget (`--exploit-method`), into `exploit/<agent>/` of the results folder, and the report
@@ -150,16 +154,21 @@ def play_game(
     options: dict[str, Any],
     replay: Path | None = None,
     overwrite: bool = False,
+    chance_log: Any = None,
 ) -> GameRecord:
     """Play one game with agent `seats[i]` in seat i. The game pays win/lose rewards whatever
     `options` say (a margin or points reward is training's business): the returns say who won.
     An agent that watches the game (`watch(env, its_agent, agent, action)`, such as a search
     with a belief) is told every action before it is played.
-    `replay`: a file to save the game in (`snail-replay`), replaced only if `overwrite`."""
+    `replay`: a file to save the game in (`snail-replay`), replaced only if `overwrite`.
+    `chance_log`: a `snail_envs.training.aivat.ChanceLog` that records the game's chance
+    events."""
     table = {"num_players": len(seats), **options}
     played = {**table, "reward": "winlose"}
     env = snail_envs.make(env_name, **played)
     env.reset(seed=seed)
+    if chance_log is not None:
+        chance_log.dealt(env)
     recording = None if replay is None else start_replay(env_name, played, seed, env, seats)
     players = {
         agent: lineup.player(spec, index, seed * 101 + index, table)
@@ -178,7 +187,11 @@ def play_game(
             action = choose_action(players[agent], env, agent)
         for own, watcher in watchers:
             watcher.watch(env, own, agent, action)
+        if chance_log is not None and action is not None:
+            chance_log.before_step(env, agent, action)
         env.step(action)
+        if chance_log is not None and action is not None:
+            chance_log.after_step(env)
         if recording is not None:
             recording.record(env, agent, action)
     if recording is not None and replay is not None:
@@ -277,6 +290,12 @@ DUPLICATE = (
     "the deals' mean scores"
 )
 """The estimator of a score rate whose deals are played in every seat assignment (`--duplicate`)."""
+AIVAT = (
+    "AIVAT chance correction (each game's result less the luck of its chance events, valued by "
+    "{value}), 95% normal interval over the {units}"
+)
+"""The estimator of a score rate corrected for the luck of chance (`--aivat`,
+`snail_envs.training.aivat`); its mean points are not corrected."""
 
 
 @dataclass
@@ -285,17 +304,34 @@ class PairingResult:
     records: list[GameRecord] = field(default_factory=list)
     deal_size: int = 1
     """Consecutive games that share one deal (its seat assignments, `--duplicate`); 1: none."""
+    corrections: list[float] | None = None
+    """With `--aivat`: each game's chance correction of the first agent's result (the second's
+    is its negative, the two results of a game summing to 1)."""
+    aivat: str = ""
+    """With `--aivat`: its value (rollouts, and who plays them), in words."""
 
     @property
     def estimator(self) -> str:
+        if self.corrections is not None:
+            units = (
+                "corrected games"
+                if self.deal_size == 1
+                else "duplicate deals' mean corrected scores (each deal played once in every "
+                "seat assignment)"
+            )
+            return AIVAT.format(value=self.aivat, units=units)
         return PLAIN if self.deal_size == 1 else DUPLICATE
 
     def score(self, spec: str) -> tuple[float, float, float]:
         """Score rate of `spec` (win 1, shared ½) with its 95% interval: Wilson's over the games,
         or with duplicate deals the normal interval over the deals' mean scores, whose spread
-        leaves out the luck of the deal (clipped to [0, 1])."""
+        leaves out the luck of the deal (clipped to [0, 1]). With AIVAT's corrections, the
+        normal interval over the corrected games (or deals)."""
         results = [game_result(record, spec) for record in self.records]
-        if self.deal_size == 1:
+        if self.corrections is not None:
+            sign = 1.0 if spec == self.agents[0] else -1.0
+            results = [r - sign * c for r, c in zip(results, self.corrections, strict=True)]
+        elif self.deal_size == 1:
             low, high = wilson_interval(sum(results), len(results))
             return sum(results) / max(1, len(results)), low, high
         deals = [
@@ -769,6 +805,7 @@ def run_tournament(
     command: str | None = None,
     duplicate: bool = False,
     players: dict[str, Any] | None = None,
+    aivat: int = 0,
 ) -> Tournament:
     """Play the tournament (see the module docstring); `trusted`: see `Lineup`. `replays`: a
     folder to save every game in (`replay_paths`), whose files must not exist unless
@@ -776,7 +813,8 @@ def run_tournament(
     `duplicate`: deal each pairing's games in groups of `deal_size` that share a seed (the same
     deck order and dice stream), one game for each seat assignment, and score the deals.
     `players`: agents built elsewhere (a league's members), by the names `agents` give them
-    (`Lineup`)."""
+    (`Lineup`). `aivat`: correct each game's score for the luck of its chance events, valued by
+    this many rollouts a state (`snail_envs.training.aivat`); 0: no correction."""
     if seating not in ("alternate", "one"):
         raise ValueError(f"seating must be 'alternate' or 'one'; got {seating!r}")
     from openskill.models import PlackettLuce
@@ -794,6 +832,22 @@ def run_tournament(
     ratings = {spec: model.rating(name=spec) for spec in agents}
     lineup = Lineup(env_name, players, trusted=trusted)
     results = [PairingResult(group, deal_size=size) for group in groups]
+    value = None
+    if aivat:
+        if table:
+            raise ValueError("--aivat corrects a pairing's scores; --table has no pairs")
+        from snail_envs.training import aivat as chance_correction
+
+        table_options = {**options, "num_players": num_players}
+        rollout_players = chance_correction.rollout_players(
+            agents, env_name, table_options, trusted
+        )
+        value = chance_correction.RolloutValue(env_name, table_options, rollout_players, aivat)
+        for pairing in results:
+            pairing.corrections = []
+            pairing.aivat = chance_correction.describe_value(
+                aivat, {spec: rollout_players[spec] for spec in pairing.agents}
+            )
     paths = replay_paths(replays, groups, games) if replays is not None else None
     if paths is not None:
         refuse_existing([path for pairing in paths for path in pairing], overwrite)
@@ -808,8 +862,16 @@ def run_tournament(
                 seats = seat_order(pairing.agents, num_players, game)
             replay = None if paths is None else paths[index][game]
             game_seed = pairing_seed(seed, pairing.agents) + game // size
-            record = play_game(env_name, seats, game_seed, lineup, options, replay, overwrite)
+            log = None
+            if value is not None:
+                log = chance_correction.ChanceLog(
+                    env_name, {**table_options, "reward": "winlose"}, seats, pairing.agents[0]
+                )
+            record = play_game(env_name, seats, game_seed, lineup, options, replay, overwrite, log)
             pairing.records.append(record)
+            if value is not None:
+                assert log is not None and pairing.corrections is not None
+                pairing.corrections.append(value.correction(log, game_seed * size + game % size))
             teams = [[ratings[spec]] for spec in pairing.agents]
             ranks = [1.0 - game_result(record, spec) for spec in pairing.agents]
             for spec, (rating,) in zip(pairing.agents, model.rate(teams, ranks=ranks), strict=True):
@@ -952,6 +1014,16 @@ def main(argv: list[str] | None = None) -> Tournament:
         "assignment of a pairing, and score the deals (fewer games for the same interval)",
     )
     parser.add_argument(
+        "--aivat",
+        type=int,
+        metavar="ROLLOUTS",
+        default=0,
+        help="correct every game's score for the luck of its chance events (AIVAT), valued by "
+        "this many rollouts a state in the batched engine (the agents themselves where it plays "
+        "them, else the heuristic): unbiased, a narrower interval at equal games, at the "
+        "rollouts' cost; e.g. 128",
+    )
+    parser.add_argument(
         "--exploit-budget",
         metavar="BUDGET",
         help="also measure each agent's exploitability lower bound with snail-exploit, this "
@@ -976,6 +1048,8 @@ def main(argv: list[str] | None = None) -> Tournament:
             refuse_existing([args.out / name for name in REPORTS], args.overwrite)
         # a bad option or agent ends the command before the progress bar starts
         snail_envs.make(args.env, **dict(args.option))
+        if args.aivat < 0:
+            raise ValueError(f"--aivat takes a number of rollouts, at least 1; got {args.aivat}")
         for spec in dict.fromkeys(args.agents):
             make_agent(spec, args.env, options=dict(args.option), trusted=args.trust_checkpoint)
         jobs = (
@@ -1004,6 +1078,7 @@ def main(argv: list[str] | None = None) -> Tournament:
             overwrite=args.overwrite,
             command=command,
             duplicate=args.duplicate,
+            aivat=args.aivat,
         )
         folder = args.out or new_run_dir(EVAL_DIR, f"{args.env}-{args.seed}")
         tournament.exploitability = measure_exploitability(

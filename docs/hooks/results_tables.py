@@ -11,8 +11,9 @@ built, so that no table can differ from its data:
   wrote (`snail_envs.training.evaluate.results_markdown`, the report's own tables).
 - `<!-- data: calibration/NAME.json -->`: the search reply's calibration on the minis, from the
   JSON that `benchmarks/calibration.py --method search --out` wrote.
-- `<!-- data: duplicate/NAME.json -->`: how much duplicate deals narrow the intervals, from the
-  JSON that `benchmarks/duplicate_deals.py --out` wrote.
+- `<!-- data: duplicate/NAME.json -->`: how much duplicate deals (and with `--aivat`, AIVAT's
+  chance correction) narrow the intervals, from the JSON that `benchmarks/duplicate_deals.py
+  --out` wrote.
 - `<!-- data: speed/NAME.json -->`: random-play throughput against PettingZoo, pgx and the toy
   ceiling, and the batched engines' compile times, from the JSON that
   `benchmarks/throughput.py --out` wrote, with the machine and the command.
@@ -54,6 +55,7 @@ from snail_envs.speed_tables import (
     train_ceiling_markdown,
     training_speed_markdown,
 )
+from snail_envs.training.aivat import narrowing_markdown
 from snail_envs.training.evaluate import results_markdown
 
 DATA = Path(__file__).parents[1] / "data"
@@ -274,6 +276,8 @@ def duplicate_table(path: Path) -> str:
     data = json.loads(path.read_text())
     if "seeds" in data:
         return variate_bias_table(data)
+    if "rollouts" in data:
+        return narrowing_markdown(data)
     titles = {game.env_name: game.title for game in GAMES}
     lines = [
         "| game | games | clone's score, plain | ± plain | ± duplicate | narrower | fewer games "

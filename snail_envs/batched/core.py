@@ -325,20 +325,30 @@ class BatchedGame:
             self.truncated,
         )
 
-    def random_actions(self) -> np.ndarray:
+    def random_actions(self, where: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal action for every acting slot (0 for empty slots), drawn
-        from each game's agent generator (never from its chance)."""
+        from each game's agent generator (never from its chance). `where`: bool (N, K), only
+        the acting slots marked (0 for the others, whose generators do not move)."""
         actions = np.zeros((self.num_envs, self.max_acting), np.int64)
-        self.kernels.random(self.games, self.rules, self.seats, actions)
+        self.kernels.random(self.games, self.rules, self._slots(where), actions)
         return actions
 
-    def heuristic_actions(self) -> np.ndarray:
+    def heuristic_actions(self, where: np.ndarray | None = None) -> np.ndarray:
         """The game's heuristic player's choice for every acting slot (0 for empty slots):
-        int64 (N, K)."""
+        int64 (N, K). `where`: bool (N, K), only the acting slots marked (0 for the others)."""
         self.check_opponent("heuristic")
         out = np.zeros((self.num_envs, self.max_acting), np.int64)
-        self.kernels.choose(self.games, self.rules, self.seats, HEURISTIC, out)
+        self.kernels.choose(self.games, self.rules, self._slots(where), HEURISTIC, out)
         return out
+
+    def _slots(self, where: np.ndarray | None) -> np.ndarray:
+        """The acting seats, those of slots not marked in `where` emptied."""
+        if where is None:
+            return self.seats
+        shape = (self.num_envs, self.max_acting)
+        if where.shape != shape or where.dtype != np.bool_:
+            raise ValueError(f"where must be a bool array of shape {shape}; got {where.shape}")
+        return np.where(where, self.seats, np.int8(-1)).astype(self.seats.dtype)
 
     def observe(self, seat: int | np.ndarray) -> np.ndarray:
         """Every game seen by `seat` (one integer seat for all games, or an integer array of one
@@ -514,9 +524,11 @@ class TurnBasedGame(BatchedGame):
         """The seat to play's legal actions in each game: int8 (N, A)."""
         return self.action_masks[:, 0]
 
-    def heuristic_actions(self) -> np.ndarray:
-        """The game's heuristic player's choice for the seat to play in each game: int64 (N,)."""
-        return super().heuristic_actions()[:, 0]
+    def heuristic_actions(self, where: np.ndarray | None = None) -> np.ndarray:
+        """The game's heuristic player's choice for the seat to play in each game: int64 (N,).
+        `where`: bool (N,) or (N, 1), only the games marked (0 for the others)."""
+        slots = None if where is None else where.reshape(self.num_envs, 1)
+        return super().heuristic_actions(slots)[:, 0]
 
 
 @entry_point

@@ -163,6 +163,11 @@ class SnailAECEnv(GameHost, AECEnv):
         choices are then not applied (nor public) yet."""
         return bool(self._tick_actions)
 
+    @property
+    def tick_choices(self) -> dict[int, int]:
+        """The choices made so far in the current window, by seat (not applied nor public yet)."""
+        return dict(self._tick_actions)
+
     def _redraw_hidden_tick(
         self, seat: int, choose: Callable[[GameHost, str], int] | None = None
     ) -> None:

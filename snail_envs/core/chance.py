@@ -65,6 +65,10 @@ class SeededChance(Chance):
         # same outcomes (a test holds them equal), at a fraction of the cost on the hot path
         return options[self._generator._randbelow(len(options))]  # type: ignore[attr-defined]
 
+    def state(self) -> object:
+        """The generator's state, opaque: a transition drew chance exactly when it changed."""
+        return self._generator.getstate()
+
     def __deepcopy__(self, memo: dict) -> SeededChance:
         # the generator's own deep copy goes through 625 boxed integers; its state is one tuple
         twin = SeededChance.__new__(SeededChance)

@@ -144,6 +144,30 @@ def test_random_actions_are_legal_and_games_end_with_win_lose_rewards(env_name: 
 
 
 @pytest.mark.parametrize("env_name", ENGINES)
+def test_players_asked_for_some_slots_answer_there_alone_and_leave_the_others_untouched(
+    env_name: str,
+) -> None:
+    batch = snail_envs.batched.make(env_name, 64, num_players=3)
+    batch.reset(seed=4)
+    for _ in range(20):
+        batch.step(batch.random_actions())
+    where = (batch.seats >= 0) & (np.arange(64) % 3 == 0)[:, None]
+    heuristic = batch.heuristic_actions(where).reshape(batch.seats.shape)
+    everywhere = batch.heuristic_actions().reshape(batch.seats.shape)
+    np.testing.assert_array_equal(heuristic[where], everywhere[where])
+    assert not heuristic[~where].any()
+    generators = batch.games["agent_state"].copy()
+    random = batch.random_actions(where)
+    games, slots = np.nonzero(where)
+    assert batch.action_masks[games, slots, random[games, slots]].all()
+    asked = where.any(axis=1)
+    assert (batch.games["agent_state"][~asked] == generators[~asked]).all()
+    assert (batch.games["agent_state"][asked] != generators[asked]).all()
+    with pytest.raises(ValueError, match="where must be a bool array of shape"):
+        batch.random_actions(where[:3])
+
+
+@pytest.mark.parametrize("env_name", ENGINES)
 def test_an_illegal_action_raises_naming_the_legal_ones_and_plays_nothing(env_name: str) -> None:
     batch = snail_envs.batched.make(env_name, 4)
     batch.reset(seed=0)

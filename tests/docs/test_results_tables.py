@@ -137,6 +137,16 @@ def test_a_stored_duplicate_run_shows_each_game_and_the_cut() -> None:
     assert "games" not in [row.split(" | ")[0] for row in table.splitlines()[2:]]
 
 
+def test_a_stored_aivat_run_shows_each_estimators_cut_and_the_cost() -> None:
+    table = results_tables.data_table("duplicate/aivat-pedzace_slimaki_v0-256.json")
+    assert table.splitlines()[0].startswith("| game | games | clone's score, plain | ± plain |")
+    (row,) = table.splitlines()[2:]
+    assert row == (
+        "| Pędzące Ślimaki | 400 | 42.9% | 4.8% | 4.2% | 1.6% (46.4%) | 1.6% "
+        "| 1.16× / 2.95× / 2.96× | 7 / 267 |"
+    )
+
+
 def test_the_short_table_gives_the_bound_alone_and_the_cpu_minutes() -> None:
     above = report(SNAIL_SPRINT, "random", 0.6, 0.57, 0.63)
     assert short_exploit_cell(above) == "**+10.0%** (1 CPU min)"

@@ -96,10 +96,11 @@ FAST = [
 SLOW = [
     Tutorial(
         "exploitability.py",
-        ["--games", "40", "--budget", "30s", "--exploit-games", "40"],
+        ["--games", "40", "--budget", "30s", "--exploit-games", "40", "--rollouts", "64"],
         [
-            Expect(r"independent games: ppo scores [\d.]+%, interval ([\d.]+) points", positive),
-            Expect(r"duplicate deals: ppo scores [\d.]+%, interval ([\d.]+) points", positive),
+            Expect(r"independent games: ppo scores [\d.]+%, interval ±([\d.]+) points", positive),
+            Expect(r"duplicate deals: ppo scores [\d.]+%, interval ±([\d.]+) points", positive),
+            Expect(r"AIVAT chance correction: ppo scores -?[\d.]+%, interval ±([\d.]+)", positive),
             Expect(
                 r"exploitability lower bound ([-+][\d.]+) points",
                 lambda p: -50 <= p <= 50,
