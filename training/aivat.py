@@ -33,6 +33,7 @@ import numpy as np
 import snail_envs
 import snail_envs.batched
 from snail_envs.agents import make_agent
+from snail_envs.training.evaluate import side_scores
 
 IN_KERNEL = ("heuristic", "random")
 """The agents the batched engine plays inside its kernels."""
@@ -253,23 +254,14 @@ class RolloutValue:
         return scores
 
 
-def side_scores(returns: np.ndarray, mine: np.ndarray) -> np.ndarray:
-    """For each row of seat returns (float (n, P)): 1 if only the measured side's seats (`mine`)
-    hold the best return, ½ if both sides do, else 0."""
-    best = returns.max(axis=1, keepdims=True)
-    ours = (returns[:, mine] == best).any(axis=1)
-    others = (returns[:, ~mine] == best).any(axis=1)
-    return np.where(ours & ~others, 1.0, np.where(ours, 0.5, 0.0))
-
-
 def outcome_score(game: Any, mine: np.ndarray) -> float:
-    """A finished (or truncated: ½) reference game's score for the measured side."""
+    """A finished (or truncated: ½) reference game's score for the measured side: its winners
+    scored as the engine's rewards are (`side_scores`)."""
     if game.outcome is None:
         return 0.5
-    winners = np.zeros(len(mine), bool)
-    winners[list(game.outcome.winners)] = True
-    ours, others = bool((winners & mine).any()), bool((winners & ~mine).any())
-    return 1.0 if ours and not others else 0.5 if ours else 0.0
+    winners = np.zeros((1, len(mine)))
+    winners[0, list(game.outcome.winners)] = 1.0
+    return float(side_scores(winners, mine)[0])
 
 
 def narrowing_markdown(record: dict[str, Any]) -> str:

@@ -276,11 +276,17 @@ def game_result(record: GameRecord, spec: str) -> float:
     0, ½ each)."""
     if record.truncated:
         return 0.5
-    best = max(record.returns)
-    winners = {s for s, r in zip(record.seats, record.returns, strict=True) if r == best}
-    if spec not in winners:
-        return 0.0
-    return 1.0 if len(winners) == 1 else 0.5
+    mine = np.array([seat == spec for seat in record.seats])
+    return float(side_scores(np.array([record.returns], np.float64), mine)[0])
+
+
+def side_scores(returns: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """For each row of seat returns (float (n, P)): 1 if only the side's seats (`mine`) hold the
+    best return, ½ if other seats do too, else 0 (`game_result`'s rule, for many games)."""
+    best = returns.max(axis=1, keepdims=True)
+    ours = (returns[:, mine] == best).any(axis=1)
+    others = (returns[:, ~mine] == best).any(axis=1)
+    return np.where(ours & ~others, 1.0, np.where(ours, 0.5, 0.0))
 
 
 PLAIN = "independent games, 95% Wilson interval over the games"

@@ -24,9 +24,8 @@ from snail_envs.training.aivat import (
     ChanceLog,
     RolloutValue,
     rollout_players,
-    side_scores,
 )
-from snail_envs.training.evaluate import game_result
+from snail_envs.training.evaluate import game_result, side_scores
 from tests.batched.test_search_worlds import assert_same_means, game_in_progress
 from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT
 
