@@ -9,8 +9,8 @@ At every decision with a choice, the agent
    horizon (by default the end of the round being played). All actions meet the same worlds and
    the same chance (common random numbers), so they are compared pairwise, world by world, free
    of the luck of the deal;
-3. values each rollout by its margin: the mean of the points the other seats add to their
-   totals less the points its own seat adds (the lowest total wins);
+3. values each rollout by its margin: the points its own seat adds to its total less the mean
+   the other seats add (the other way round where the lowest total wins, as in Snailed It!);
 4. plays the heuristic's own choice unless another action's mean advantage over it, world by
    world, exceeds `z` standard errors; then the action of the largest mean advantage.
 
@@ -54,10 +54,11 @@ class RolloutSearchAgent(SearchAgent):
     module docstring); the same seed gives the same choices.
 
     Budget: `worlds` worlds drawn at each decision, `repeats` records of each (only chance after
-    the decision differs between them; within a round that is a refill of the penalty pile, so
+    the decision differs between them: in a Snailed It! round a refill of the penalty pile, so
     one is the default). `z`: the standard errors by which an action's mean advantage must
-    exceed zero to be played instead of the heuristic's choice. `horizon`: "round" or "game".
-    With the defaults a 3-player game takes about 1.4 seconds of the searching seat's time.
+    exceed zero to be played instead of the heuristic's choice. `horizon`: "round" or "game"
+    (`BatchedGame.rollout`). With the defaults a 3-player game of Snailed It! takes about 1.4
+    seconds of the searching seat's time.
     """
 
     def __init__(
@@ -101,10 +102,14 @@ class RolloutSearchAgent(SearchAgent):
             drawn = host.resample_from_infostate(agent, self._rng.getrandbits(31))
             for repeat in range(self.repeats):
                 batch.load(world * self.repeats + repeat, drawn.game, self._rng.getrandbits(63))
-        heuristic = int(batch.heuristic_actions()[0, seat])
+        slot = int(np.flatnonzero(batch.seats[0] == seat)[0])
+        heuristic = int(batch.heuristic_actions().reshape(batch.num_envs, -1)[0, slot])
         gained = batch.rollout(seat, legal, self.horizon).astype(np.float64)
         others = (gained.sum(axis=2) - gained[:, :, seat]) / (batch.num_players - 1)
-        margins = (others - gained[:, :, seat]).reshape(self.worlds, self.repeats, len(legal))
+        margins = gained[:, :, seat] - others
+        if batch.lowest_wins:
+            margins = -margins
+        margins = margins.reshape(self.worlds, self.repeats, len(legal))
         return PairedComparison(list(legal), heuristic, margins.mean(axis=1))
 
     def _batch_for(self, options: Any) -> Any:

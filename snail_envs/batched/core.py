@@ -65,6 +65,10 @@ WINLOSE, POINTS, MARGIN = range(len(REWARD_MODES))
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 RANDOM, HEURISTIC = range(len(OPPONENTS))
+HORIZONS = ("round", "game")
+"""How far `BatchedGame.rollout` plays on: to the end of the round in play (the game's
+`round_of`: Snailed It!'s round, a Pędzące race, Snap's flip; in a game without rounds, its end),
+or of the game."""
 POLICY = len(OPPONENTS)
 """The kind of a seat played outside the kernels, by the learner's vector env's policy."""
 NO_PIECE = -1
@@ -159,6 +163,10 @@ class BatchedGame:
     """How far a search plays its worlds on by default: "game", or "round" (the game's
     `round_of`: Snailed It!'s round, Snap's flip with its windows), where the game's end is too
     far for the search's budget to see anything else."""
+    lowest_wins: ClassVar[bool] = False
+    """Whether the fewest points win (Snailed It!'s totals), as the game module's `LOWEST_WINS`."""
+    horizons: ClassVar[tuple[str, ...]] = HORIZONS
+    """How far `rollout` may play on."""
     search_depth: ClassVar[int] = 0
     """The most decisions a search walk takes in its tree by default (0: no limit; 1: a flat
     search, as measured strongest in Snail Sprint!, whose later choices hang on dice not yet
@@ -417,6 +425,24 @@ class BatchedGame:
             self.reset(seed)
         load_game(self.games, index, game, seed)
         self._write_acting(slice(index, index + 1))
+
+    def rollout(self, seat: int, first_actions: list[int], horizon: str = "round") -> np.ndarray:
+        """The points every seat adds to its total, in each game, after `seat` plays each of
+        `first_actions` and then every seat plays as the heuristic until `horizon` ("round":
+        the end of the round in play; "game": the game's end): int64 (N, actions, P). The games
+        themselves are left as they are (see `Kernels.rollout`)."""
+        check_choice("horizon", horizon, HORIZONS)
+        gained = np.zeros((self.num_envs, len(first_actions), self.num_players), np.int64)
+        self.kernels.rollout(
+            self.games,
+            self.rules,
+            seat,
+            np.asarray(first_actions, np.int64),
+            horizon == "game",
+            np.zeros(1, self.game_dtype),
+            gained,
+        )
+        return gained
 
     def record_of(self, game: Any, seed: int) -> np.void:
         """`game`, a reference engine's game in progress, as a record of this engine (as `load`

@@ -45,7 +45,6 @@ from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import BatchedGame, copy_into, observer_pieces, seating_record
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
-from snail_envs.core.options import check_choice
 from snail_envs.snailed_it.env import SPEC
 from snail_envs.snailed_it.observer import CARD_SCALE, MAX_PLAYERS, MIN_PLAYERS
 from snail_envs.snailed_it.rules import (
@@ -67,8 +66,6 @@ NUM_STARTERS = len(STARTERS)
 FIRST_STARTER = STARTERS[0]
 VALUES = np.array(VALUE, np.int64)
 """The value printed on each card, starters (72–79) included."""
-HORIZONS = ("round", "game")
-"""How far `SnailedItBatch.rollout` plays on: to the end of the current round, or of the game."""
 LOWEST_WINS = True
 """The seat with the lowest total wins."""
 LOOKAHEAD_NUMERATOR = strategy.DEFAULT_LOOKAHEAD.numerator
@@ -705,8 +702,7 @@ class SnailedItBatch(BatchedGame):
     game_dtype = GAME
     kernels = compile_drivers(sys.modules[__name__])
     seating_dtype = seating_record(MAX_PLAYERS)
-    horizons = HORIZONS
-    """How far `rollout` may play on."""
+    lowest_wins = LOWEST_WINS
     load_game = staticmethod(load_game)
     search_horizon = "round"
     unplayed_options = ("colours", "values", "starters")
@@ -720,21 +716,3 @@ class SnailedItBatch(BatchedGame):
             card_points=[options.card_points[VALUE[card] - 1] for card in range(NUM_CARDS)],
             max_turns=-1 if options.max_turns is None else options.max_turns,
         )
-
-    def rollout(self, seat: int, first_actions: list[int], horizon: str = "round") -> np.ndarray:
-        """The points every seat adds to its total, in each game, after `seat` plays each of
-        `first_actions` and then every seat plays as the heuristic until `horizon` ("round":
-        the end of the current round; "game": the game's end): int64 (N, actions, P). The games
-        themselves are left as they are (see `Kernels.rollout`)."""
-        check_choice("horizon", horizon, HORIZONS)
-        gained = np.zeros((self.num_envs, len(first_actions), self.num_players), np.int64)
-        self.kernels.rollout(
-            self.games,
-            self.rules,
-            seat,
-            np.asarray(first_actions, np.int64),
-            horizon == "game",
-            np.zeros(1, self.game_dtype),
-            gained,
-        )
-        return gained

@@ -262,6 +262,7 @@ FACTS = GameInfo(
     hidden_information=True,
     simultaneous=False,
     engine="snail_envs.batched.pedzace_slimaki:PedzaceSlimakiBatch",
+    searchable=True,
     heuristic="snail_envs.agents.heuristics.pedzace_slimaki:PedzaceSlimakiHeuristic",
     tree_options=("snails", "die_pips", "board_length", "max_turns"),
 )

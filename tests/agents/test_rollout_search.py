@@ -17,15 +17,17 @@ from snail_envs.agents import RolloutSearchAgent, choose_action, make_agent
 from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
 from snail_envs.agents.rollout_search import PairedComparison
 from snail_envs.core.testing import deciding_agents
-from tests.names import SNAP
+from tests.names import PEDZACE_SLIMAKI, SNAP
 
 pytest.importorskip("numba")
 
 
-def decisions(count: int, seed: int = 0, **options: Any) -> Iterator[tuple[Any, str]]:
+def decisions(
+    count: int, seed: int = 0, env_name: str = "snailed_it_v0", **options: Any
+) -> Iterator[tuple[Any, str]]:
     """Environments of random games stopped at `count` decisions with a choice."""
     rng = random.Random(seed)
-    env = snail_envs.make("snailed_it_v0", **options)
+    env = snail_envs.make(env_name, **options)
     found = 0
     for game_seed in range(seed, seed + 1000):
         env.reset(seed=game_seed)
@@ -97,6 +99,37 @@ def test_rollout_search_with_a_fixed_seed_is_deterministic() -> None:
     assert choices == [first.act_in(env, agent) for env, agent in states]
 
 
+@pytest.mark.parametrize(
+    ("env_name", "options", "sign"),
+    [("snailed_it_v0", {"num_players": 3}, -1), (PEDZACE_SLIMAKI, {"num_players": 3}, 1)],
+)
+def test_a_margin_is_the_seats_points_less_the_others_mean(
+    env_name: str, options: dict[str, Any], sign: int
+) -> None:
+    """The points a rollout adds to each total, as the engine gives them (`rollout`), make the
+    searching seat's margin: its own less the mean of the others' where the most points win
+    (Pędzące Ślimaki), the others' mean less its own where the fewest win (Snailed It!)."""
+    search = RolloutSearchAgent(env_name, worlds=8, seed=5)
+    for env, agent in decisions(5, seed=2, env_name=env_name, **options):
+        legal = env.unwrapped.legal_actions(agent)
+        compared = search.compare(env.unwrapped, agent, legal)
+        seat = env.possible_agents.index(agent)
+        gained = search._batch.rollout(seat, legal, search.horizon)  # the worlds compared
+        others = np.delete(gained, seat, axis=2).mean(axis=2)
+        assert compared.margins == pytest.approx(sign * (gained[:, :, seat] - others))
+
+
+def test_in_pedzace_slimaki_it_chooses_legal_dice_and_sometimes_not_the_heuristics() -> None:
+    search = make_agent("rollout:32", PEDZACE_SLIMAKI, seed=1)
+    heuristic = make_agent("heuristic", PEDZACE_SLIMAKI)
+    departures = 0
+    for env, agent in decisions(60, seed=4, env_name=PEDZACE_SLIMAKI):
+        action = choose_action(search, env, agent)
+        assert action in env.unwrapped.legal_actions(agent)
+        departures += action != choose_action(heuristic, env, agent)
+    assert 0 < departures < 30
+
+
 def test_rollout_spec_names_its_worlds() -> None:
     assert make_agent("rollout", "snailed_it_v0").worlds == 128
     assert make_agent("rollout:5", "snailed_it_v0").worlds == 5
@@ -104,7 +137,8 @@ def test_rollout_spec_names_its_worlds() -> None:
         make_agent("rollout:many", "snailed_it_v0")
     with pytest.raises(ValueError, match="worlds must be an integer at least 1; got 0"):
         make_agent("rollout:0", "snailed_it_v0")
-    with pytest.raises(ValueError, match=rf"'{SNAP}' has none \(searchable: snailed_it_v0\)"):
+    searchable = r"\(searchable: snailed_it_v0, pedzace_slimaki_v0\)"
+    with pytest.raises(ValueError, match=rf"'{SNAP}' has none {searchable}"):
         make_agent("rollout", SNAP)
     with pytest.raises(ValueError, match="horizon must be one of 'round', 'game'"):
         RolloutSearchAgent("snailed_it_v0", horizon="turn")

@@ -135,3 +135,70 @@ def test_the_learner_vec_env_follows_the_reference_game_against_heuristics(
         episodes=150,
         opponents=opponents,
     )
+
+
+# --------------------------------------------------------------------------- rollouts
+
+
+def stepped_gains(batch, game, seed: int, first_action: int, horizon: str) -> list[int]:
+    """The points every seat gains when the reference `game`, loaded into `batch`
+    (`reward="points"`) with its future chance from `seed`, is stepped on by the engine:
+    `first_action`, then the heuristic's choice for every seat to play, to the end of the race
+    in play (`horizon="round"`) or of the game."""
+    batch.load(0, game, seed)
+    race = int(batch.games[0]["race"])
+    gained = np.zeros(batch.num_players, np.int64)
+    action = first_action
+    while True:
+        out = batch.step(np.array([action]))
+        gained += out.rewards[0].astype(np.int64)
+        if out.terminated[0] or out.truncated[0]:
+            return gained.tolist()
+        if horizon == "round" and int(batch.games[0]["race"]) != race:
+            return gained.tolist()
+        action = int(batch.heuristic_actions()[0])
+
+
+@pytest.mark.parametrize("horizon", ["round", "game"])
+def test_rollouts_score_as_the_engine_steps_the_heuristics_games(horizon: str) -> None:
+    """From states of random games (three races, three seats), every legal first action's
+    rollout gains each seat the points the engine's own steps give: that action, then the
+    heuristic in every seat to the race's end ("round") or the game's, on the same dice."""
+    options = {"num_players": 3, "rounds": 3}
+    env = snail_envs.make(PEDZACE_SLIMAKI, **options)
+    rolling = snail_envs.batched.make(PEDZACE_SLIMAKI, 1, **options)
+    stepping = snail_envs.batched.make(PEDZACE_SLIMAKI, 1, reward="points", **options)
+    rng = np.random.default_rng(3)
+    checked, ended_early = 0, 0
+    for game_seed in range(12):
+        env.reset(seed=game_seed)
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            legal = env.unwrapped.legal_actions(agent)
+            if len(legal) > 1 and rng.random() < 0.3:
+                seat = env.possible_agents.index(agent)
+                rolling.load(0, env.unwrapped.game, game_seed)
+                gained = rolling.rollout(seat, legal, horizon)
+                for index, action in enumerate(legal):
+                    assert gained[0, index].tolist() == stepped_gains(
+                        stepping, env.unwrapped.game, game_seed, action, horizon
+                    )
+                    checked += 1
+                ended_early += horizon == "round" and int(rolling.games[0]["race"]) < 2
+            env.step(int(rng.choice(legal)))
+    assert checked > 100 and (horizon == "game" or ended_early > 10)
+
+
+def test_a_rollout_leaves_the_loaded_game_as_it_was() -> None:
+    env = snail_envs.make(PEDZACE_SLIMAKI)
+    env.reset(seed=4)
+    batch = snail_envs.batched.make(PEDZACE_SLIMAKI, 2)
+    batch.load(0, env.unwrapped.game, 0)
+    batch.load(1, env.unwrapped.game, 1)
+    before = batch.games.copy()
+    legal = env.unwrapped.legal_actions(env.agent_selection)
+    first = batch.rollout(0, legal, "game")
+    assert (batch.games == before).all()
+    assert (batch.rollout(0, legal, "game") == first).all()
