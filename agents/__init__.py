@@ -12,8 +12,9 @@ by `:heuristic` for rollouts played by the game's heuristic, `:model` to play th
 the search as the heuristic would (an opponent model), and `:points` to search for the most game
 points rather than the win, or `:margin` for the biggest lead in points over the others), `rollout`
 (or `rollout:WORLDS`: the game's heuristic, leaving its own choice only where paired rollouts of the
-heuristic, compiled, in that many worlds drawn from the seat's view show a significantly better one;
-Snailed It!, with the `batched` extra), `human`,
+heuristic, compiled, in that many worlds drawn from the seat's view show a significantly better one,
+by the margin, or with `:win` by the win (`rollout:128:win`); Snailed It! and Pędzące Ślimaki,
+with the `batched` extra), `human`,
 `ppo` (the baseline shipped for the game) and `ppo:PATH` (a run or checkpoint folder of
 `snail-train`, or its `policy.pt`; these need the `train` extra), and `rllib:PATH` (a run or
 checkpoint folder of `snail-rllib`, or its `policy.pt`; needs torch, not Ray), and `cfr:PATH` (a
@@ -39,6 +40,7 @@ from snail_envs.agents.base import Agent, PlanningAgent, RandomAgent, choose_act
 from snail_envs.agents.heuristics import HEURISTICS
 from snail_envs.agents.human import HumanAgent
 from snail_envs.agents.ismcts import ISMCTSAgent
+from snail_envs.agents.rollout_search import VALUES as ROLLOUT_VALUES
 from snail_envs.agents.rollout_search import WORLDS as ROLLOUT_WORLDS
 from snail_envs.agents.rollout_search import RolloutSearchAgent
 from snail_envs.agents.search import CompiledSearchAgent, policy_prior
@@ -145,7 +147,7 @@ def make_agent(
             else None,
         )
     if name == "rollout":
-        return RolloutSearchAgent(env_name, worlds=rollout_worlds(kind, argument), seed=seed)
+        return RolloutSearchAgent(env_name, **rollout_settings(kind, argument), seed=seed)
     if name == "human":
         if env_name not in HEURISTICS:
             return HumanAgent()
@@ -181,13 +183,19 @@ def ismcts_iterations(kind: str, argument: str) -> int:
     return int(iterations)
 
 
-def rollout_worlds(kind: str, argument: str) -> int:
-    """The worlds a move a `rollout` spec asks for (`rollout:32` → 32)."""
-    if not argument:
-        return ROLLOUT_WORLDS
-    if not argument.isdigit() or len(argument) > 12:
-        raise ValueError(f"rollout takes a number of worlds (rollout:32); got {kind[:80]!r}")
-    return int(argument)
+def rollout_settings(kind: str, argument: str) -> dict[str, Any]:
+    """The keywords of `RolloutSearchAgent` a `rollout` spec asks for: the worlds a move, then
+    what a rollout is valued by (`rollout:32` → 32 worlds; `rollout:32:win`, `rollout:win`)."""
+    worlds, _, value = argument.partition(":")
+    if worlds in ROLLOUT_VALUES and not value:
+        worlds, value = "", worlds
+    bad_worlds = bool(worlds) and (not worlds.isdigit() or len(worlds) > 12)
+    if bad_worlds or value not in ("", *ROLLOUT_VALUES):
+        raise ValueError(
+            f"rollout takes a number of worlds, then {' or '.join(ROLLOUT_VALUES)} "
+            f"(rollout:32, rollout:32:win); got {kind[:80]!r}"
+        )
+    return {"worlds": int(worlds) if worlds else ROLLOUT_WORLDS, "value": value or "margin"}
 
 
 SEARCH_SETTINGS = {

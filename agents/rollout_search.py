@@ -9,8 +9,11 @@ At every decision with a choice, the agent
    horizon (by default the end of the round being played). All actions meet the same worlds and
    the same chance (common random numbers), so they are compared pairwise, world by world, free
    of the luck of the deal;
-3. values each rollout by its margin: the points its own seat adds to its total less the mean
-   the other seats add (the other way round where the lowest total wins, as in Snailed It!);
+3. values each rollout by its margin (`value="margin"`): the points its own seat adds to its
+   total less the mean the other seats add (the other way round where the lowest total wins, as
+   in Snailed It!); or by the win (`value="win"`): 1 where its seat alone leads at the horizon
+   (the most points, the fewest where the lowest total wins), ½ where it shares the lead, 0
+   otherwise, as a game's result is scored (at the game's end with `horizon="game"`);
 4. plays the heuristic's own choice unless another action's mean advantage over it, world by
    world, exceeds `z` standard errors; then the action of the largest mean advantage.
 
@@ -47,6 +50,8 @@ SEARCHABLE = tuple(game.env_name for game in GAMES if game.searchable)
 
 WORLDS = 128
 """The worlds drawn at each decision by default."""
+VALUES = ("margin", "win")
+"""What a rollout is valued by (see the module docstring)."""
 
 
 class RolloutSearchAgent(SearchAgent):
@@ -57,8 +62,8 @@ class RolloutSearchAgent(SearchAgent):
     the decision differs between them: in a Snailed It! round a refill of the penalty pile, so
     one is the default). `z`: the standard errors by which an action's mean advantage must
     exceed zero to be played instead of the heuristic's choice. `horizon`: "round" or "game"
-    (`BatchedGame.rollout`). With the defaults a 3-player game of Snailed It! takes about 1.4
-    seconds of the searching seat's time.
+    (`BatchedGame.rollout`). `value`: "margin" or "win" (`VALUES`). With the defaults a 3-player
+    game of Snailed It! takes about 1.4 seconds of the searching seat's time.
     """
 
     def __init__(
@@ -68,6 +73,7 @@ class RolloutSearchAgent(SearchAgent):
         repeats: int = 1,
         z: float = 2.0,
         horizon: str = "round",
+        value: str = "margin",
         seed: int | None = None,
     ) -> None:
         if env_name not in SEARCHABLE:
@@ -81,10 +87,12 @@ class RolloutSearchAgent(SearchAgent):
             raise ValueError(f"z must be a non-negative number of standard errors; got {z!r}")
         self.engine = engine_class(env_name)
         check_choice("horizon", horizon, self.engine.horizons)
+        check_choice("value", value, VALUES)
         self.worlds = worlds
         self.repeats = repeats
         self.z = z
         self.horizon = horizon
+        self.value = value
         super().__init__(seed)
         self._batch: Any = None
 
@@ -94,23 +102,26 @@ class RolloutSearchAgent(SearchAgent):
     def compare(self, host: Any, agent: str, legal: list[int]) -> PairedComparison:
         """Every action of `legal` (at least two), played by `agent` in the same worlds drawn
         from what it has seen in `host` (the reference environment, unwrapped), then the
-        heuristic in every seat to the horizon: each action's margin in each world."""
+        heuristic in every seat to the horizon: each action's value in each world."""
         seat = host.possible_agents.index(agent)
         batch = self._batch_for(host.options)
+        points = np.zeros((self.worlds * self.repeats, 1, batch.num_players))
         for world in range(self.worlds):
             check_stop()
             drawn = host.resample_from_infostate(agent, self._rng.getrandbits(31))
             for repeat in range(self.repeats):
-                batch.load(world * self.repeats + repeat, drawn.game, self._rng.getrandbits(63))
+                record = world * self.repeats + repeat
+                batch.load(record, drawn.game, self._rng.getrandbits(63))
+                points[record] = drawn.game.points()
         slot = int(np.flatnonzero(batch.seats[0] == seat)[0])
         heuristic = int(batch.heuristic_actions().reshape(batch.num_envs, -1)[0, slot])
         gained = batch.rollout(seat, legal, self.horizon).astype(np.float64)
-        others = (gained.sum(axis=2) - gained[:, :, seat]) / (batch.num_players - 1)
-        margins = gained[:, :, seat] - others
-        if batch.lowest_wins:
-            margins = -margins
-        margins = margins.reshape(self.worlds, self.repeats, len(legal))
-        return PairedComparison(list(legal), heuristic, margins.mean(axis=1))
+        if self.value == "win":
+            values = lead_shares(points + gained, seat, batch.lowest_wins)
+        else:
+            values = margins(gained, seat, batch.lowest_wins)
+        values = values.reshape(self.worlds, self.repeats, len(legal))
+        return PairedComparison(list(legal), heuristic, values.mean(axis=1))
 
     def _batch_for(self, options: Any) -> Any:
         """A batch of one record for each rollout start, for the rule options of the game."""
@@ -119,9 +130,29 @@ class RolloutSearchAgent(SearchAgent):
         return self._batch
 
 
+def margins(gained: np.ndarray, seat: int, lowest_wins: bool) -> np.ndarray:
+    """`seat`'s margin in each rollout, from the points every seat adds (`gained`, float64
+    (records, actions, seats)): its own less the others' mean (the reverse with
+    `lowest_wins`)."""
+    others = (gained.sum(axis=2) - gained[:, :, seat]) / (gained.shape[2] - 1)
+    margin = gained[:, :, seat] - others
+    return -margin if lowest_wins else margin
+
+
+def lead_shares(totals: np.ndarray, seat: int, lowest_wins: bool) -> np.ndarray:
+    """`seat`'s result in each rollout as a game's is scored, from every seat's points at its
+    horizon (`totals`, float64 (records, actions, seats)): 1 where it alone leads (the most
+    points, the fewest with `lowest_wins`), ½ where it shares the lead, 0 otherwise."""
+    signed = -totals if lowest_wins else totals
+    leading = signed == signed.max(axis=2, keepdims=True)
+    shared = leading.sum(axis=2) > 1
+    return np.where(leading[:, :, seat], np.where(shared, 0.5, 1.0), 0.0)
+
+
 class Advantages(NamedTuple):
     """Each legal action's mean advantage over one action of the same decision, world by world,
-    in margin points, and its standard error (in the order of the legal actions)."""
+    in the search's value (margin points, or wins), and its standard error (in the order of the
+    legal actions)."""
 
     mean: np.ndarray
     stderr: np.ndarray
@@ -136,15 +167,15 @@ class PairedComparison:
     legal: list[int]
     heuristic: int
     """The heuristic's choice, one of `legal`."""
-    margins: np.ndarray
-    """float64 (worlds, legal actions): the searching seat's margin in each world after each
-    action (the mean of its repeats), the heuristic playing every seat after it."""
+    values: np.ndarray
+    """float64 (worlds, legal actions): the searching seat's value (margin or win) in each world
+    after each action (the mean of its repeats), the heuristic playing every seat after it."""
 
     def advantages(self, over: int | None = None) -> Advantages:
         """Each legal action's mean paired advantage over the legal action `over` (by default
         the heuristic's choice), world by world, and its standard error."""
         reference = self.legal.index(self.heuristic if over is None else over)
-        advantage = self.margins - self.margins[:, [reference]]
+        advantage = self.values - self.values[:, [reference]]
         worlds = len(advantage)
         if worlds < 2:
             stderr = np.full(len(self.legal), np.inf)
@@ -156,7 +187,7 @@ class PairedComparison:
         """The heuristic's choice, unless another action's mean advantage over it exceeds zero
         and `z` standard errors: then the action of the largest such advantage. One world shows
         no spread, so no evidence: the heuristic's choice."""
-        if len(self.margins) < 2:
+        if len(self.values) < 2:
             return self.heuristic
         mean, stderr = self.advantages()
         better = (mean > 0) & (mean > z * stderr)

@@ -13,13 +13,14 @@ teaches only what the search has measured. Each round:
 2. At `states` of the learner's decisions with a choice, the rollout search
    (`snail_envs.agents.rollout_search`) plays every legal action in the same `worlds` worlds
    drawn from what the seat has seen, the heuristic playing every seat after it to the
-   `horizon`: each action's mean margin over the worlds (A), and paired standard errors, free of
-   the luck of the deal. The search's best action is the one of the largest A (the network's
-   own choice where none is larger), and the state weighs
+   `horizon`: each action's mean value over the worlds (A: the margin, or with `value: win` the
+   game's result), and paired standard errors, free of the luck of the deal. The search's best
+   action is the one of the largest A (the network's own choice where none is larger), and the
+   state weighs
 
        weight = max(0, A(best) − A(network's choice) − z · SE(best − network's choice))
 
-   in margin points: zero where the search's preference is within noise of the network's
+   in the value's units: zero where the search's preference is within noise of the network's
    choice. Where the weight is above 0 the search leaves the network.
 3. The network is trained on the round's states (whole games are held out, `held_out`), the loss
    of a state being weight × cross-entropy towards the search's best action, plus `keep_coef` ×
@@ -65,7 +66,12 @@ from snail_envs.training.rounds import RoundStore, round_seed
 def make_search(config: AdvantageConfig, env_name: str, seed: int) -> RolloutSearchAgent:
     """The rollout search that labels the stage's states (its `z` is the stage's)."""
     return RolloutSearchAgent(
-        env_name, worlds=config.worlds, z=config.z, horizon=config.horizon, seed=seed
+        env_name,
+        worlds=config.worlds,
+        z=config.z,
+        horizon=config.horizon,
+        value=config.value,
+        seed=seed,
     )
 
 
@@ -102,7 +108,7 @@ class AdvantageLabels:
     """bool (rows,): whether the row's game is held out of training."""
     advantages: np.ndarray
     """float32 (rows, actions): each legal action's mean advantage over the heuristic's choice,
-    world by world, in margin points (0 where illegal)."""
+    world by world, in the search's value (0 where illegal)."""
     stderrs: np.ndarray
     """float32 (rows, actions): its standard error (0 where illegal)."""
     heuristic: np.ndarray
@@ -316,8 +322,8 @@ class AdvantageRound:
     leaves: float
     """The share of the round's states where the search leaves the network (weight above 0)."""
     gain: float | None
-    """The mean advantage of the search's best action over the network's choice there, in
-    margin points (None where the search never leaves)."""
+    """The mean advantage of the search's best action over the network's choice there, in the
+    search's value (None where the search never leaves)."""
     loss: float | None
     """The training's mean loss in its last epoch (None: every state was held out)."""
     agreement: float | None
@@ -327,6 +333,8 @@ class AdvantageRound:
     """The time the round's games and labels took."""
     seed: int
     """The seed of the round's games, search and training (from the run's seed and the round)."""
+    value: str = "margin"
+    """What the search valued its rollouts by (`AdvantageConfig.value`): the unit of `gain`."""
 
 
 def advantage_round(
@@ -377,6 +385,7 @@ def advantage_round(
         ),
         search_seconds=seconds,
         seed=seeded,
+        value=config.value,
     )
     return report, labels
 

@@ -68,6 +68,8 @@ PLAYERS = ("search", "network")
 """Who may play the learner's seat while the expert iteration stage gathers its states."""
 ROLLOUT_HORIZONS = ("round", "game")
 """How far the advantage stage's rollouts may play (`snail_envs.agents.rollout_search`)."""
+ROLLOUT_VALUES = ("margin", "win")
+"""What the advantage stage's rollouts may be valued by (`snail_envs.agents.rollout_search`)."""
 META_SOLVERS = ("nash", "pfsp")
 """How the league stage weighs its population as a new member's opponents
 (`snail_envs.training.meta_strategy`)."""
@@ -264,9 +266,14 @@ class AdvantageConfig:
     horizon: str = "round"
     """How far each rollout plays after the labelled decision, every seat the heuristic:
     `round` (to the end of the round in play) or `game` (to the end)."""
+    value: str = "margin"
+    """What a rollout is valued by: `margin` (the seat's points less the others' mean, in
+    points) or `win` (1 where the seat leads alone at the horizon, ½ where it shares the lead,
+    0 otherwise: with `horizon: game`, the game's result); the advantages and weights are in
+    its units."""
     z: float = 2.0
     """The noise allowed, in standard errors: a state weighs max(0, A(best) − A(network) −
-    z·SE), where A is an action's mean margin over the worlds, best the action of the largest,
+    z·SE), where A is an action's mean value over the worlds, best the action of the largest,
     network the network's choice and SE the standard error of their paired difference. At least
     0 (0: every measured preference counts)."""
     oversample: int = 4
@@ -294,12 +301,14 @@ class AdvantageConfig:
         _at_least(self, 2, ("worlds",), prefix)
         _at_least(self, 0, ("z", "keep_coef", "weight_decay"), prefix)
         _check_distillation(self, prefix)
-        if self.horizon not in ROLLOUT_HORIZONS:
-            raise ConfigError(
-                f"{prefix}horizon",
-                f"{prefix}horizon must be one of {', '.join(ROLLOUT_HORIZONS)}; got "
-                f"{shown(self.horizon)}{_did_you_mean(self.horizon, ROLLOUT_HORIZONS)}",
-            )
+        for name, allowed in (("horizon", ROLLOUT_HORIZONS), ("value", ROLLOUT_VALUES)):
+            given = getattr(self, name)
+            if given not in allowed:
+                raise ConfigError(
+                    f"{prefix}{name}",
+                    f"{prefix}{name} must be one of {', '.join(allowed)}; got "
+                    f"{shown(given)}{_did_you_mean(given, allowed)}",
+                )
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pytest
 import snail_envs
 from snail_envs.agents import RolloutSearchAgent, choose_action, make_agent
 from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
-from snail_envs.agents.rollout_search import PairedComparison
+from snail_envs.agents.rollout_search import PairedComparison, lead_shares
 from snail_envs.core.testing import deciding_agents
 from tests.names import PEDZACE_SLIMAKI, SNAP
 
@@ -69,13 +69,13 @@ def test_advantages_are_paired_world_by_world() -> None:
     world's luck: no spread at all; action 7 gains 3 in one world of two and loses 1 in the
     other."""
     margins = np.array([[10.0, 11.0, 13.0], [-5.0, -4.0, -6.0]])
-    compared = PairedComparison(legal=[2, 4, 7], heuristic=2, margins=margins)
+    compared = PairedComparison(legal=[2, 4, 7], heuristic=2, values=margins)
     mean, stderr = compared.advantages()
     assert mean.tolist() == [0.0, 1.0, 1.0] and stderr.tolist() == [0.0, 0.0, 2.0]
     mean, stderr = compared.advantages(over=7)
     assert mean.tolist() == [-1.0, 0.0, 0.0] and stderr == pytest.approx([2.0, 2.0, 0.0])
     assert compared.choice(z=2.0) == 4
-    one_world = PairedComparison(legal=[2, 4], heuristic=2, margins=np.array([[0.0, 9.0]]))
+    one_world = PairedComparison(legal=[2, 4], heuristic=2, values=np.array([[0.0, 9.0]]))
     assert np.isinf(one_world.advantages().stderr).all() and one_world.choice(z=0.0) == 2
 
 
@@ -86,7 +86,7 @@ def test_its_choice_is_its_comparisons() -> None:
     for env, agent in states:
         compared = comparing.compare(env.unwrapped, agent, env.unwrapped.legal_actions(agent))
         assert playing.act_in(env, agent) == compared.choice(comparing.z)
-        assert compared.margins.shape == (8, len(compared.legal))
+        assert compared.values.shape == (8, len(compared.legal))
 
 
 def test_rollout_search_with_a_fixed_seed_is_deterministic() -> None:
@@ -116,7 +116,33 @@ def test_a_margin_is_the_seats_points_less_the_others_mean(
         seat = env.possible_agents.index(agent)
         gained = search._batch.rollout(seat, legal, search.horizon)  # the worlds compared
         others = np.delete(gained, seat, axis=2).mean(axis=2)
-        assert compared.margins == pytest.approx(sign * (gained[:, :, seat] - others))
+        assert compared.values == pytest.approx(sign * (gained[:, :, seat] - others))
+
+
+def test_a_lead_share_scores_a_rollout_as_a_game_is_scored() -> None:
+    """1 to the one leader, ½ to each seat sharing the lead, 0 to the others; the leader has
+    the most points, or the fewest where the lowest total wins."""
+    totals = np.array([[[9.0, 4.0, 7.0], [5.0, 5.0, 2.0], [3.0, 6.0, 6.0]]])
+    assert lead_shares(totals, 0, lowest_wins=False).tolist() == [[1.0, 0.5, 0.0]]
+    assert lead_shares(totals, 2, lowest_wins=False).tolist() == [[0.0, 0.0, 0.5]]
+    assert lead_shares(totals, 1, lowest_wins=True).tolist() == [[1.0, 0.0, 0.0]]
+    assert lead_shares(totals, 2, lowest_wins=True).tolist() == [[0.0, 1.0, 0.0]]
+
+
+def test_valued_by_the_win_a_world_scores_who_leads_at_the_games_end() -> None:
+    """Pędzące Ślimaki, `value="win"`: each world's value is the seat's lead share of every
+    seat's points in the world (its record's scores) plus those the rollout adds."""
+    search = RolloutSearchAgent(PEDZACE_SLIMAKI, worlds=16, horizon="game", value="win", seed=3)
+    seen = set()
+    for env, agent in decisions(8, seed=6, env_name=PEDZACE_SLIMAKI, num_players=3, rounds=3):
+        legal = env.unwrapped.legal_actions(agent)
+        compared = search.compare(env.unwrapped, agent, legal)
+        seat = env.possible_agents.index(agent)
+        batch = search._batch  # the worlds compared
+        totals = batch.games["scores"][:, None, :3] + batch.rollout(seat, legal, "game")
+        assert compared.values.tolist() == lead_shares(totals, seat, False).tolist()
+        seen.update(compared.values.ravel().tolist())
+    assert seen == {0.0, 0.5, 1.0}
 
 
 def test_in_pedzace_slimaki_it_chooses_legal_dice_and_sometimes_not_the_heuristics() -> None:
@@ -133,8 +159,11 @@ def test_in_pedzace_slimaki_it_chooses_legal_dice_and_sometimes_not_the_heuristi
 def test_rollout_spec_names_its_worlds() -> None:
     assert make_agent("rollout", "snailed_it_v0").worlds == 128
     assert make_agent("rollout:5", "snailed_it_v0").worlds == 5
-    with pytest.raises(ValueError, match="rollout takes a number of worlds"):
-        make_agent("rollout:many", "snailed_it_v0")
+    assert make_agent("rollout:5:win", "snailed_it_v0").value == "win"
+    assert make_agent("rollout:win", PEDZACE_SLIMAKI).worlds == 128
+    for spec in ("rollout:many", "rollout:5:lead", "rollout:win:5"):
+        with pytest.raises(ValueError, match="rollout takes a number of worlds, then margin or w"):
+            make_agent(spec, "snailed_it_v0")
     with pytest.raises(ValueError, match="worlds must be an integer at least 1; got 0"):
         make_agent("rollout:0", "snailed_it_v0")
     searchable = r"\(searchable: snailed_it_v0, pedzace_slimaki_v0\)"

@@ -18,7 +18,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 import snail_envs.batched
-from snail_envs.agents.rollout_search import PairedComparison
+from snail_envs.agents.rollout_search import VALUES, PairedComparison
 from snail_envs.training import advantage, train
 from snail_envs.training.advantage import (
     LabelledDecision,
@@ -31,7 +31,12 @@ from snail_envs.training.advantage import (
     training_order,
     weighted_agreement,
 )
-from snail_envs.training.config import ROLLOUT_HORIZONS, AdvantageConfig, load_config
+from snail_envs.training.config import (
+    ROLLOUT_HORIZONS,
+    ROLLOUT_VALUES,
+    AdvantageConfig,
+    load_config,
+)
 
 torch.set_num_threads(1)
 GAME = "snailed_it_v0"
@@ -88,7 +93,7 @@ def test_labels_measure_the_best_action_against_the_networks_choice() -> None:
     """Four worlds; the heuristic plays 2, the network 4; action 7 beats 4 by 2 points in every
     world, action 4 beats 2 by 1 point in two worlds of four."""
     margins = np.array([[0.0, 1.0, 3.0], [0.0, 1.0, 3.0], [0.0, 0.0, 2.0], [0.0, 0.0, 2.0]])
-    compared = PairedComparison(legal=[2, 4, 7], heuristic=2, margins=margins)
+    compared = PairedComparison(legal=[2, 4, 7], heuristic=2, values=margins)
     mask = np.zeros(9, bool)
     mask[[2, 4, 7]] = True
     decision = LabelledDecision(np.zeros(5, np.float32), mask, False, compared, network=4)
@@ -202,8 +207,9 @@ def test_a_stopped_run_resumes_at_the_next_round(runs: dict[str, Any]) -> None:
     assert same_weights(run / "policy.pt", Path(whole["run_dir"]) / "policy.pt")
 
 
-def test_the_rollout_horizons_are_the_engines() -> None:
+def test_the_rollout_horizons_and_values_are_the_searchs() -> None:
     assert snail_envs.batched.engine_class(GAME).horizons == ROLLOUT_HORIZONS
+    assert ROLLOUT_VALUES == VALUES
 
 
 @pytest.mark.parametrize(
@@ -216,6 +222,7 @@ def test_the_rollout_horizons_are_the_engines() -> None:
         (["advantage.oversample=0"], "advantage.oversample must be at least 1"),
         (["advantage.held_out=1"], r"advantage.held_out must be in \[0, 1\)"),
         (["advantage.horizon=turn"], "advantage.horizon must be one of round, game; got 'turn'"),
+        (["advantage.value=lead"], "advantage.value must be one of margin, win; got 'lead'"),
         (["advantage.world=9"], r"unknown field 'advantage.world' \(did you mean 'advantage.wor"),
         (["stages=[advantage, imitation]"], "stages go in the order imitation, ppo, expert_it"),
         (["env_options.num_players=3"], "the advantage stage cannot label snail_sprint_v0"),

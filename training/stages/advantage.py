@@ -20,6 +20,11 @@ from snail_envs.training.stages.base import RunContext
 from snail_envs.training.stages.rounds import AfterRound, RoundStage
 
 
+def gained(gain: float, value: str) -> str:
+    """A mean advantage in its value's units: margin points, or a share of a win."""
+    return f"{gain:+.1%} of a win" if value == "win" else f"{gain:+.2f} margin points"
+
+
 def shown(share: float | None) -> str:
     """A share as a round's line gives it ("none" where nothing was measured)."""
     return "none" if share is None else f"{share:.1%}"
@@ -38,7 +43,8 @@ class Advantage(RoundStage):
         return (
             f"advantage-weighted distillation, {settings.rounds} rounds of {settings.states:,} "
             f"of the network's decisions measured by paired rollouts ({settings.worlds} worlds "
-            f"each, to the {settings.horizon}'s end, z {settings.z:g}), trained "
+            f"each, to the {settings.horizon}'s end, valued by the {settings.value}, "
+            f"z {settings.z:g}), trained "
             f"{settings.epochs} epochs"
         )
 
@@ -72,7 +78,7 @@ class Advantage(RoundStage):
 
     def round_line(self, report: Any, point: dict[str, Any], opponents: list[str]) -> str:
         """A round's report (an `AdvantageRound`) and its point of the curve, in a line."""
-        gain = "" if report.gain is None else f" (by {report.gain:+.2f} margin points)"
+        gain = "" if report.gain is None else f" (by {gained(report.gain, report.value)})"
         loss = "none trained" if report.loss is None else f"loss {report.loss:.3f}"
         scores = "".join(
             f"; vs {opponent} {point[opponent][0]:.1%}"

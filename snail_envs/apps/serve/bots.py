@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from snail_envs.agents import ismcts_iterations, make_agent, rollout_worlds, search_settings
+from snail_envs.agents import ismcts_iterations, make_agent, rollout_settings, search_settings
 from snail_envs.agents.search import BATCH, ITERATIONS
 from snail_envs.apps.seats import PERSON
 from snail_envs.apps.serve.settings import BotLimits
@@ -67,7 +67,7 @@ def check_bot(spec: str, limits: BotLimits) -> None:
             if settings.get("prior", SHIPPED) != SHIPPED:
                 check_policy_file(settings["prior"], limits)
         elif name == "rollout":
-            asked = rollout_worlds(spec, argument)
+            asked = rollout_settings(spec, argument)["worlds"]
             _at_most(shown, "worlds a move", asked, limits.rollout_worlds, "rollout-worlds")
         elif name == "ppo" and argument:
             check_policy_file(argument, limits)
