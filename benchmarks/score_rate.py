@@ -6,6 +6,8 @@ chunk after chunk, with the control on the same games.
     python benchmarks/score_rate.py --env snailed_it_v0 --agent search -o num_players=3
     python benchmarks/score_rate.py --env snail_sprint_v0 --agent ppo --control heuristic \\
         --seed 20000000 --chunk 100 --out docs/data/strength/shipped/snail_sprint_v0.json
+    python benchmarks/score_rate.py --env snail_sprint_v0 --agent ppo --control heuristic \\
+        --opponent ppo:benchmarks/previous_policies/snail_sprint_v0.pt --seed 20000000
 
 The agent plays one seat, rotating from game to game, against `--opponent` in every other seat
 (`snail_envs.training.evaluate.score_against`): a win counts 1, a shared win ½, chance is one over
@@ -30,16 +32,21 @@ import hashlib
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 import snail_envs
 from snail_envs.agents import make_agent
+from snail_envs.agents.ppo import CHECKPOINTS
 from snail_envs.score_rates import rate_text
 from snail_envs.speed_tables import add_out_arguments, check_out, provenance
 from snail_envs.training import config
 from snail_envs.training.evaluate import PACKAGES, score_against, trained_file
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository, whose files a record names by their path from here."""
 
 
 def measure(
@@ -87,6 +94,17 @@ def rule_options(
     return options
 
 
+def recorded_name(file: Path) -> str:
+    """How a record names a trained agent's file: a shipped checkpoint by its name, another file
+    of the repository (such as `benchmarks/previous_policies/`) by its path from the root."""
+    if file.parent == CHECKPOINTS.resolve():
+        return file.name
+    try:
+        return file.relative_to(ROOT).as_posix()
+    except ValueError:
+        return file.name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", required=True, choices=snail_envs.ENV_NAMES)
@@ -128,7 +146,7 @@ def main() -> None:
         file = trained_file(spec, args.env, options)
         if file is not None:
             files[spec] = {
-                "file": file.name,
+                "file": recorded_name(file),
                 "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
             }
     record = {

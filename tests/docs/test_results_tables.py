@@ -436,6 +436,24 @@ def test_score_rate_out_writes_what_the_docs_render_as_it_printed(
     assert row.startswith(f"| Snail Sprint! | `ppo` | `random` | 20 | {printed[1].split(', ')[-2]}")
 
 
+def test_score_rate_names_another_policy_of_the_repository_by_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped policy against the one it replaced (benchmarks/previous_policies/): the
+    record names the shipped file by its name and the other by its path in the repository."""
+    score_rate = benchmark("score_rate", monkeypatch)
+    out = tmp_path / "rate.json"
+    previous = f"benchmarks/previous_policies/{SNAIL_SPRINT}.pt"
+    opponent = f"ppo:{ROOT / previous}"
+    argv = ["benchmarks/score_rate.py", "--env", SNAIL_SPRINT, "--agent", "ppo"]
+    argv += ["--opponent", opponent, "--games", "4", "--chunk", "2", "--out", str(out)]
+    run_benchmark(score_rate, argv, monkeypatch)
+    files = json.loads(out.read_text())["agent_files"]
+    sha256 = hashlib.sha256((ROOT / previous).read_bytes()).hexdigest()
+    assert files[opponent] == {"file": previous, "sha256": sha256}
+    assert files["ppo"]["file"] == f"{SNAIL_SPRINT}.pt"
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -477,11 +495,14 @@ def test_score_rate_keeps_an_existing_out(
 
 def test_the_stored_strength_runs_are_of_the_shipped_checkpoints() -> None:
     """A stored run of a trained agent names the file it played with its SHA-256: the shipped
-    checkpoint's of today, so a table cannot outlive the policy it measured."""
+    checkpoint's of today (by its name), or a file of the repository (by its path, such as the
+    previous shipped policies of benchmarks/previous_policies/), so a table cannot outlive the
+    policy it measured."""
     checkpoints = ROOT / "agents" / "checkpoints"
     for path in sorted((results_tables.DATA / "strength").glob("*/*.json")):
         for entry in json.loads(path.read_text())["agent_files"].values():
-            stored = checkpoints / entry["file"]
+            name = entry["file"]
+            stored = ROOT / name if "/" in name else checkpoints / name
             assert hashlib.sha256(stored.read_bytes()).hexdigest() == entry["sha256"], path
 
 
