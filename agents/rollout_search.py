@@ -43,6 +43,7 @@ from snail_envs.agents.base import SearchAgent
 from snail_envs.agents.stopping import check_stop
 from snail_envs.batched import engine_class
 from snail_envs.core.options import check_choice, check_int, rule_keywords
+from snail_envs.core.stats import side_scores
 from snail_envs.registry import GAMES
 
 SEARCHABLE = tuple(game.env_name for game in GAMES if game.searchable)
@@ -142,11 +143,11 @@ def margins(gained: np.ndarray, seat: int, lowest_wins: bool) -> np.ndarray:
 def lead_shares(totals: np.ndarray, seat: int, lowest_wins: bool) -> np.ndarray:
     """`seat`'s result in each rollout as a game's is scored, from every seat's points at its
     horizon (`totals`, float64 (records, actions, seats)): 1 where it alone leads (the most
-    points, the fewest with `lowest_wins`), ½ where it shares the lead, 0 otherwise."""
+    points, the fewest with `lowest_wins`), ½ where it shares the lead, 0 otherwise
+    (`side_scores`)."""
     signed = -totals if lowest_wins else totals
-    leading = signed == signed.max(axis=2, keepdims=True)
-    shared = leading.sum(axis=2) > 1
-    return np.where(leading[:, :, seat], np.where(shared, 0.5, 1.0), 0.0)
+    mine = np.arange(signed.shape[-1]) == seat
+    return side_scores(signed.reshape(-1, signed.shape[-1]), mine).reshape(signed.shape[:-1])
 
 
 class Advantages(NamedTuple):

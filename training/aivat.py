@@ -33,7 +33,7 @@ import numpy as np
 import snail_envs
 import snail_envs.batched
 from snail_envs.agents import make_agent
-from snail_envs.training.evaluate import side_scores
+from snail_envs.core.stats import side_scores
 
 IN_KERNEL = ("heuristic", "random")
 """The agents the batched engine plays inside its kernels."""

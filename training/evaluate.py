@@ -71,7 +71,7 @@ from snail_envs.agents.files import atomic_path, refuse_existing
 from snail_envs.agents.ppo import POLICY_FILE
 from snail_envs.apps.replay import start_replay
 from snail_envs.cli import add_rule_options, env_name
-from snail_envs.core.stats import mean_interval, wilson_interval
+from snail_envs.core.stats import mean_interval, side_scores, wilson_interval
 from snail_envs.training.checkpoints import new_run_dir
 
 REPORTS = ("results.md", "results.csv", "results.json", "results.png", "results_matrix.png")
@@ -278,15 +278,6 @@ def game_result(record: GameRecord, spec: str) -> float:
         return 0.5
     mine = np.array([seat == spec for seat in record.seats])
     return float(side_scores(np.array([record.returns], np.float64), mine)[0])
-
-
-def side_scores(returns: np.ndarray, mine: np.ndarray) -> np.ndarray:
-    """For each row of seat returns (float (n, P)): 1 if only the side's seats (`mine`) hold the
-    best return, ½ if other seats do too, else 0 (`game_result`'s rule, for many games)."""
-    best = returns.max(axis=1, keepdims=True)
-    ours = (returns[:, mine] == best).any(axis=1)
-    others = (returns[:, ~mine] == best).any(axis=1)
-    return np.where(ours & ~others, 1.0, np.where(ours, 0.5, 0.0))
 
 
 PLAIN = "independent games, 95% Wilson interval over the games"

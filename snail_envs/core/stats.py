@@ -1,9 +1,11 @@
-"""Confidence intervals for win rates and mean scores."""
+"""Confidence intervals for win rates and mean scores, and how a game counts towards a rate."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+import numpy as np
 
 Z95 = 1.959964
 
@@ -30,3 +32,12 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
     variance = sum((v - mean) ** 2 for v in values) / (count - 1)
     half = z * math.sqrt(variance / count)
     return mean, mean - half, mean + half
+
+
+def side_scores(returns: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """For each row of seat returns (float (n, P)): 1 if only the side's seats (`mine`) hold the
+    best return, ½ if other seats do too, else 0: how a game counts towards a score rate."""
+    best = returns.max(axis=1, keepdims=True)
+    ours = (returns[:, mine] == best).any(axis=1)
+    others = (returns[:, ~mine] == best).any(axis=1)
+    return np.where(ours & ~others, 1.0, np.where(ours, 0.5, 0.0))

@@ -17,6 +17,7 @@ import pytest
 import snail_envs
 import snail_envs.batched
 from snail_envs.core.chance import SeededChance
+from snail_envs.core.stats import side_scores
 from snail_envs.training import evaluate
 from snail_envs.training.aivat import (
     STAND_IN,
@@ -25,7 +26,7 @@ from snail_envs.training.aivat import (
     RolloutValue,
     rollout_players,
 )
-from snail_envs.training.evaluate import game_result, side_scores
+from snail_envs.training.evaluate import game_result
 from tests.batched.test_search_worlds import assert_same_means, game_in_progress
 from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT
 
