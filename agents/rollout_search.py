@@ -113,7 +113,8 @@ class RolloutSearchAgent(SearchAgent):
             for repeat in range(self.repeats):
                 record = world * self.repeats + repeat
                 batch.load(record, drawn.game, self._rng.getrandbits(63))
-                points[record] = drawn.game.points()
+                if self.value == "win":
+                    points[record] = drawn.game.points()
         slot = int(np.flatnonzero(batch.seats[0] == seat)[0])
         heuristic = int(batch.heuristic_actions().reshape(batch.num_envs, -1)[0, slot])
         gained = batch.rollout(seat, legal, self.horizon).astype(np.float64)
