@@ -25,9 +25,12 @@ with R = n_envs·n_steps, a rollout's timesteps:
 
     R / (n_steps·(env step + forward) + GAE + n_epochs·(R / batch_size)·update)
 
-beside snail-train's own rate at the same settings (`train_speed.snail_train_rate`: its ppo
-stage alone, `eval_games=0`), timed by the run on the CPU clock. Each cost and rate is the
-median over `--rounds`; the ratio is snail-train's over the ceiling. With `--out FILE` the run is
+beside the rate of the same functions run as a training loop (`plain_loop_rate`: rollouts,
+GAE, `n_epochs` passes of updates over shuffled minibatches, as many timesteps as snail-train
+counts) and snail-train's own rate at the same settings (`train_speed.snail_train_rate`: its
+ppo stage alone, `eval_games=0`), timed by the run on the CPU clock. Each cost and rate is the
+median over `--rounds`; the ratios are the loop's and snail-train's over the ceiling, and
+snail-train's over the loop. With `--out FILE` the run is
 also written as JSON (`snail_envs.speed_tables.train_ceiling_record`), from which the docs
 site renders the same table. `--profile` instead runs snail-train's ppo stage once a game with
 the CPU time of its parts counted (`PROFILE_PARTS`: Stable-Baselines3's rollout and update steps,
@@ -296,6 +299,85 @@ def unit_seconds(env_name: str, seconds: float) -> dict[str, float]:
     }
 
 
+class Rollout(NamedTuple):
+    """A plain-torch PPO's rollout storage, steps × games (observations, masks, and what each
+    step's forward and env step gave)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    log_probs: np.ndarray
+    values: np.ndarray
+    rewards: np.ndarray
+    starts: np.ndarray
+
+
+def empty_rollout(steps: int, games: int, observation_size: int, actions: int) -> Rollout:
+    shape = (steps, games)
+    return Rollout(
+        np.zeros((*shape, observation_size), np.float32),
+        np.zeros((*shape, actions), bool),
+        np.zeros(shape, np.int64),
+        *(np.zeros(shape, np.float32) for _ in range(4)),
+    )
+
+
+def plain_loop_rate(env_name: str, steps: int) -> float:
+    """Learner timesteps a CPU second of a plain-torch PPO that is nothing but the unit costs'
+    functions run as a training loop (`act` and an env step for each rollout step, `gae`, then
+    `n_epochs` passes of `update` over shuffled minibatches of the rollout) at the defaults of
+    `ceiling_config(env_name)`, for rollouts until `steps` timesteps (as snail-train's `learn`
+    counts them). Beside the ceiling it shows what a real loop of the same work reaches: its
+    steps and updates follow one another, and its minibatches are gathered from the rollout."""
+    import torch
+
+    from snail_envs.training.opponents import SelfPlayPool, make_vec_env
+
+    config = ceiling_config(env_name)
+    venv = make_vec_env(config, SelfPlayPool(1), None)
+    observations, masks = venv.reset(), venv.action_masks()
+    nets = networks(observations.shape[1], masks.shape[1], config)
+    vf_coef, rng = sb3_default("vf_coef"), np.random.default_rng(0)
+    n_steps, size = config.n_steps, config.n_steps * config.n_envs
+    rollout = empty_rollout(n_steps, config.n_envs, observations.shape[1], masks.shape[1])
+    starts, timesteps = np.ones(config.n_envs, np.float32), 0
+    started = time.process_time()
+    while timesteps < steps:
+        for step in range(n_steps):
+            actions, log_probs, values = act(nets, observations, masks)
+            rollout.observations[step], rollout.masks[step] = observations, masks
+            rollout.actions[step], rollout.log_probs[step] = actions, log_probs
+            rollout.values[step], rollout.starts[step] = values, starts
+            observations, rollout.rewards[step], dones, _ = venv.step(actions)
+            masks, starts = venv.action_masks(), dones.astype(np.float32)
+        with torch.no_grad():
+            last_values = nets.critic(torch.from_numpy(observations)).squeeze(1).numpy()
+        advantages, returns = gae(
+            rollout.rewards,
+            rollout.values,
+            rollout.starts,
+            (last_values, starts),
+            config.gamma,
+            config.gae_lambda,
+        )
+        samples = {
+            "observations": rollout.observations.reshape(size, -1),
+            "masks": rollout.masks.reshape(size, -1),
+            "actions": rollout.actions.reshape(size),
+            "old_log_probs": rollout.log_probs.reshape(size),
+            "advantages": advantages.reshape(size),
+            "returns": returns.reshape(size),
+        }
+        flat = {name: torch.from_numpy(array) for name, array in samples.items()}
+        for _ in range(config.n_epochs):
+            order = torch.from_numpy(rng.permutation(size))
+            for start in range(0, size, config.batch_size):
+                rows = order[start : start + config.batch_size]
+                update(nets, {name: data[rows] for name, data in flat.items()}, config, vf_coef)
+        timesteps += size
+    return timesteps / (time.process_time() - started)
+
+
 @contextlib.contextmanager
 def stage_timed_on_cpu() -> Iterator[None]:
     """snail-train's stages timed on this process's CPU clock, not the wall clock (other jobs
@@ -316,13 +398,18 @@ def snail_train_cpu_rate(env_name: str, steps: int, output: str) -> float:
 def measured_runs(
     env_names: list[str], steps: int, rounds: int, seconds: float
 ) -> dict[str, dict[str, Any]]:
-    """For each game, each unit cost and snail-train's rate a round, the games' measurements
-    interleaved in each round, on one torch thread."""
+    """For each game, each unit cost, the plain-torch loop's rate (`plain_loop_rate`) and
+    snail-train's rate a round, the games' measurements interleaved in each round, on one torch
+    thread."""
     import torch
 
     torch.set_num_threads(1)
     measured: dict[str, dict[str, Any]] = {
-        name: {"unit_seconds": {unit: [] for unit in UNIT_COSTS}, "snail_train": []}
+        name: {
+            "unit_seconds": {unit: [] for unit in UNIT_COSTS},
+            "plain_loop": [],
+            "snail_train": [],
+        }
         for name in env_names
     }
     with tempfile.TemporaryDirectory() as output:
@@ -334,6 +421,7 @@ def measured_runs(
                 for unit, spent in unit_seconds(env_name, seconds).items():
                     game["unit_seconds"][unit].append(spent)
                 game["snail_train"].append(snail_train_cpu_rate(env_name, steps, output))
+                game["plain_loop"].append(plain_loop_rate(env_name, steps))
     return measured
 
 

@@ -45,21 +45,23 @@ game's pair (iterations, simulated decisions):
 
 A training-ceiling record (`train_ceiling_record`), of `benchmarks/train_ceiling.py`: the unit
 costs of a plain-torch PPO (`UNIT_COSTS`, CPU seconds a call) under snail-train's default
-settings, the ceiling they make (`ceiling_rate`) and snail-train's own rate, in learner
-timesteps a CPU second:
+settings, the ceiling they make (`ceiling_rate`), the rate of a plain-torch loop of the same
+functions (`plain_loop`) and snail-train's own rate, in learner timesteps a CPU second:
 
     {"steps": 50000, "rounds": 2,
      "settings": {"n_envs": 64, "n_steps": 64, "batch_size": 1024, "n_epochs": 4,
                   "net_arch": [128, 128], "activation": "Tanh"},
      "games": {"snail_sprint_v0": {
          "unit_seconds": {"env_step": [...], "forward": [...], "update": [...], "gae": [...]},
-         "snail_train": [...],
-         "median": {"env_step": 9.1e-05, ..., "ceiling": 10100.0, "snail_train": 6700.0},
-         "ratio": 0.66}, ...},
+         "plain_loop": [...], "snail_train": [...],
+         "median": {"env_step": 9.1e-05, ..., "ceiling": 10100.0, "plain_loop": 9300.0,
+                    "snail_train": 6700.0},
+         "ratio": 0.66, "loop_ratio": 0.92, "ratio_to_loop": 0.72}, ...},
      "provenance": {...}}
 
-The medians are each cost's and snail-train's over the rounds; the ceiling is that of the
-median costs, and the ratio snail-train's median over it.
+The medians are each cost's and each rate's over the rounds; the ceiling is that of the median
+costs; `ratio` is snail-train's median over the ceiling, `loop_ratio` the loop's, and
+`ratio_to_loop` snail-train's over the loop's.
 """
 
 from __future__ import annotations
@@ -316,18 +318,29 @@ def train_ceiling_record(
     packages: Sequence[str],
 ) -> dict[str, Any]:
     """A training-ceiling run as its record: `measured`, for each game, each unit cost a round
-    (`unit_seconds`) and snail-train's rate a round (`snail_train`), with their medians, the
-    ceiling of the median costs (`ceiling_rate`) and snail-train's ratio to it."""
+    (`unit_seconds`), the plain-torch loop's rate a round (`plain_loop`) and snail-train's
+    (`snail_train`), with their medians, the ceiling of the median costs (`ceiling_rate`), and
+    the ratios of the loop and snail-train to it and of snail-train to the loop."""
     games = {}
     for env_name, game in measured.items():
         median = {unit: statistics.median(game["unit_seconds"][unit]) for unit in UNIT_COSTS}
         ceiling = ceiling_rate(median, settings)
-        snail_train = statistics.median(game["snail_train"])
+        loop, snail_train = (
+            statistics.median(game[rate]) for rate in ("plain_loop", "snail_train")
+        )
         games[env_name] = {
             "unit_seconds": game["unit_seconds"],
+            "plain_loop": game["plain_loop"],
             "snail_train": game["snail_train"],
-            "median": {**median, "ceiling": ceiling, "snail_train": snail_train},
+            "median": {
+                **median,
+                "ceiling": ceiling,
+                "plain_loop": loop,
+                "snail_train": snail_train,
+            },
             "ratio": snail_train / ceiling,
+            "loop_ratio": loop / ceiling,
+            "ratio_to_loop": snail_train / loop,
         }
     return {
         "steps": steps,
@@ -340,18 +353,22 @@ def train_ceiling_record(
 
 def train_ceiling_markdown(record: dict[str, Any]) -> str:
     """A training-ceiling record's table: a row per game, its median unit costs, the ceiling
-    they make, snail-train's median rate and its ratio to the ceiling; then the settings."""
+    they make, the plain-torch loop's and snail-train's median rates with their ratios to the
+    ceiling, and snail-train's to the loop; then the settings."""
     lines = [
         "| game | env step µs | forward µs | update ms | GAE ms | ceiling ts/s "
-        "| snail-train ts/s | ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| plain-torch loop ts/s | snail-train ts/s | loop/ceiling | snail-train/ceiling "
+        "| snail-train/loop |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for env_name, game in record["games"].items():
         median = game["median"]
         lines.append(
             f"| {env_name} | {median['env_step'] * 1e6:,.0f} | {median['forward'] * 1e6:,.0f} "
             f"| {median['update'] * 1e3:.2f} | {median['gae'] * 1e3:.2f} "
-            f"| {median['ceiling']:,.0f} | {median['snail_train']:,.0f} | {game['ratio']:.2f}× |"
+            f"| {median['ceiling']:,.0f} | {median['plain_loop']:,.0f} "
+            f"| {median['snail_train']:,.0f} | {game['loop_ratio']:.2f}× | {game['ratio']:.2f}× "
+            f"| {game['ratio_to_loop']:.2f}× |"
         )
     settings = record["settings"]
     lines += [

@@ -543,7 +543,11 @@ def test_train_ceiling_out_writes_what_the_docs_render_as_it_printed(
     show the table the run printed."""
     train_ceiling = benchmark("train_ceiling", monkeypatch)
     costs = {"env_step": [1e-4, 3e-4], "forward": [4e-4, 4e-4], "update": [0.01, 0.03]}
-    measured = {"unit_seconds": {**costs, "gae": [2e-3, 2e-3]}, "snail_train": [500.0, 700.0]}
+    measured = {
+        "unit_seconds": {**costs, "gae": [2e-3, 2e-3]},
+        "plain_loop": [800.0, 1000.0],
+        "snail_train": [500.0, 700.0],
+    }
     monkeypatch.setattr(train_ceiling, "measured_runs", lambda *args: {SNAIL_SPRINT: measured})
     out = tmp_path / "ceiling.json"
     argv = ["benchmarks/train_ceiling.py", "--only", SNAIL_SPRINT, "--out", str(out)]
@@ -557,9 +561,45 @@ def test_train_ceiling_out_writes_what_the_docs_render_as_it_printed(
     seconds = settings["n_steps"] * (2e-4 + 4e-4) + 2e-3 + updates * 0.02
     assert game["median"]["ceiling"] == pytest.approx(rollout / seconds)
     assert game["ratio"] == pytest.approx(600.0 * seconds / rollout)
+    assert game["loop_ratio"] == pytest.approx(900.0 * seconds / rollout)
+    assert game["ratio_to_loop"] == pytest.approx(600.0 / 900.0)
+    assert game["plain_loop"] == measured["plain_loop"]
     *table, _, line = benchmark_table(out, "training-ceiling").splitlines()
     assert "\n".join(table) in capsys.readouterr().out
     assert line == speed_tables.provenance_line(record["provenance"])
+
+
+def test_the_plain_torch_loop_does_the_work_the_ceiling_prices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rollout of the plain-torch loop is `n_steps` forwards and env steps, one GAE and
+    `n_epochs` passes of minibatch updates over it, each minibatch `batch_size` samples of the
+    rollout whose actions are legal under their own masks; the loop stops once it has the
+    timesteps asked for."""
+    import torch
+
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    calls: dict[str, int] = {"act": 0, "gae": 0}
+    batches: list[Any] = []
+    for name in calls:
+        counted = getattr(train_ceiling, name)
+
+        def count(*args: Any, name: str = name, counted: Any = counted) -> Any:
+            calls[name] += 1
+            return counted(*args)
+
+        monkeypatch.setattr(train_ceiling, name, count)
+    monkeypatch.setattr(train_ceiling, "update", lambda nets, batch, *rest: batches.append(batch))
+    settings = train_ceiling.recorded_settings()
+    rollout = settings["n_envs"] * settings["n_steps"]
+    assert train_ceiling.plain_loop_rate(SNAIL_SPRINT, rollout + 1) > 0
+    assert calls == {"act": 2 * settings["n_steps"], "gae": 2}
+    assert len(batches) == 2 * settings["n_epochs"] * rollout // settings["batch_size"]
+    first_pass = batches[: rollout // settings["batch_size"]]
+    assert all(len(batch["actions"]) == settings["batch_size"] for batch in batches)
+    legal = torch.cat([batch["masks"] for batch in first_pass])
+    actions = torch.cat([batch["actions"] for batch in first_pass])
+    assert legal[torch.arange(rollout), actions].all()
 
 
 def test_the_ceiling_profile_times_functions_that_exist_and_prices_the_runs_own_work(
