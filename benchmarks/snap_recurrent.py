@@ -1,0 +1,186 @@
+"""Memory under noisy sight in Snap: a recurrent policy beside the recall features, each trained
+from scratch for the same PPO steps against the heuristic, then scored against it.
+
+    python benchmarks/snap_recurrent.py --steps 4000000 --games 1000 --out snap-recurrent.json
+    python benchmarks/snap_recurrent.py --only lstm --steps 200000 --games 100
+
+Under `noisy_sight`'s rules a seat glimpses the card flipped last wrongly at the window's first
+ticks; a seat that remembers every card it has seen knows which keys the card can still show
+(benchmarks/snap_memory.py). The observation shows the table only. Two ways to give a network
+that memory, trained alike (`ARMS`):
+
+- `mlp`: MaskablePPO with snail-train's policy (`LeanPolicy`, [128, 128] Tanh) on the plain
+  observation: no memory, the baseline;
+- `mlp_recall`: the same with `recall="perfect"`, whose observation adds, while the seat
+  glimpses, the share of each key among the cards the flipped one may be by its memory;
+- `lstm`: sb3-contrib's RecurrentPPO with `MaskedRecurrentPolicy` (`snail_envs.training.
+  recurrent`: the masks carried in the observation) on the plain observation, an LSTM of
+  `--lstm` units before the same [128, 128] actor (the critic the same MLP, without an LSTM):
+  what recall gives, it has to learn from the sequence of its own views.
+
+Each learns from scratch (no imitation) against the heuristic in the batched learner env, with
+snail-train's default settings (64 games a step, 64-step rollouts, minibatches of 1,024, 4
+epochs, learning rate 3e-4, no entropy bonus; the margin as reward), seed `--seed`, one torch
+thread, for `--steps` timesteps. Then it plays `--games` Python games against the heuristic
+(`training.evaluate.score_against`: its most likely legal action, seats rotating, game i seeded
+2·10⁷ + i; the LSTM's state starts anew each game), beside the control: the heuristic in the same
+seat of the same games. The table gives each arm's score rate with its 95% Wilson interval, its
+CPU seconds of training and of play; `--out FILE` writes it as JSON (kept unless
+`--overwrite`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from snail_envs.speed_tables import add_out_arguments, check_out, provenance
+
+PRESET = Path(__file__).resolve().parents[1] / "configs" / "snap" / "noisy_sight.yaml"
+ENV = "snap_v2"
+ARMS = ("mlp", "mlp_recall", "lstm")
+SETTINGS = {
+    "n_steps": 64,
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "ent_coef": 0.0,
+}
+N_ENVS = 64
+NET_ARCH = [128, 128]
+SEED = 2 * 10**7
+"""The first game's seed of the scoring (as the final evaluation of snail-train)."""
+PACKAGES = ("numpy", "torch", "stable-baselines3", "sb3-contrib", "numba")
+
+
+def table_options(arm: str) -> dict[str, Any]:
+    """The rule options of `arm`'s table: `noisy_sight`'s, with recall for `mlp_recall`."""
+    options = dict(yaml.safe_load(PRESET.read_text()))
+    if arm == "mlp_recall":
+        options["recall"] = "perfect"
+    return options
+
+
+def learner(arm: str, lstm_units: int, seed: int) -> Any:
+    """`arm`'s model, untrained, on `N_ENVS` batched games against the heuristic."""
+    from sb3_contrib import MaskablePPO, RecurrentPPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    import snail_envs.batched
+    from snail_envs.training.lean_policy import LeanPolicy
+    from snail_envs.training.recurrent import MaskedRecurrentPolicy, MasksInObservations
+
+    venv = VecMonitor(
+        snail_envs.batched.make_vec_env(
+            ENV, N_ENVS, opponents={"heuristic": 1}, reward="margin", **table_options(arm)
+        )
+    )
+    common = {**SETTINGS, "seed": seed, "device": "cpu", "verbose": 0}
+    if arm == "lstm":
+        kwargs = {"lstm_hidden_size": lstm_units, "enable_critic_lstm": False}
+        return RecurrentPPO(
+            MaskedRecurrentPolicy,
+            MasksInObservations(venv),
+            policy_kwargs={"net_arch": NET_ARCH, **kwargs},
+            **common,
+        )
+    return MaskablePPO(LeanPolicy, venv, policy_kwargs={"net_arch": NET_ARCH}, **common)
+
+
+def player(arm: str, model: Any) -> Any:
+    """An agent playing `model`'s most likely legal action."""
+    from snail_envs.agents.ppo import PPOAgent
+    from snail_envs.training.recurrent import RecurrentAgent
+
+    return RecurrentAgent(model.policy) if arm == "lstm" else PPOAgent(model.policy)
+
+
+def score(agent: Any, options: dict[str, Any], games: int) -> dict[str, Any]:
+    """`agent`'s score against the heuristic over `games` Python games from `SEED`, with its CPU
+    seconds (a recurrent agent's state reset after each game)."""
+    from snail_envs.training.evaluate import score_against
+
+    started = time.process_time()
+    reset = getattr(agent, "reset", None)
+    rate, low, high = score_against(
+        ENV, agent, "heuristic", games, seed=SEED, options=options, after_game=reset
+    )
+    return {"score": rate, "interval": [low, high], "cpu_seconds": time.process_time() - started}
+
+
+def run_arm(arm: str, steps: int, games: int, lstm_units: int, seed: int) -> dict[str, Any]:
+    """Train `arm` for `steps` timesteps, then score it: the record of the arm."""
+    model = learner(arm, lstm_units, seed)
+    started = time.process_time()
+    model.learn(steps)
+    trained = time.process_time() - started
+    record = {"train_cpu_seconds": trained, **score(player(arm, model), table_options(arm), games)}
+    print(f"{arm}: {markdown_row(arm, record)}", flush=True)
+    return record
+
+
+def markdown_row(name: str, record: dict[str, Any]) -> str:
+    low, high = record["interval"]
+    trained = record.get("train_cpu_seconds")
+    return (
+        f"| {name} | {record['score']:.1%} ({low:.1%}–{high:.1%}) | "
+        f"{'' if trained is None else f'{trained:,.0f}'} | {record['cpu_seconds']:,.0f} |"
+    )
+
+
+def markdown(record: dict[str, Any]) -> str:
+    lines = [
+        "| arm | score vs heuristic | CPU s training | CPU s playing |",
+        "|---|---|---:|---:|",
+        *(markdown_row(arm, result) for arm, result in record["arms"].items()),
+        markdown_row("control: the heuristic", record["control"]),
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", default=list(ARMS), choices=ARMS)
+    parser.add_argument("--steps", type=int, default=4_000_000, help="PPO timesteps an arm")
+    parser.add_argument("--games", type=int, default=1000, help="games scored an arm")
+    parser.add_argument("--lstm", type=int, default=128, help="the LSTM's units")
+    parser.add_argument("--seed", type=int, default=0, help="the training seed")
+    parser.add_argument("--no-control", action="store_true", help="skip the heuristic's score")
+    add_out_arguments(parser, "also write the results as JSON")
+    args = parser.parse_args()
+    check_out(parser, args)
+    for name, value in (("--steps", args.steps), ("--games", args.games), ("--lstm", args.lstm)):
+        if value < 1:
+            parser.error(f"{name} must be at least 1; got {value}")
+    import torch
+
+    from snail_envs.agents import make_agent
+
+    torch.set_num_threads(1)
+    arms = {arm: run_arm(arm, args.steps, args.games, args.lstm, args.seed) for arm in args.only}
+    record: dict[str, Any] = {
+        "env": ENV,
+        "steps": args.steps,
+        "games": args.games,
+        "seed": args.seed,
+        "lstm_units": args.lstm,
+        "arms": arms,
+        "control": None,
+    }
+    if not args.no_control:
+        options = table_options("mlp")
+        control = make_agent("heuristic", ENV, seed=1, options=options)
+        record["control"] = score(control, options, args.games)
+        print(markdown(record))
+    if args.out is not None:
+        record["provenance"] = provenance(PACKAGES)
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
