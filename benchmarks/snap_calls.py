@@ -19,6 +19,8 @@ preset's) should learn not to call. Per game, so that agents can be compared.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from score_rate import rule_options
 
@@ -28,22 +30,22 @@ from snail_envs.snap.calls import KINDS, CallTally, pending_call
 from snail_envs.snap.rules import FACTS
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--agents", nargs=2, default=["ppo", "heuristic"])
-    parser.add_argument("--preset", default="noisy_sight")
-    parser.add_argument("--games", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "-o", "--option", action="append", default=[], help="name=value, after the preset's"
-    )
-    args = parser.parse_args()
-    options = rule_options(FACTS.env_name, args.preset, args.option, parser)
-    agents = [make_agent(spec, FACTS.env_name, seed=0, options=options) for spec in args.agents]
+def tally_calls(
+    agents: Sequence[Any],
+    options: dict[str, Any],
+    games: int,
+    seed: int,
+    before_game: Callable[[], None] | None = None,
+) -> list[CallTally]:
+    """The calls of each of the two `agents` over `games` games of the parallel environment
+    (game i seeded `seed` + i), seats alternating from game to game; `before_game` is called
+    before each game."""
     tallies = [CallTally(), CallTally()]
-    for game in range(args.games):
+    for game in range(games):
+        if before_game is not None:
+            before_game()
         env = snail_envs.make_parallel(FACTS.env_name, **options)
-        observations, _ = env.reset(seed=args.seed + game)
+        observations, _ = env.reset(seed=seed + game)
         player = {f"player_{(game + i) % 2}": i for i in range(2)}
         while env.agents:
             table = env.unwrapped.game
@@ -61,6 +63,22 @@ def main() -> None:
             for agent, call in calls.items():
                 if call is not None:
                     tallies[player[agent]].add(table, call)
+    return tallies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agents", nargs=2, default=["ppo", "heuristic"])
+    parser.add_argument("--preset", default="noisy_sight")
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "-o", "--option", action="append", default=[], help="name=value, after the preset's"
+    )
+    args = parser.parse_args()
+    options = rule_options(FACTS.env_name, args.preset, args.option, parser)
+    agents = [make_agent(spec, FACTS.env_name, seed=0, options=options) for spec in args.agents]
+    tallies = tally_calls(agents, options, args.games, args.seed)
     print(
         f"{args.games} games of {FACTS.env_name} under "
         f"{' '.join([f'{args.preset}.yaml', *args.option])}, seats alternating; per game:"

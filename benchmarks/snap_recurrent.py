@@ -24,9 +24,13 @@ epochs, learning rate 3e-4, no entropy bonus; the margin as reward), seed `--see
 thread, for `--steps` timesteps. Then it plays `--games` Python games against the heuristic
 (`training.evaluate.score_against`: its most likely legal action, seats rotating, game i seeded
 2·10⁷ + i; the LSTM's state starts anew each game), beside the control: the heuristic in the same
-seat of the same games. The table gives each arm's score rate with its 95% Wilson interval, its
-CPU seconds of training and of play; `--out FILE` writes it as JSON (kept unless
-`--overwrite`).
+seat of the same games. Its calls are counted over `--call-games` games of the parallel
+environment against the heuristic (`snap_calls.tally_calls`): right, wrong, and wrong where a
+seat remembering every card it had seen would have known the call wrong, the calls a policy
+that uses its memory makes fewer of. The table gives each arm's score rate with its 95% Wilson
+interval, its calls a game, its CPU seconds of training and of play; `--out FILE` writes it as
+JSON, `--save DIR` each arm's weights (`ARM-seedS.pt`, a `state_dict`); an existing file is
+kept unless `--overwrite`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from snap_calls import tally_calls
 
 from snail_envs.speed_tables import add_out_arguments, check_out, provenance
 
@@ -55,6 +60,8 @@ N_ENVS = 64
 NET_ARCH = [128, 128]
 SEED = 2 * 10**7
 """The first game's seed of the scoring (as the final evaluation of snail-train)."""
+CALL_KINDS = ("right", "wrong", "wrong, known by memory")
+"""The calls counted a game (`snail_envs.snap.calls.KINDS`)."""
 PACKAGES = ("numpy", "torch", "stable-baselines3", "sb3-contrib", "numba")
 
 
@@ -113,13 +120,41 @@ def score(agent: Any, options: dict[str, Any], games: int) -> dict[str, Any]:
     return {"score": rate, "interval": [low, high], "cpu_seconds": time.process_time() - started}
 
 
-def run_arm(arm: str, steps: int, games: int, lstm_units: int, seed: int) -> dict[str, Any]:
-    """Train `arm` for `steps` timesteps, then score it: the record of the arm."""
-    model = learner(arm, lstm_units, seed)
+def calls(agent: Any, options: dict[str, Any], games: int) -> dict[str, float]:
+    """`agent`'s calls a game against the heuristic over `games` games of the parallel
+    environment (`snap_calls.tally_calls`, seeds from `SEED`): right, wrong, and wrong where a
+    seat remembering every card it had seen would have known it (`CALL_KINDS`)."""
+    from snail_envs.agents import make_agent
+
+    heuristic = make_agent("heuristic", ENV, seed=0, options=options)
+    reset = getattr(agent, "reset", None)
+    tally, _ = tally_calls([agent, heuristic], options, games, SEED, before_game=reset)
+    return {kind: tally.counts[kind] / games for kind in CALL_KINDS}
+
+
+def weights_file(folder: Path, arm: str, seed: int) -> Path:
+    """Where `--save` puts `arm`'s weights trained with `seed`."""
+    return folder / f"{arm}-seed{seed}.pt"
+
+
+def run_arm(args: argparse.Namespace, arm: str) -> dict[str, Any]:
+    """Train `arm` for `args.steps` timesteps, save its weights where `args.save` says, then
+    score it and count its calls: the record of the arm."""
+    import torch
+
+    model = learner(arm, args.lstm, args.seed)
     started = time.process_time()
-    model.learn(steps)
+    model.learn(args.steps)
     trained = time.process_time() - started
-    record = {"train_cpu_seconds": trained, **score(player(arm, model), table_options(arm), games)}
+    if args.save is not None:
+        args.save.mkdir(parents=True, exist_ok=True)
+        torch.save(model.policy.state_dict(), weights_file(args.save, arm, args.seed))
+    agent, options = player(arm, model), table_options(arm)
+    record = {
+        "train_cpu_seconds": trained,
+        **score(agent, options, args.games),
+        "calls": calls(agent, options, args.call_games),
+    }
     print(f"{arm}: {markdown_row(arm, record)}", flush=True)
     return record
 
@@ -127,16 +162,18 @@ def run_arm(arm: str, steps: int, games: int, lstm_units: int, seed: int) -> dic
 def markdown_row(name: str, record: dict[str, Any]) -> str:
     low, high = record["interval"]
     trained = record.get("train_cpu_seconds")
+    counts = " | ".join(f"{record['calls'][kind]:.1f}" for kind in CALL_KINDS)
     return (
-        f"| {name} | {record['score']:.1%} ({low:.1%}–{high:.1%}) | "
+        f"| {name} | {record['score']:.1%} ({low:.1%}–{high:.1%}) | {counts} | "
         f"{'' if trained is None else f'{trained:,.0f}'} | {record['cpu_seconds']:,.0f} |"
     )
 
 
 def markdown(record: dict[str, Any]) -> str:
+    kinds = " | ".join(f"calls {kind} a game" for kind in CALL_KINDS)
     lines = [
-        "| arm | score vs heuristic | CPU s training | CPU s playing |",
-        "|---|---|---:|---:|",
+        f"| arm | score vs heuristic | {kinds} | CPU s training | CPU s playing |",
+        f"|---|---|{'---:|' * len(CALL_KINDS)}---:|---:|",
         *(markdown_row(arm, result) for arm, result in record["arms"].items()),
         markdown_row("control: the heuristic", record["control"]),
     ]
@@ -148,25 +185,38 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=list(ARMS), choices=ARMS)
     parser.add_argument("--steps", type=int, default=4_000_000, help="PPO timesteps an arm")
     parser.add_argument("--games", type=int, default=1000, help="games scored an arm")
+    parser.add_argument("--call-games", type=int, default=50, help="games whose calls count")
     parser.add_argument("--lstm", type=int, default=128, help="the LSTM's units")
+    parser.add_argument("--save", type=Path, help="a folder to save each arm's weights in")
     parser.add_argument("--seed", type=int, default=0, help="the training seed")
     parser.add_argument("--no-control", action="store_true", help="skip the heuristic's score")
     add_out_arguments(parser, "also write the results as JSON")
     args = parser.parse_args()
     check_out(parser, args)
-    for name, value in (("--steps", args.steps), ("--games", args.games), ("--lstm", args.lstm)):
+    for name, value in (
+        ("--steps", args.steps),
+        ("--games", args.games),
+        ("--call-games", args.call_games),
+        ("--lstm", args.lstm),
+    ):
         if value < 1:
             parser.error(f"{name} must be at least 1; got {value}")
+    if args.save is not None and not args.overwrite:
+        for arm in args.only:
+            weights = weights_file(args.save, arm, args.seed)
+            if weights.exists():
+                parser.error(f"{weights} exists: give --overwrite to replace it")
     import torch
 
     from snail_envs.agents import make_agent
 
     torch.set_num_threads(1)
-    arms = {arm: run_arm(arm, args.steps, args.games, args.lstm, args.seed) for arm in args.only}
+    arms = {arm: run_arm(args, arm) for arm in args.only}
     record: dict[str, Any] = {
         "env": ENV,
         "steps": args.steps,
         "games": args.games,
+        "call_games": args.call_games,
         "seed": args.seed,
         "lstm_units": args.lstm,
         "arms": arms,
@@ -175,7 +225,10 @@ def main() -> None:
     if not args.no_control:
         options = table_options("mlp")
         control = make_agent("heuristic", ENV, seed=1, options=options)
-        record["control"] = score(control, options, args.games)
+        record["control"] = {
+            **score(control, options, args.games),
+            "calls": calls(control, options, args.call_games),
+        }
         print(markdown(record))
     if args.out is not None:
         record["provenance"] = provenance(PACKAGES)

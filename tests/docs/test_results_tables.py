@@ -654,6 +654,31 @@ def test_a_headline_cell_takes_its_numbers_from_the_record_it_names(
     )
 
 
+def test_snap_recurrent_keeps_saved_weights_and_refuses_empty_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before anything is trained: an arm's weights file already in `--save` is kept, and a run
+    of no steps is refused, each in one line."""
+    module = benchmark("snap_recurrent", monkeypatch)
+    (tmp_path / "lstm-seed3.pt").write_text("mine")
+    argv = [
+        "benchmarks/snap_recurrent.py",
+        "--only",
+        "lstm",
+        "--seed",
+        "3",
+        "--save",
+        str(tmp_path),
+    ]
+    with pytest.raises(SystemExit):
+        run_benchmark(module, argv, monkeypatch)
+    assert f"{tmp_path / 'lstm-seed3.pt'} exists: give --overwrite" in capsys.readouterr().err
+    assert (tmp_path / "lstm-seed3.pt").read_text() == "mine"
+    with pytest.raises(SystemExit):
+        run_benchmark(module, ["benchmarks/snap_recurrent.py", "--steps", "0"], monkeypatch)
+    assert "--steps must be at least 1; got 0" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -662,6 +687,7 @@ def test_a_headline_cell_takes_its_numbers_from_the_record_it_names(
         "search_deviations",
         "search_speed",
         "serve_load",
+        "snap_recurrent",
         "throughput",
         "train_ceiling",
         "train_speed",
