@@ -39,8 +39,9 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 import yaml
 from snap_calls import tally_calls
 
@@ -62,6 +63,13 @@ SEED = 2 * 10**7
 """The first game's seed of the scoring (as the final evaluation of snail-train)."""
 CALL_KINDS = ("right", "wrong", "wrong, known by memory")
 """The calls counted a game (`snail_envs.snap.calls.KINDS`)."""
+GAMMA = 0.99
+"""The discount of the cloned value's returns (MaskablePPO's default)."""
+VALUE_COEF = 0.5
+CLONE_BATCH = 16
+CLONE_LR = 1e-3
+CLONE_SEED = 10**6
+"""The first game's seed of the heuristic's games to clone."""
 PACKAGES = ("numpy", "torch", "stable-baselines3", "sb3-contrib", "numba")
 
 
@@ -132,6 +140,132 @@ def calls(agent: Any, options: dict[str, Any], games: int) -> dict[str, float]:
     return {kind: tally.counts[kind] / games for kind in CALL_KINDS}
 
 
+class Sequence(NamedTuple):
+    """One seat's decisions through one game: observations (T, D), masks (T, A), the actions
+    taken (T,) and the discounted returns from each (T,)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+
+def heuristic_sequences(options: dict[str, Any], games: int, seed: int) -> list[Sequence]:
+    """Both seats' decisions in `games` games of the heuristic against itself (game i seeded
+    `seed` + i; the margin as reward, returns discounted by `GAMMA`), a sequence a seat."""
+    import snail_envs
+    from snail_envs.agents import make_agent
+
+    sequences = []
+    for game in range(games):
+        env = snail_envs.make_parallel(ENV, **options, reward="margin")
+        observations, _ = env.reset(seed=seed + game)
+        players = {
+            agent: make_agent("heuristic", ENV, seed=seed + game, options=options)
+            for agent in env.possible_agents
+        }
+        seen: dict[str, list[Any]] = {agent: [] for agent in env.possible_agents}
+        rewards: dict[str, list[float]] = {agent: [] for agent in env.possible_agents}
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                view, mask = observations[agent]["observation"], observations[agent]["action_mask"]
+                actions[agent] = players[agent].act(view, mask)
+                seen[agent].append((view, mask, actions[agent]))
+                rewards[agent].append(0.0)
+            observations, paid, *_ = env.step(actions)
+            for agent, reward in paid.items():
+                rewards[agent][-1] += reward
+        for agent in env.possible_agents:
+            views, masks, taken = zip(*seen[agent], strict=True)
+            returns = np.zeros(len(taken), np.float32)
+            running = 0.0
+            for step in reversed(range(len(taken))):
+                running = rewards[agent][step] + GAMMA * running
+                returns[step] = running
+            sequences.append(
+                Sequence(np.stack(views), np.stack(masks).astype(bool), np.array(taken), returns)
+            )
+    return sequences
+
+
+def padded(sequences: list[Sequence], with_masks: bool) -> dict[str, Any]:
+    """`sequences` as time-major tensors padded at the end (T, B, ...), with `valid` (T, B);
+    the observations with the masks appended for the LSTM (`with_masks`)."""
+    import torch
+
+    length, size = max(len(s.actions) for s in sequences), len(sequences)
+    first = sequences[0]
+    width = first.observations.shape[1] + (first.masks.shape[1] if with_masks else 0)
+    observations = np.zeros((length, size, width), np.float32)
+    masks = np.ones((length, size, first.masks.shape[1]), bool)
+    actions = np.zeros((length, size), np.int64)
+    returns = np.zeros((length, size), np.float32)
+    valid = np.zeros((length, size), bool)
+    for column, sequence in enumerate(sequences):
+        steps = len(sequence.actions)
+        views = sequence.observations
+        if with_masks:
+            views = np.concatenate([views, sequence.masks.astype(np.float32)], axis=1)
+        observations[:steps, column] = views
+        masks[:steps, column] = sequence.masks
+        actions[:steps, column] = sequence.actions
+        returns[:steps, column] = sequence.returns
+        valid[:steps, column] = True
+    arrays = {"observations": observations, "masks": masks, "actions": actions}
+    return {
+        name: torch.from_numpy(a)
+        for name, a in {**arrays, "returns": returns, "valid": valid}.items()
+    }
+
+
+def actor_and_critic(arm: str, policy: Any, observations: Any) -> tuple[Any, Any]:
+    """The logits (T, B, A) and values (T, B) of `policy` over whole sequences (T, B, D) from
+    their start (the LSTM's state zero at each sequence's first step)."""
+    length, size, width = observations.shape
+    features = policy.extract_features(observations.reshape(length * size, width))
+    if arm == "lstm":
+        latent, _ = policy.lstm_actor(features.reshape(length, size, -1))
+        latent = latent.reshape(length * size, -1)
+        values = policy.value_net(policy.mlp_extractor.forward_critic(policy.critic(features)))
+    else:
+        latent = features
+        values = policy.value_net(policy.mlp_extractor.forward_critic(features))
+    logits = policy.action_net(policy.mlp_extractor.forward_actor(latent))
+    return logits.reshape(length, size, -1), values.reshape(length, size)
+
+
+def clone(arm: str, policy: Any, sequences: list[Sequence], epochs: int) -> float:
+    """Clone the heuristic's sequences into `policy` (cross-entropy over the legal actions, the
+    value regressed on the returns, weighted by `VALUE_COEF`; `CLONE_BATCH` whole sequences a
+    step, Adam at `CLONE_LR`), the last tenth held out: its agreement there."""
+    import torch
+
+    held = max(1, len(sequences) // 10)
+    training, held_out = sequences[:-held], sequences[-held:]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=CLONE_LR)
+    rng = np.random.default_rng(0)
+    for _ in range(epochs):
+        order = rng.permutation(len(training))
+        for start in range(0, len(order), CLONE_BATCH):
+            batch = padded([training[i] for i in order[start : start + CLONE_BATCH]], arm == "lstm")
+            logits, values = actor_and_critic(arm, policy, batch["observations"])
+            masked = torch.where(batch["masks"], logits, torch.tensor(-1e8))
+            chosen = masked.log_softmax(-1).gather(-1, batch["actions"][..., None]).squeeze(-1)
+            valid = batch["valid"]
+            loss = -chosen[valid].mean()
+            loss = loss + VALUE_COEF * ((values - batch["returns"])[valid] ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        batch = padded(held_out, arm == "lstm")
+        logits, _ = actor_and_critic(arm, policy, batch["observations"])
+        masked = torch.where(batch["masks"], logits, torch.tensor(-1e8))
+        agree = masked.argmax(-1) == batch["actions"]
+        return float(agree[batch["valid"]].float().mean())
+
+
 def weights_file(folder: Path, arm: str, seed: int) -> Path:
     """Where `--save` puts `arm`'s weights trained with `seed`."""
     return folder / f"{arm}-seed{seed}.pt"
@@ -144,13 +278,20 @@ def run_arm(args: argparse.Namespace, arm: str) -> dict[str, Any]:
 
     model = learner(arm, args.lstm, args.seed)
     started = time.process_time()
+    record: dict[str, Any] = {}
+    if args.clone_games:
+        sequences = heuristic_sequences(table_options(arm), args.clone_games, CLONE_SEED)
+        record["clone_agreement"] = clone(arm, model.policy, sequences, args.clone_epochs)
+        record["clone_cpu_seconds"] = time.process_time() - started
+        print(f"{arm}: clone agrees with the heuristic on {record['clone_agreement']:.1%}")
+        started = time.process_time()
     model.learn(args.steps)
     trained = time.process_time() - started
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
         torch.save(model.policy.state_dict(), weights_file(args.save, arm, args.seed))
     agent, options = player(arm, model), table_options(arm)
-    record = {
+    record |= {
         "train_cpu_seconds": trained,
         **score(agent, options, args.games),
         "calls": calls(agent, options, args.call_games),
@@ -188,6 +329,10 @@ def main() -> None:
     parser.add_argument("--call-games", type=int, default=50, help="games whose calls count")
     parser.add_argument("--lstm", type=int, default=128, help="the LSTM's units")
     parser.add_argument("--save", type=Path, help="a folder to save each arm's weights in")
+    parser.add_argument(
+        "--clone-games", type=int, default=0, help="heuristic games to clone first (0: none)"
+    )
+    parser.add_argument("--clone-epochs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0, help="the training seed")
     parser.add_argument("--no-control", action="store_true", help="skip the heuristic's score")
     add_out_arguments(parser, "also write the results as JSON")
@@ -198,9 +343,12 @@ def main() -> None:
         ("--games", args.games),
         ("--call-games", args.call_games),
         ("--lstm", args.lstm),
+        ("--clone-epochs", args.clone_epochs),
     ):
         if value < 1:
             parser.error(f"{name} must be at least 1; got {value}")
+    if args.clone_games < 0:
+        parser.error(f"--clone-games must be 0 (no cloning) or more; got {args.clone_games}")
     if args.save is not None and not args.overwrite:
         for arm in args.only:
             weights = weights_file(args.save, arm, args.seed)
@@ -219,6 +367,8 @@ def main() -> None:
         "call_games": args.call_games,
         "seed": args.seed,
         "lstm_units": args.lstm,
+        "clone_games": args.clone_games,
+        "clone_epochs": args.clone_epochs,
         "arms": arms,
         "control": None,
     }
