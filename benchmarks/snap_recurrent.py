@@ -1,7 +1,8 @@
 """Memory under noisy sight in Snap: a recurrent policy beside the recall features, each trained
-from scratch for the same PPO steps against the heuristic, then scored against it.
+for the same PPO steps against the heuristic, then scored against it.
 
     python benchmarks/snap_recurrent.py --steps 4000000 --games 1000 --out snap-recurrent.json
+    python benchmarks/snap_recurrent.py --clone-games 400 --steps 4000000 --save weights/
     python benchmarks/snap_recurrent.py --only lstm --steps 200000 --games 100
 
 Under `noisy_sight`'s rules a seat glimpses the card flipped last wrongly at the window's first
@@ -18,10 +19,15 @@ that memory, trained alike (`ARMS`):
   `--lstm` units before the same [128, 128] actor (the critic the same MLP, without an LSTM):
   what recall gives, it has to learn from the sequence of its own views.
 
-Each learns from scratch (no imitation) against the heuristic in the batched learner env, with
-snail-train's default settings (64 games a step, 64-step rollouts, minibatches of 1,024, 4
-epochs, learning rate 3e-4, no entropy bonus; the margin as reward), seed `--seed`, one torch
-thread, for `--steps` timesteps. Then it plays `--games` Python games against the heuristic
+Each learns against the heuristic in the batched learner env with snail-train's default
+settings (64 games a step, 64-step rollouts, minibatches of 1,024, 4 epochs, learning rate 3e-4,
+no entropy bonus; the margin as reward), seed `--seed`, one torch thread, for `--steps`
+timesteps: from scratch, or with `--clone-games N` from a clone of the heuristic (`clone`: both
+seats' decisions in N games of the heuristic against itself, each seat's game one whole
+sequence, the LSTM's state zero at its start; cross-entropy over the legal actions and the
+value regressed on the discounted margin, `--clone-epochs` passes; the clone's agreement with
+the heuristic on the last tenth of the sequences, held out, is reported), the same games and
+steps for every arm. Then it plays `--games` Python games against the heuristic
 (`training.evaluate.score_against`: its most likely legal action, seats rotating, game i seeded
 2·10⁷ + i; the LSTM's state starts anew each game), beside the control: the heuristic in the same
 seat of the same games. Its calls are counted over `--call-games` games of the parallel
