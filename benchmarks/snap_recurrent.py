@@ -53,6 +53,9 @@ from snap_calls import tally_calls
 
 from snail_envs.snap.rules import WAIT
 from snail_envs.speed_tables import add_out_arguments, check_out, provenance
+from snail_envs.training.imitation import discounted_returns
+from snail_envs.training.lean_policy import ILLEGAL_LOGIT
+from snail_envs.training.recurrent import with_mask
 
 PRESET = Path(__file__).resolve().parents[1] / "configs" / "snap" / "noisy_sight.yaml"
 ENV = "snap_v2"
@@ -147,7 +150,7 @@ def calls(agent: Any, options: dict[str, Any], games: int) -> dict[str, float]:
     return {kind: tally.counts[kind] / games for kind in CALL_KINDS}
 
 
-class Sequence(NamedTuple):
+class SeatGame(NamedTuple):
     """One seat's decisions through one game: observations (T, D), masks (T, A), the actions
     taken (T,) and the discounted returns from each (T,)."""
 
@@ -157,7 +160,7 @@ class Sequence(NamedTuple):
     returns: np.ndarray
 
 
-def heuristic_sequences(options: dict[str, Any], games: int, seed: int) -> list[Sequence]:
+def heuristic_sequences(options: dict[str, Any], games: int, seed: int) -> list[SeatGame]:
     """Both seats' decisions in `games` games of the heuristic against itself (game i seeded
     `seed` + i; the margin as reward, returns discounted by `GAMMA`), a sequence a seat."""
     import snail_envs
@@ -185,18 +188,21 @@ def heuristic_sequences(options: dict[str, Any], games: int, seed: int) -> list[
                 rewards[agent][-1] += reward
         for agent in env.possible_agents:
             views, masks, taken = zip(*seen[agent], strict=True)
-            returns = np.zeros(len(taken), np.float32)
-            running = 0.0
-            for step in reversed(range(len(taken))):
-                running = rewards[agent][step] + GAMMA * running
-                returns[step] = running
+            following = np.arange(1, len(taken) + 1)
+            following[-1] = -1
+            returns = discounted_returns(np.array(rewards[agent]), following, GAMMA)
             sequences.append(
-                Sequence(np.stack(views), np.stack(masks).astype(bool), np.array(taken), returns)
+                SeatGame(
+                    np.stack(views),
+                    np.stack(masks).astype(bool),
+                    np.array(taken),
+                    returns.astype(np.float32),
+                )
             )
     return sequences
 
 
-def padded(sequences: list[Sequence], with_masks: bool) -> dict[str, Any]:
+def padded(sequences: list[SeatGame], with_masks: bool) -> dict[str, Any]:
     """`sequences` as time-major tensors padded at the end (T, B, ...), with `valid` (T, B);
     the observations with the masks appended for the LSTM (`with_masks`)."""
     import torch
@@ -212,9 +218,7 @@ def padded(sequences: list[Sequence], with_masks: bool) -> dict[str, Any]:
     for column, sequence in enumerate(sequences):
         steps = len(sequence.actions)
         views = sequence.observations
-        if with_masks:
-            views = np.concatenate([views, sequence.masks.astype(np.float32)], axis=1)
-        observations[:steps, column] = views
+        observations[:steps, column] = with_mask(views, sequence.masks) if with_masks else views
         masks[:steps, column] = sequence.masks
         actions[:steps, column] = sequence.actions
         returns[:steps, column] = sequence.returns
@@ -242,7 +246,14 @@ def actor_and_critic(arm: str, policy: Any, observations: Any) -> tuple[Any, Any
     return logits.reshape(length, size, -1), values.reshape(length, size)
 
 
-def clone(arm: str, policy: Any, sequences: list[Sequence], epochs: int) -> dict[str, float]:
+def masked(logits: Any, masks: Any) -> Any:
+    """`logits` with the illegal actions' at `ILLEGAL_LOGIT`."""
+    import torch
+
+    return torch.where(masks, logits, torch.tensor(ILLEGAL_LOGIT))
+
+
+def clone(arm: str, policy: Any, sequences: list[SeatGame], epochs: int) -> dict[str, float]:
     """Clone the heuristic's sequences into `policy` (cross-entropy over the legal actions, the
     value regressed on the returns, weighted by `VALUE_COEF`; `CLONE_BATCH` whole sequences a
     step, Adam at `CLONE_LR`), the last tenth held out: the clone's agreement there, over all
@@ -258,8 +269,8 @@ def clone(arm: str, policy: Any, sequences: list[Sequence], epochs: int) -> dict
         for start in range(0, len(order), CLONE_BATCH):
             batch = padded([training[i] for i in order[start : start + CLONE_BATCH]], arm == "lstm")
             logits, values = actor_and_critic(arm, policy, batch["observations"])
-            masked = torch.where(batch["masks"], logits, torch.tensor(-1e8))
-            chosen = masked.log_softmax(-1).gather(-1, batch["actions"][..., None]).squeeze(-1)
+            log_probs = masked(logits, batch["masks"]).log_softmax(-1)
+            chosen = log_probs.gather(-1, batch["actions"][..., None]).squeeze(-1)
             valid = batch["valid"]
             loss = -chosen[valid].mean()
             loss = loss + VALUE_COEF * ((values - batch["returns"])[valid] ** 2).mean()
@@ -269,8 +280,7 @@ def clone(arm: str, policy: Any, sequences: list[Sequence], epochs: int) -> dict
     with torch.no_grad():
         batch = padded(held_out, arm == "lstm")
         logits, _ = actor_and_critic(arm, policy, batch["observations"])
-        masked = torch.where(batch["masks"], logits, torch.tensor(-1e8))
-        agree = masked.argmax(-1) == batch["actions"]
+        agree = masked(logits, batch["masks"]).argmax(-1) == batch["actions"]
         calls = batch["valid"] & (batch["actions"] != WAIT)
         return {
             "agreement": float(agree[batch["valid"]].float().mean()),
