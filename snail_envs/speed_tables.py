@@ -1,10 +1,10 @@
 """The speed benchmarks' records and the tables printed from them.
 
-`benchmarks/throughput.py`, `benchmarks/train_speed.py`, `benchmarks/train_ceiling.py` and
-`benchmarks/search_speed.py` build their results into a record here, print its tables
-(`throughput_markdown`, `training_speed_markdown`, `train_ceiling_markdown`,
-`search_speed_markdown`) and, with `--out FILE`, write the record as JSON; the docs site renders
-the stored JSON with the same functions
+`benchmarks/throughput.py`, `benchmarks/train_speed.py`, `benchmarks/train_ceiling.py`,
+`benchmarks/train_parity.py` and `benchmarks/search_speed.py` build their results into a record
+here, print its tables (`throughput_markdown`, `training_speed_markdown`,
+`train_ceiling_markdown`, `train_parity_markdown`, `search_speed_markdown`) and, with `--out
+FILE`, write the record as JSON; the docs site renders the stored JSON with the same functions
 (docs/hooks/results_tables.py), so that a page's table is the one the benchmark printed. Every
 record carries its `provenance`: the command line, the date, the versions of Python, snail_envs
 and the packages that were installed, the CPU's model and the number of CPUs.
@@ -62,6 +62,22 @@ functions (`plain_loop`) and snail-train's own rate, in learner timesteps a CPU 
 The medians are each cost's and each rate's over the rounds; the ceiling is that of the median
 costs; `ratio` is snail-train's median over the ceiling, `loop_ratio` the loop's, and
 `ratio_to_loop` snail-train's over the loop's.
+
+A parity record (`train_parity_record`), of `benchmarks/train_parity.py`: snail-train's ppo stage
+trained from a fresh network under each setting (overrides of the game's plain config), every
+checkpoint's score rate against the heuristic with its 95% interval, and the control (the
+heuristic's own score on the same games):
+
+    {"timesteps": 4000000, "every": 250000, "games_a_point": 500,
+     "games": {"snail_sprint_v0": {
+         "control": [0.513, 0.469, 0.557],
+         "runs": {"": {"0": [{"timesteps": 253952, "seconds": 19.4,
+                              "score": [0.31, 0.27, 0.35]}, ...]},
+                  "n_epochs=1": {...}, ...}}, ...},
+     "provenance": {...}}
+
+A point's `seconds` are the ppo stage's own when its checkpoint was written. Parity
+(`parity_point`) is the first point whose interval reaches the control's score.
 """
 
 from __future__ import annotations
@@ -394,3 +410,71 @@ def check_out(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
     `--overwrite` was not given."""
     if args.out is not None and args.out.exists() and not args.overwrite:
         parser.error(f"{args.out} exists: give --overwrite to replace it")
+
+
+def train_parity_record(
+    measured: dict[str, dict[str, Any]],
+    *,
+    timesteps: int,
+    every: int,
+    games: int,
+    packages: Sequence[str],
+) -> dict[str, Any]:
+    """A parity run as its record: `measured`, for each game, the control's score and, for each
+    setting and seed, every checkpoint's point (timesteps, seconds, score)."""
+    return {
+        "timesteps": timesteps,
+        "every": every,
+        "games_a_point": games,
+        "games": measured,
+        "provenance": provenance(packages),
+    }
+
+
+def parity_point(points: Sequence[dict[str, Any]], control: float) -> dict[str, Any] | None:
+    """The first point whose score's 95% interval reaches `control` (None: none does)."""
+    return next((point for point in points if point["score"][2] >= control), None)
+
+
+def train_parity_markdown(record: dict[str, Any]) -> str:
+    """A parity record's table: a row per game, setting and seed, with the first point at parity
+    (its timesteps and seconds), the best and the last point's scores and the learning rate."""
+    lines = [
+        "| game | setting | seed | parity at | seconds to parity | best point | last point "
+        "| timesteps/s |",
+        "|---|---|---:|---:|---:|---|---|---:|",
+    ]
+    for env_name, game in record["games"].items():
+        control = game["control"][0]
+        for setting, seeds in game["runs"].items():
+            for seed, points in seeds.items():
+                at = parity_point(points, control)
+                best = max(points, key=lambda point: point["score"][0])
+                last = points[-1]
+                reached = (
+                    f"{at['timesteps']:,} | {at['seconds']:,.0f}"
+                    if at is not None
+                    else f"not in {last['timesteps']:,} | —"
+                )
+                lines.append(
+                    f"| {env_name} | {setting or 'defaults'} | {seed} | {reached} "
+                    f"| {_scored(best)} | {_scored(last)} "
+                    f"| {last['timesteps'] / last['seconds']:,.0f} |"
+                )
+    controls = "; ".join(
+        f"{env_name} {game['control'][0]:.1%}" for env_name, game in record["games"].items()
+    )
+    lines += [
+        "",
+        f"Score rates against the heuristic over {record['games_a_point']:,} games a point, a "
+        f"point every {record['every']:,} timesteps to {record['timesteps']:,}; the control (the "
+        f"heuristic's own score on the same games): {controls}. Parity: the first point whose "
+        "95% interval reaches the control. Seconds: the ppo stage's own (wall time, one torch "
+        "thread).",
+    ]
+    return "\n".join(lines)
+
+
+def _scored(point: dict[str, Any]) -> str:
+    rate, low, high = point["score"]
+    return f"{rate:.1%} ({low:.1%}–{high:.1%}) at {point['timesteps']:,}"

@@ -29,6 +29,9 @@ built, so that no table can differ from its data:
 - `<!-- data: training-ceiling/NAME.json -->`: snail-train's learner timesteps a CPU second
   beside the plain-torch ceiling its unit costs make, from the JSON that
   `benchmarks/train_ceiling.py --out` wrote, with the machine and the command.
+- `<!-- data: training-parity/NAME.json -->`: how long snail-train's ppo stage takes to reach the
+  heuristic under each batch setting, from the JSON that `benchmarks/train_parity.py --out`
+  wrote, with the machine and the command.
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
@@ -53,6 +56,7 @@ from snail_envs.speed_tables import (
     search_speed_markdown,
     throughput_markdown,
     train_ceiling_markdown,
+    train_parity_markdown,
     training_speed_markdown,
 )
 from snail_envs.training.aivat import narrowing_markdown
@@ -354,6 +358,7 @@ BENCHMARK_TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "speed": throughput_markdown,
     "training-speed": training_speed_markdown,
     "training-ceiling": train_ceiling_markdown,
+    "training-parity": train_parity_markdown,
     "search-speed": search_speed_markdown,
 }
 """The folders of docs/data/ that hold speed benchmarks' `--out` records, each with the function
@@ -388,7 +393,8 @@ def data_table(name: str) -> str:
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
         f"{DATA / 'duplicate'}), speed/FILE.json (of {DATA / 'speed'}), "
         f"training-speed/FILE.json (of {DATA / 'training-speed'}), training-ceiling/FILE.json "
-        f"(of {DATA / 'training-ceiling'}), search-speed/FILE.json (of "
+        f"(of {DATA / 'training-ceiling'}), training-parity/FILE.json (of "
+        f"{DATA / 'training-parity'}), search-speed/FILE.json (of "
         f"{DATA / 'search-speed'}), strength/FOLDER (a folder of {DATA / 'strength'}) or exploit"
     )
 

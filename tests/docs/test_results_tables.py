@@ -280,13 +280,22 @@ def test_a_training_speed_run_shows_its_table_and_its_machine(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["speed/missing.json", "training-speed/missing.json", "training-ceiling/missing.json"]
+    "name",
+    [
+        "speed/missing.json",
+        "training-speed/missing.json",
+        "training-ceiling/missing.json",
+        "training-parity/missing.json",
+    ],
 )
 def test_a_speed_marker_that_names_no_file_names_the_data_there_is(name: str) -> None:
     allowed = r"eval/FILE\.json .*calibration/FILE\.json .*duplicate/FILE\.json .*speed/FILE\.json"
     with pytest.raises(ValueError, match=rf"results\.md: <!-- data: {name} --> names no data: "):
         fill_tables(f"<!-- data: {name} -->", "results.md")
-    trained = r"training-speed/FILE\.json .*training-ceiling/FILE\.json .* or exploit$"
+    trained = (
+        r"training-speed/FILE\.json .*training-ceiling/FILE\.json .*training-parity/FILE\.json"
+    )
+    trained += r" .* or exploit$"
     with pytest.raises(ValueError, match=rf"{allowed} .*{trained}"):
         results_tables.data_table(name)
 
@@ -704,3 +713,86 @@ def test_a_benchmark_keeps_an_existing_out_file(
         run_benchmark(module, [f"benchmarks/{name}.py", "--out", str(out)], monkeypatch)
     assert f"{out} exists: give --overwrite to replace it" in capsys.readouterr().err
     assert out.read_text() == "mine"
+
+
+def parity_point_at(timesteps: int, seconds: float, rate: float) -> dict[str, Any]:
+    return {"timesteps": timesteps, "seconds": seconds, "score": [rate, rate - 0.05, rate + 0.05]}
+
+
+def test_train_parity_out_writes_what_the_docs_render_as_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The measurements stubbed (the real ones train): the JSON holds every point of every run
+    and the control; parity is the first point whose interval reaches the control, and the docs
+    show the table the run printed."""
+    train_parity = benchmark("train_parity", monkeypatch)
+    slow = [parity_point_at(1000, 10.0, 0.30), parity_point_at(2000, 20.0, 0.46)]
+    fast = [parity_point_at(1000, 4.0, 0.46), parity_point_at(2000, 8.0, 0.40)]
+    measured = {
+        SNAIL_SPRINT: {
+            "control": [0.5, 0.45, 0.55],
+            "runs": {"": {"0": slow}, "n_epochs=1": {"0": fast}},
+        }
+    }
+    monkeypatch.setattr(train_parity, "measure", lambda *args: measured)
+    out = tmp_path / "parity.json"
+    argv = [
+        "benchmarks/train_parity.py",
+        "--timesteps",
+        "2000",
+        "--every",
+        "1000",
+        "--out",
+        str(out),
+    ]
+    run_benchmark(train_parity, argv, monkeypatch)
+    record = json.loads(out.read_text())
+    assert record["games"] == measured
+    assert (record["timesteps"], record["every"], record["games_a_point"]) == (2000, 1000, 500)
+    assert speed_tables.parity_point(slow, 0.5) == slow[1]
+    assert speed_tables.parity_point(fast, 0.5) == fast[0]
+    assert speed_tables.parity_point(slow[:1], 0.5) is None
+    *table, _, line = benchmark_table(out, "training-parity").splitlines()
+    printed = capsys.readouterr().out
+    assert "\n".join(table) in printed
+    assert f"| {SNAIL_SPRINT} | defaults | 0 | 2,000 | 20 |" in printed
+    assert f"| {SNAIL_SPRINT} | n_epochs=1 | 0 | 1,000 | 4 |" in printed
+    assert line == speed_tables.provenance_line(record["provenance"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--games", "0"], "--games must be at least 1, not 0"),
+        (["--every", "0"], "--every must be at least 1, not 0"),
+        (["--only", "chess"], "invalid choice: 'chess'"),
+    ],
+)
+def test_train_parity_refuses_bad_arguments_in_one_line(
+    argv: list[str], error: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    train_parity = benchmark("train_parity", monkeypatch)
+    with pytest.raises(SystemExit):
+        run_benchmark(train_parity, ["benchmarks/train_parity.py", *argv], monkeypatch)
+    assert error in capsys.readouterr().err
+
+
+def test_train_parity_trains_the_plain_config_under_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run trains the game's rule options under TrainConfig's defaults, not the game config's
+    fine-tune (Snail Sprint!'s step size 1e-5, its anchor), with the setting's overrides; its
+    checkpoints come in order, each with the ppo stage's seconds so far."""
+    from snail_envs.training.config import TrainConfig
+
+    train_parity = benchmark("train_parity", monkeypatch)
+    run_dir = train_parity.train_run(SNAIL_SPRINT, "n_epochs=1 n_envs=8", 0, 1024, 512, tmp_path)
+    config = json.loads((run_dir / "config.json").read_text())
+    assert (config["n_epochs"], config["n_envs"], config["stages"]) == (1, 8, ["ppo"])
+    defaults = TrainConfig(env=SNAIL_SPRINT)
+    assert config["learning_rate"] == defaults.learning_rate
+    assert (config["anchor_coef"], config["opponents"]) == (0.0, defaults.opponents)
+    assert config["env_options"] == {"num_players": 2}
+    points = train_parity.checkpoint_points(run_dir)
+    assert [steps for _, steps, _ in points] == [512, 1024]
+    assert 0 < points[0][2] <= points[1][2]
