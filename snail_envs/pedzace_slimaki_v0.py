@@ -47,6 +47,15 @@ scripted tests rely on.
 | `three_races` | 179–179 | [0, 1] | 1 when the game is three races (`rounds=3`) |
 | `num_players` | 180–183 | [0, 1] | one-hot: 2, 3, 4 or 5 players |
 
+With `previews=True` the observation ends with one more piece, `die_previews` (40 entries, 184–223
+with the default board): for each die c the seat to play may choose, from index 8·c, what the
+rules' move with it would do (`PedzaceSlimaki.preview`): the points it would score / 4, 1 if it
+would end the race, each snail's leaf after it / the last leaf, and the place points the
+observer's own card would then score as a share of the most a card can (only where the move
+ends the race); all zero for a die that may not be chosen, and once the game is over. It is a
+function of the public table and the seat's own card: what a player looking one move ahead
+works out (the heuristic bot does, from the plain observation), given to learners as input.
+
 ## State (everything, for centralised critics; seats absolute)
 
 | piece | indices | range | meaning |
@@ -76,6 +85,7 @@ scripted tests rely on.
 | `snails` | 5 | 2–5: only the snails and dice of the first this many colours (blue, green, yellow, purple, red) race; the cards may name only them (the batched engine plays only 5) |
 | `die_pips` | 5 | 1–5: each die shows the pips 1 to this number and the snail face (the batched engine plays only 5) |
 | `max_turns` | 1000 | `None` or a number of turns (a die used, or dice passed on) after which an unfinished game is truncated |
+| `previews` | `False` | `True`: each observation ends with `die_previews` (below); the rules are unchanged |
 | `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the change in the seat's lead over the others' mean as points are scored; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |

@@ -378,8 +378,9 @@ class PedzaceSlimakiHeuristic:
     defaults unless given here: the board's length (`board_length`), the cards
     (`cards`), the place points (`place_points`) and whether the snail face moves back
     (`snail_face_backwards`; also inferred whenever the mask forbids a rolled die, which only
-    that variant does); `for_rules` gives them all. The bot keeps no memory between moves, so
-    it reads nothing into the others' play.
+    that variant does), and whether the observations end with the dice's previews (`previews`,
+    which the bot does not read: it makes its own); `for_rules` gives them all. The bot keeps no
+    memory between moves, so it reads nothing into the others' play.
     """
 
     def __init__(
@@ -389,12 +390,13 @@ class PedzaceSlimakiHeuristic:
         cards: Sequence[Sequence[str]] = DEFAULT_CARDS,
         place_points: Sequence[int] = (5, 2, 3),
         snail_face_backwards: bool = False,
+        previews: bool = False,
     ) -> None:
         self.board_length = board_length
         self.cards = tuple(parse_card(card) for card in cards)
         self.place_points = tuple(place_points)
         self.snail_face_backwards = snail_face_backwards
-        table = PedzaceSlimakiOptions(board_length=board_length, mushrooms=())
+        table = PedzaceSlimakiOptions(board_length=board_length, mushrooms=(), previews=previews)
         self.layout = PedzaceSlimakiObserver(table).observation_layout
         self.parameters = rule_parameters(
             self.layout, self.cards, self.place_points, self.snail_face_backwards
@@ -403,13 +405,14 @@ class PedzaceSlimakiHeuristic:
     @classmethod
     def for_rules(cls, rule_options: Mapping[str, Any]) -> PedzaceSlimakiHeuristic:
         """The heuristic told the board length, cards, place points and snail face of these rule
-        options."""
+        options, for their observations (with or without previews)."""
         options = parse_options(PedzaceSlimakiOptions, rule_options, "pedzace_slimaki_v0")
         return cls(
             board_length=options.board_length,
             cards=options.cards,
             place_points=options.place_points,
             snail_face_backwards=options.snail_face_backwards,
+            previews=options.previews,
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -756,16 +756,19 @@ def pieces_dtype(names: Iterable[str]) -> np.dtype:
     return np.dtype([(name, np.int64) for name in names])
 
 
-def observer_pieces(spec: GameSpec, first: str | None = None) -> np.dtype:
+def observer_pieces(
+    spec: GameSpec, first: str | None = None, optional: Iterable[str] = ()
+) -> np.dtype:
     """A record of where each piece of the observation and of the state of `spec`'s game starts
-    (`pieces_dtype`), named as its observer names them under the default options; `first` names
-    their first pieces where their names differ (a seat's own card in an observation, every
-    seat's cards in the state)."""
+    (`pieces_dtype`), named as its observer names them under the default options, then the
+    `optional` pieces that other options add; `first` names their first pieces where their names
+    differ (a seat's own card in an observation, every seat's cards in the state)."""
     observer = spec.new_observer(spec.options_class())
     layouts = (observer.observation_layout, observer.state_layout)
     names = dict.fromkeys([first] if first else [])
     for layout in layouts:
         names.update(dict.fromkeys(piece.name for piece in layout.pieces[1 if first else 0 :]))
+    names.update(dict.fromkeys(optional))
     return pieces_dtype(names)
 
 

@@ -40,10 +40,21 @@ from snail_envs.batched.core import (
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
 from snail_envs.pedzace_slimaki.env import SPEC
-from snail_envs.pedzace_slimaki.observer import MAX_RACES, NUM_FACES, POINTS_SCALE
+from snail_envs.pedzace_slimaki.observer import (
+    MAX_RACES,
+    NUM_FACES,
+    POINTS_SCALE,
+    PREVIEW_CARD,
+    PREVIEW_FINISH,
+    PREVIEW_LEAVES,
+    PREVIEW_POINTS,
+    PREVIEW_SIZE,
+    card_scale,
+)
 from snail_envs.pedzace_slimaki.rules import (
     MAX_BOARD_LENGTH,
     MAX_PLAYERS,
+    MAX_PUSHED,
     NUM_SNAILS,
     SNAIL_FACE,
     SNAIL_FACE_LEAVES,
@@ -80,9 +91,9 @@ for helper in (
 choose = jitable(strategy.choose)
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
-PIECES = observer_pieces(SPEC, first="card")
+PIECES = observer_pieces(SPEC, first="card", optional=("die_previews",))
 """Where each piece of an observation or of the state starts (`card`: the seat's own card, or
-every seat's)."""
+every seat's; `die_previews` with `previews`)."""
 
 
 GAME = game_record(
@@ -103,8 +114,8 @@ if `view_noted`, each snail's leaf as the acting view last written shows it, so 
 
 def rules_dtype(num_cards: int) -> np.dtype:
     """The rule options as the kernels read them: the cards to deal from as snail bits, the
-    points of the 1st, 2nd and last places, `max_turns` (−1 for no limit) and the heuristic's
-    parameters (`strategy.rule_parameters`)."""
+    points of the 1st, 2nd and last places (and the most a card can score, `card_scale`),
+    `max_turns` (−1 for no limit) and the heuristic's parameters (`strategy.rule_parameters`)."""
     return core.rules_dtype(
         PIECES,
         fields((), last_leaf=np.int64),
@@ -112,7 +123,7 @@ def rules_dtype(num_cards: int) -> np.dtype:
         fields(num_cards, cards=np.uint8),
         fields((), rounds=np.int64, backwards=np.uint8),
         fields(3, place_points=np.int64),
-        fields((), max_turns=np.int64),
+        fields((), card_scale=np.float64, max_turns=np.int64),
         fields(strategy.CARDS + num_cards, heuristic=np.int64),
     )
 
@@ -176,19 +187,24 @@ def move_back(g, rules, snail: int, leaves: int) -> None:
 
 
 @compiled
+def move(g, rules, die: int) -> int:
+    """Move the die's snail as its face does: forward by the pips, or on the snail face 2 leaves
+    forward (2 back with `snail_face_backwards`); returns the points it scored."""
+    face = g.faces[die]
+    if face != SNAIL_FACE:
+        return move_forward(g, rules, die, np.int64(face))
+    if rules.backwards:
+        move_back(g, rules, die, SNAIL_FACE_LEAVES)
+        return 0
+    return move_forward(g, rules, die, SNAIL_FACE_MOVE)
+
+
+@compiled
 def use_die(g, rules, die: int) -> None:
     """Move the die's snail, set a pip die aside (a snail-face die stays in the pool, unless it
     moved the snail backwards), and pass the pool to the next seat."""
-    face = g.faces[die]
-    stays_in_pool = False
-    gained = 0
-    if face != SNAIL_FACE:
-        gained = move_forward(g, rules, die, np.int64(face))
-    elif rules.backwards:
-        move_back(g, rules, die, SNAIL_FACE_LEAVES)
-    else:
-        gained = move_forward(g, rules, die, SNAIL_FACE_MOVE)
-        stays_in_pool = True
+    stays_in_pool = g.faces[die] == SNAIL_FACE and not rules.backwards
+    gained = move(g, rules, die)
     g.scores[g.turn] += gained
     g.turns_played += 1
     if g.leaf[die] == rules.last_leaf:
@@ -358,6 +374,33 @@ def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
 
 
 @compiled
+def write_previews(g, rules, at, out: np.ndarray, seat: int) -> None:
+    """What each die the seat to play may choose would do (`PedzaceSlimaki.preview`): each
+    move played on the record and taken back; nothing once the game is over."""
+    clear(out, at.die_previews, NUM_SNAILS * PREVIEW_SIZE)
+    if is_over(g) or is_truncated(g, rules):
+        return
+    leaves = g.leaf.copy()
+    places = np.empty(NUM_SNAILS, np.int64)
+    for die in range(NUM_SNAILS):
+        if not g.legal[die]:
+            continue
+        row = at.die_previews + PREVIEW_SIZE * die
+        out[row + PREVIEW_POINTS] = move(g, rules, die) / MAX_PUSHED
+        for snail in range(NUM_SNAILS):
+            out[row + PREVIEW_LEAVES + snail] = g.leaf[snail] / rules.last_leaf
+        if g.leaf[die] == rules.last_leaf:
+            out[row + PREVIEW_FINISH] = 1
+            snail_places(rules, g.leaf, places)
+            card = 0
+            for snail in range(NUM_SNAILS):
+                if g.card[seat] >> snail & 1:
+                    card += places[snail]
+            out[row + PREVIEW_CARD] = card / rules.card_scale
+        copy_into(g.leaf, leaves)
+
+
+@compiled
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Bring `out`, the acting view last written, up to date as `seat` sees the table now: its
     card and the turn's pieces rewritten, and only the marks of the snails that have moved since
@@ -373,6 +416,8 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
         leaves = rules.last_leaf + 1
         move_marks(out, at.snail_leaves, leaves, g.shown_leaf, g.leaf, -1)  # always on a leaf
         write_turn_pieces(g, rules, at, out, seat)
+        if at.die_previews >= 0:
+            write_previews(g, rules, at, out, seat)
 
 
 @compiled
@@ -383,11 +428,15 @@ def forget_views(g) -> None:
 
 @inlined
 def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
-    """What `seat` sees: its card and the table, seats relative to it."""
+    """What `seat` sees: its card and the table, seats relative to it (and with `previews`,
+    what each die it may choose would do)."""
+    at = rules.observation
     out.fill(0)
-    write_board(rules, rules.observation, out)
-    write_bits(out, rules.observation.card, g.card[seat], NUM_SNAILS)
-    write_table(g, rules, rules.observation, out, seat)
+    write_board(rules, at, out)
+    write_bits(out, at.card, g.card[seat], NUM_SNAILS)
+    write_table(g, rules, at, out, seat)
+    if at.die_previews >= 0:
+        write_previews(g, rules, at, out, seat)
 
 
 @compiled
@@ -480,6 +529,7 @@ class PedzaceSlimakiBatch(TurnBasedGame):
             rounds=options.rounds,
             backwards=options.snail_face_backwards,
             place_points=options.place_points,
+            card_scale=card_scale(options.place_points),
             max_turns=-1 if options.max_turns is None else options.max_turns,
             heuristic=strategy.rule_parameters(
                 self.observation_layout,

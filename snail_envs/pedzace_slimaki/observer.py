@@ -2,7 +2,10 @@
 
 Seats are written relative to the observer (0 = the observer, 1 = the next seat to its left, ...).
 Opponents' cards appear only in the full `state`, never in an observation. The sizes of the leaf
-pieces follow `board_length` (the tables in the env docstring are for the default 20).
+pieces follow `board_length` (the tables in the env docstring are for the default 20). With
+`previews`, the observation ends with `die_previews`: for each die the seat to play may choose,
+what the rules' move with it would do (`PedzaceSlimaki.preview`), read from the public table and
+the observer's own card.
 
 `public_table(observation)` reads an observation vector back into named fields (the card, the
 snails' leaves, the dice, the points, ...): for players that see only their observation.
@@ -21,6 +24,7 @@ from snail_envs.pedzace_slimaki.rules import (
     FACTS,
     MAX_BOARD_LENGTH,
     MAX_PLAYERS,
+    MAX_PUSHED,
     MIN_BOARD_LENGTH,
     NOT_ROLLED,
     NUM_SNAILS,
@@ -32,6 +36,17 @@ from snail_envs.pedzace_slimaki.rules import (
 NUM_FACES = 6
 MAX_RACES = max(ROUNDS)
 POINTS_SCALE = 10.0
+PREVIEW_POINTS, PREVIEW_FINISH, PREVIEW_LEAVES = 0, 1, 2
+PREVIEW_CARD = PREVIEW_LEAVES + NUM_SNAILS
+PREVIEW_SIZE = PREVIEW_CARD + 1
+"""A die's preview (`die_previews`): the points the move scores, whether it ends the race, each
+snail's leaf after it, and the place points the observer's card would then score."""
+
+
+def card_scale(place_points: tuple[int, ...]) -> float:
+    """The most place points one card (two snails) can score: a preview's card points are
+    shown as a share of it."""
+    return float(2 * max(place_points)) or 1.0
 
 
 class PedzaceSlimakiObserver:
@@ -71,6 +86,17 @@ class PedzaceSlimakiObserver:
                 ),
             )
 
+        previews = (
+            Piece(
+                "die_previews",
+                NUM_SNAILS * PREVIEW_SIZE,
+                f"for each die c the seat to play may choose (all zero otherwise), from index "
+                f"{PREVIEW_SIZE}·c: the points the move would score / {MAX_PUSHED}; 1 if it "
+                f"would end the race; each snail's leaf after it / {leaves - 1} (5 entries); "
+                "the place points your card would then score as a share of the most a card "
+                "can (only where the move ends the race)",
+            ),
+        )
         self.observation_layout = Layout(
             (
                 Piece("own_card", NUM_SNAILS, "1 for the two snails on your card"),
@@ -78,8 +104,10 @@ class PedzaceSlimakiObserver:
                     "each seat's points so far / 10, relative to you (0 = you, 1 = next seat)",
                     "the seat to play, relative to you (0 = you, 1 = next seat)",
                 ),
+                *(previews if options.previews else ()),
             )
         )
+        self.card_scale = card_scale(options.place_points)
         self.state_layout = Layout(
             (
                 Piece(
@@ -102,6 +130,8 @@ class PedzaceSlimakiObserver:
         for snail in game.cards[seat]:
             vector[at.card + snail] = 1
         self._write_table(at, game, vector, seat)
+        if at.previews >= 0:
+            self._write_previews(at.previews, game, vector, seat)
         return vector
 
     def state(self, game: PedzaceSlimaki) -> np.ndarray:
@@ -121,6 +151,25 @@ class PedzaceSlimakiObserver:
         vector[layout.offset("three_races")] = self.rounds == MAX_RACES
         vector[layout.offset("num_players") + self.num_players - FACTS.min_players] = 1
         return vector
+
+    def _write_previews(
+        self, start: int, game: PedzaceSlimaki, vector: np.ndarray, seat: int
+    ) -> None:
+        """What each die the seat to play may choose would do (nothing once the game is over)."""
+        if game.outcome is not None or game.truncated:
+            return
+        last = game.last_leaf
+        for die in game.legal:
+            after, gained = game.preview(game.leaf, die, game.faces[die])
+            row = start + PREVIEW_SIZE * die
+            vector[row + PREVIEW_POINTS] = gained / MAX_PUSHED
+            for snail, leaf in enumerate(after):
+                vector[row + PREVIEW_LEAVES + snail] = leaf / last
+            if after[die] == last:
+                vector[row + PREVIEW_FINISH] = 1
+                places = game.snail_places(after)
+                card = sum(places[snail] for snail in game.cards[seat])
+                vector[row + PREVIEW_CARD] = card / self.card_scale
 
     def _write_table(
         self, at: _Offsets, game: PedzaceSlimaki, vector: np.ndarray, seat: int
@@ -156,6 +205,8 @@ class _Offsets:
         self.points = layout.offset("points")
         self.turn = layout.offset("turn")
         self.race = layout.offset("race")
+        names = [piece.name for piece in layout.pieces]
+        self.previews = layout.offset("die_previews") if "die_previews" in names else -1
 
 
 class PublicTable(NamedTuple):
@@ -184,17 +235,21 @@ class PublicTable(NamedTuple):
 
 @cache
 def observation_layout(size: int) -> Layout:
-    """The layout of observation vectors of `size` floats (the size follows `board_length`)."""
+    """The layout of observation vectors of `size` floats (the size follows `board_length`, and
+    `previews` adds its piece)."""
     default = PedzaceSlimakiOptions()
     base = PedzaceSlimakiObserver(default).observation_layout.size
     longer = PedzaceSlimakiOptions(board_length=default.board_length + 1)
     per_leaf = PedzaceSlimakiObserver(longer).observation_layout.size - base
-    extra, remainder = divmod(size - base, per_leaf)
-    board_length = default.board_length + extra
-    if remainder or not MIN_BOARD_LENGTH <= board_length <= MAX_BOARD_LENGTH:
-        raise ValueError(f"no Pędzące Ślimaki observation has {size} entries")
-    options = PedzaceSlimakiOptions(board_length=board_length, mushrooms=())
-    return PedzaceSlimakiObserver(options).observation_layout
+    for previews in (False, True):
+        extra, remainder = divmod(size - base - previews * NUM_SNAILS * PREVIEW_SIZE, per_leaf)
+        board_length = default.board_length + extra
+        if not remainder and MIN_BOARD_LENGTH <= board_length <= MAX_BOARD_LENGTH:
+            options = PedzaceSlimakiOptions(
+                board_length=board_length, mushrooms=(), previews=previews
+            )
+            return PedzaceSlimakiObserver(options).observation_layout
+    raise ValueError(f"no Pędzące Ślimaki observation has {size} entries")
 
 
 def public_table(observation: np.ndarray) -> PublicTable:
@@ -205,13 +260,13 @@ def public_table(observation: np.ndarray) -> PublicTable:
     vector = np.asarray(observation)
     offsets = _offsets(vector.shape[-1])
     card_at, leaves_at, dice_at, aside_at, mushrooms_at = offsets[:5]
-    points_at, turn_at, race_at, three_at, players_at = offsets[5:]
+    points_at, turn_at, race_at, three_at, players_at, decoded_end = offsets[5:]
     leaves_per_snail = (dice_at - leaves_at) // NUM_SNAILS
     card, leaves, mushrooms = [], [], []
     faces, set_aside, points = [NOT_ROLLED] * NUM_SNAILS, [False] * NUM_SNAILS, [0] * MAX_PLAYERS
     turn = race = 0
     rounds, num_players = 1, 2
-    nonzero = np.flatnonzero(vector).tolist()
+    nonzero = np.flatnonzero(vector[..., :decoded_end]).tolist()
     for index in nonzero:
         if index < leaves_at:
             card.append(index - card_at)
@@ -252,9 +307,9 @@ def public_table(observation: np.ndarray) -> PublicTable:
 @cache
 def _offsets(size: int) -> tuple[int, ...]:
     layout = observation_layout(size)
-    if tuple(piece.name for piece in layout.pieces) != _DECODED:
+    if tuple(piece.name for piece in layout.pieces)[: len(_DECODED)] != _DECODED:
         raise RuntimeError("public_table must follow the observation layout's pieces")
-    return tuple(layout.offset(name) for name in _DECODED)
+    return (*(layout.offset(name) for name in _DECODED), layout[_DECODED[-1]].stop)
 
 
 _DECODED = (
@@ -269,4 +324,5 @@ _DECODED = (
     "three_races",
     "num_players",
 )
-"""The observation's pieces in their order, which `public_table` relies on."""
+"""The observation's first pieces in their order, which `public_table` relies on (the previews,
+if any, follow them and are not decoded)."""

@@ -74,6 +74,9 @@ Options (defaults in brackets)
     `max_turns` [1000]: stop (truncate) an unfinished game after this many turns (a die
     chosen, or the dice passed on), over all races, or None for no limit. Pushing back and forth
     can make a game last forever, so a limit is on by default; random play never comes near it.
+    `previews` [False]: each seat's observation also shows what each die the seat to play may
+    choose would do, as these rules make the move (an observation option: the rules are
+    unchanged).
 """
 
 from __future__ import annotations
@@ -164,6 +167,7 @@ class PedzaceSlimakiOptions:
     max_turns: int | None = DEFAULT_MAX_TURNS
     snails: int = NUM_SNAILS
     die_pips: int = MAX_PIPS
+    previews: bool = False
     is_mushroom: tuple[bool, ...] = field(init=False, repr=False, compare=False)
     """For each leaf 0 … `board_length`, whether a mushroom grows on it."""
     card_snails: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
@@ -223,6 +227,7 @@ class PedzaceSlimakiOptions:
             )
         object.__setattr__(self, "place_points", tuple(int(p) for p in points))
         check_optional_int("max_turns", self.max_turns, 1)
+        check_bool("previews", self.previews)
         object.__setattr__(
             self, "is_mushroom", tuple(leaf in self.mushrooms for leaf in range(last + 1))
         )

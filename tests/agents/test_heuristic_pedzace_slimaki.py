@@ -259,3 +259,24 @@ def test_it_only_chooses_legal_dice_and_decides_the_same_way_twice(options: dict
                 action = rng.choice(env.unwrapped.legal_actions(agent))
             env.step(action)
     assert decisions > 100
+
+
+def test_with_previews_it_plays_as_on_the_plain_observation() -> None:
+    """The previews are extra input for learners: told the table shows them, the bot reads the
+    rest of the observation and chooses as it does on the plain one."""
+    plain = PedzaceSlimakiHeuristic.for_rules({"num_players": 3})
+    told = PedzaceSlimakiHeuristic.for_rules({"num_players": 3, "previews": True})
+    env = snail_envs.make("pedzace_slimaki_v0", num_players=3, previews=True)
+    size = plain.layout.size
+    decisions = 0
+    for seed in range(10):
+        env.reset(seed=seed)
+        for agent in deciding_agents(env):
+            seen_now = env.observe(agent)
+            observation, mask = seen_now["observation"], seen_now["action_mask"]
+            assert observation.shape == (size + 40,)
+            action = told.act(observation, mask)
+            assert action == plain.act(observation[:size], mask)
+            decisions += 1
+            env.step(action)
+    assert decisions > 100

@@ -24,6 +24,8 @@ OPTION_SETS = [
     {"board_length": 12, "mushrooms": (3, 6, 9), "place_points": (4, 1, 2), "reward": "points"},
     {"board_length": 3, "mushrooms": (), "max_turns": 12, "reward": "margin"},
     slow({"num_players": 4, "rounds": 3, "reward": "margin"}),
+    {"num_players": 3, "previews": True, "reward": "margin"},
+    slow({"num_players": 4, "snail_face_backwards": True, "rounds": 3, "previews": True}),
 ]
 
 

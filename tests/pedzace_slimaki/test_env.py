@@ -15,9 +15,15 @@ import yaml
 import snail_envs
 from snail_envs import pedzace_slimaki_v0
 from snail_envs.core import testing
-from snail_envs.pedzace_slimaki.observer import public_table
+from snail_envs.pedzace_slimaki.observer import (
+    PREVIEW_SIZE,
+    PedzaceSlimakiObserver,
+    observation_layout,
+    public_table,
+)
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
 from tests.marks import slow_cases
+from tests.pedzace_slimaki.test_rules import BLUE, GREEN, PURPLE, RED, YELLOW, Position, Table, at
 from tests.presets import rule_presets
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -29,6 +35,8 @@ OPTION_SETS = [
     {"board_length": 10, "mushrooms": [3, 6], "place_points": [3, 2, 1], "max_turns": 15},
     {"num_players": 3, "cards": [["blue", "red"], ["green", "purple"], ["yellow", "red"]]},
     {"board_length": 100, "mushrooms": list(range(1, 100, 3)), "max_turns": None},
+    {"num_players": 3, "previews": True},
+    {"num_players": 4, "rounds": 3, "snail_face_backwards": True, "previews": True},
 ]
 
 
@@ -124,7 +132,12 @@ def test_points_rewards_add_up_to_the_final_points() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"num_players": 2}, {"num_players": 5}, {"num_players": 3, "rounds": 3}],
+    [
+        {"num_players": 2},
+        {"num_players": 5},
+        {"num_players": 3, "rounds": 3},
+        {"num_players": 4, "previews": True},
+    ],
     ids=str,
 )
 def test_no_leak(options: dict) -> None:
@@ -220,6 +233,62 @@ def test_public_table_decodes_an_observation(options: dict) -> None:
 def test_public_table_rejects_a_vector_of_the_wrong_size() -> None:
     with pytest.raises(ValueError, match="no Pędzące Ślimaki observation has 185 entries"):
         public_table(np.zeros(185, dtype=np.float32))
+
+
+def previews_of(table: Table, seat: int) -> np.ndarray:
+    """The `die_previews` of `seat`'s observation, a row a die."""
+    observer = PedzaceSlimakiObserver(table.game.options)
+    observer.reset(table.game)
+    observation = observer.observe(table.game, seat)
+    return observation[observer.observation_layout["die_previews"]].reshape(5, PREVIEW_SIZE)
+
+
+def preview_row(points: int, leaves: list[int], last: int, card: float = 0.0) -> list[float]:
+    finish = float(max(leaves) == last)
+    return [points / MAX_PUSHED, finish, *(leaf / last for leaf in leaves), card]
+
+
+def test_previews_show_what_each_rolled_die_would_do() -> None:
+    """Asia's roll of the push scenario ('Asia has moved the purple snail 2 leaves. The snail
+    ends its movement on a leaf with two other snails ... so Asia scores two points'), previewed
+    before she chooses: each rolled die's points and the leaves after its move; blue, not
+    rolled, shows nothing. Every seat sees the same previews of a race that does not end."""
+    position = Position(
+        leaves=at({BLUE: 4, GREEN: 2, YELLOW: 7, PURPLE: 5, RED: 7}),
+        turn=2,
+        held=(GREEN, YELLOW, PURPLE, RED),
+    )
+    table = Table({GREEN: 3, YELLOW: 3, PURPLE: 2, RED: 4}, position=position, previews=True)
+    expected = [
+        [0.0] * PREVIEW_SIZE,
+        preview_row(1, [4, 5, 7, 4, 7], 20),  # green pushes purple back from leaf 5
+        preview_row(0, [4, 2, 10, 5, 7], 20),
+        preview_row(2, [4, 2, 6, 7, 6], 20),  # purple pushes yellow and red
+        preview_row(0, [4, 2, 7, 5, 11], 20),
+    ]
+    for seat in range(3):
+        assert previews_of(table, seat) == pytest.approx(np.array(expected))
+
+
+def test_a_preview_that_ends_the_race_shows_the_place_points_of_the_seats_own_card() -> None:
+    """'A race ends the moment a snail reaches the last leaf ... 1st 5, last 3, 2nd 2': blue's 3
+    takes it to leaf 10, the end; blue and green (seat 0's card) would score 5 + 0 of the 10 a
+    card can, yellow and purple (seat 2's card) 2 + 2."""
+    position = Position(leaves=at({BLUE: 8, GREEN: 2, YELLOW: 5, PURPLE: 5, RED: 1}))
+    roll = {BLUE: 3, GREEN: 1, YELLOW: 1, PURPLE: 1, RED: 1}
+    table = Table(roll, position=position, board_length=10, mushrooms=[4], previews=True)
+    finish = [10, 2, 5, 5, 1]
+    assert previews_of(table, 0)[BLUE] == pytest.approx(preview_row(1, finish, 10, 0.5))
+    assert previews_of(table, 2)[BLUE] == pytest.approx(preview_row(1, finish, 10, 0.4))
+    assert previews_of(table, 0)[RED] == pytest.approx(preview_row(1, [8, 1, 5, 5, 2], 10))
+
+
+def test_previews_end_the_observation_and_decode_by_its_size() -> None:
+    observer = PedzaceSlimakiObserver(pedzace_slimaki_v0.SPEC.options_class(previews=True))
+    pieces = observer.observation_layout.pieces
+    assert [piece.name for piece in pieces][-2:] == ["num_players", "die_previews"]
+    assert observation_layout(184 + 5 * PREVIEW_SIZE).pieces == pieces
+    assert "die_previews" not in [piece.name for piece in observation_layout(184).pieces]
 
 
 def test_observations_are_fresh_arrays() -> None:
