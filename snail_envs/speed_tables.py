@@ -77,7 +77,8 @@ heuristic's own score on the same games):
      "provenance": {...}}
 
 A point's `seconds` are the ppo stage's own when its checkpoint was written. Parity
-(`parity_point`) is the first point whose interval reaches the control's score.
+(`parity_point`) is the first point whose interval reaches the control's score; the level every
+run of a game reached (`common_level`) is the lowest of its runs' best scores.
 """
 
 from __future__ import annotations
@@ -436,19 +437,30 @@ def parity_point(points: Sequence[dict[str, Any]], control: float) -> dict[str, 
     return next((point for point in points if point["score"][2] >= control), None)
 
 
+def common_level(game: dict[str, Any]) -> float:
+    """The score every run of a game reached at some point: the lowest of the runs' best."""
+    return min(
+        max(point["score"][0] for point in points)
+        for seeds in game["runs"].values()
+        for points in seeds.values()
+    )
+
+
 def train_parity_markdown(record: dict[str, Any]) -> str:
     """A parity record's table: a row per game, setting and seed, with the first point at parity
-    (its timesteps and seconds), the best and the last point's scores and the learning rate."""
+    (its timesteps and seconds), the first at the level every run of the game reached
+    (`common_level`), the best and the last point's scores and the learning rate."""
     lines = [
-        "| game | setting | seed | parity at | seconds to parity | best point | last point "
-        "| timesteps/s |",
-        "|---|---|---:|---:|---:|---|---|---:|",
+        "| game | setting | seed | parity at | seconds to parity | level every run reached "
+        "| first at it | seconds to it | best point | last point | timesteps/s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|",
     ]
     for env_name, game in record["games"].items():
-        control = game["control"][0]
+        control, level = game["control"][0], common_level(game)
         for setting, seeds in game["runs"].items():
             for seed, points in seeds.items():
                 at = parity_point(points, control)
+                leveled = next(point for point in points if point["score"][0] >= level)
                 best = max(points, key=lambda point: point["score"][0])
                 last = points[-1]
                 reached = (
@@ -457,7 +469,8 @@ def train_parity_markdown(record: dict[str, Any]) -> str:
                     else f"not in {last['timesteps']:,} | —"
                 )
                 lines.append(
-                    f"| {env_name} | {setting or 'defaults'} | {seed} | {reached} "
+                    f"| {env_name} | {setting or 'defaults'} | {seed} | {reached} | {level:.1%} "
+                    f"| {leveled['timesteps']:,} | {leveled['seconds']:,.0f} "
                     f"| {_scored(best)} | {_scored(last)} "
                     f"| {last['timesteps'] / last['seconds']:,.0f} |"
                 )
@@ -469,8 +482,8 @@ def train_parity_markdown(record: dict[str, Any]) -> str:
         f"Score rates against the heuristic over {record['games_a_point']:,} games a point, a "
         f"point every {record['every']:,} timesteps to {record['timesteps']:,}; the control (the "
         f"heuristic's own score on the same games): {controls}. Parity: the first point whose "
-        "95% interval reaches the control. Seconds: the ppo stage's own (wall time, one torch "
-        "thread).",
+        "95% interval reaches the control; the level every run reached: the lowest of the runs' "
+        "best scores. Seconds: the ppo stage's own (wall time, one torch thread).",
     ]
     return "\n".join(lines)
 

@@ -755,8 +755,8 @@ def test_train_parity_out_writes_what_the_docs_render_as_it_printed(
     *table, _, line = benchmark_table(out, "training-parity").splitlines()
     printed = capsys.readouterr().out
     assert "\n".join(table) in printed
-    assert f"| {SNAIL_SPRINT} | defaults | 0 | 2,000 | 20 |" in printed
-    assert f"| {SNAIL_SPRINT} | n_epochs=1 | 0 | 1,000 | 4 |" in printed
+    assert f"| {SNAIL_SPRINT} | defaults | 0 | 2,000 | 20 | 46.0% | 2,000 | 20 |" in printed
+    assert f"| {SNAIL_SPRINT} | n_epochs=1 | 0 | 1,000 | 4 | 46.0% | 1,000 | 4 |" in printed
     assert line == speed_tables.provenance_line(record["provenance"])
 
 
