@@ -162,11 +162,9 @@ def main() -> None:
     add_out_arguments(parser, "also write the results as JSON")
     args = parser.parse_args()
     check_out(parser, args)
-    for name, value in (("--timesteps", args.timesteps), ("--every", args.every)):
-        if value < 1:
-            parser.error(f"{name} must be at least 1, not {value}")
-    if args.games < 1:
-        parser.error(f"--games must be at least 1, not {args.games}")
+    for name in ("timesteps", "every", "games"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, not {getattr(args, name)}")
     measured = measure(args.only, args.settings, args.seeds, args.timesteps, args.every, args.games)
     record = train_parity_record(
         measured, timesteps=args.timesteps, every=args.every, games=args.games, packages=PACKAGES
