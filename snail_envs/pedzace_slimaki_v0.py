@@ -98,6 +98,8 @@ score 2nd place; in three races the seat after the previous race's first seat be
 ## Version history
 
 - v0: first release.
+  - Option `previews` (the `die_previews` piece): what each die the seat to play may choose
+    would do; the default leaves the observation as it was, and every game plays as before.
 """
 
 from __future__ import annotations
