@@ -54,7 +54,7 @@ from snap_calls import tally_calls
 from snail_envs.snap.rules import WAIT
 from snail_envs.speed_tables import add_out_arguments, check_out, provenance
 from snail_envs.training.imitation import discounted_returns
-from snail_envs.training.lean_policy import ILLEGAL_LOGIT
+from snail_envs.training.lean_policy import masked_logits
 from snail_envs.training.recurrent import with_mask
 
 PRESET = Path(__file__).resolve().parents[1] / "configs" / "snap" / "noisy_sight.yaml"
@@ -246,13 +246,6 @@ def actor_and_critic(arm: str, policy: Any, observations: Any) -> tuple[Any, Any
     return logits.reshape(length, size, -1), values.reshape(length, size)
 
 
-def masked(logits: Any, masks: Any) -> Any:
-    """`logits` with the illegal actions' at `ILLEGAL_LOGIT`."""
-    import torch
-
-    return torch.where(masks, logits, torch.tensor(ILLEGAL_LOGIT))
-
-
 def clone(arm: str, policy: Any, sequences: list[SeatGame], epochs: int) -> dict[str, float]:
     """Clone the heuristic's sequences into `policy` (cross-entropy over the legal actions, the
     value regressed on the returns, weighted by `VALUE_COEF`; `CLONE_BATCH` whole sequences a
@@ -269,7 +262,7 @@ def clone(arm: str, policy: Any, sequences: list[SeatGame], epochs: int) -> dict
         for start in range(0, len(order), CLONE_BATCH):
             batch = padded([training[i] for i in order[start : start + CLONE_BATCH]], arm == "lstm")
             logits, values = actor_and_critic(arm, policy, batch["observations"])
-            log_probs = masked(logits, batch["masks"]).log_softmax(-1)
+            log_probs = masked_logits(logits, batch["masks"]).log_softmax(-1)
             chosen = log_probs.gather(-1, batch["actions"][..., None]).squeeze(-1)
             valid = batch["valid"]
             loss = -chosen[valid].mean()
@@ -280,7 +273,7 @@ def clone(arm: str, policy: Any, sequences: list[SeatGame], epochs: int) -> dict
     with torch.no_grad():
         batch = padded(held_out, arm == "lstm")
         logits, _ = actor_and_critic(arm, policy, batch["observations"])
-        agree = masked(logits, batch["masks"]).argmax(-1) == batch["actions"]
+        agree = masked_logits(logits, batch["masks"]).argmax(-1) == batch["actions"]
         calls = batch["valid"] & (batch["actions"] != WAIT)
         return {
             "agreement": float(agree[batch["valid"]].float().mean()),

@@ -31,6 +31,11 @@ ILLEGAL_LOGIT = -1e8
 """The logit an illegal action gets (sb3-contrib's `MaskableCategorical` uses the same)."""
 
 
+def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """`logits` with every illegal action's (`masks` False) at `ILLEGAL_LOGIT`."""
+    return torch.where(masks, logits, torch.full((), ILLEGAL_LOGIT, dtype=logits.dtype))
+
+
 def normalised(logits: torch.Tensor) -> torch.Tensor:
     """Log-probabilities of `logits`, as `torch.distributions.Categorical` normalises them."""
     return logits - logits.logsumexp(dim=-1, keepdim=True)
@@ -58,8 +63,7 @@ class LeanMaskedCategorical(MaskableCategoricalDistribution):
             return
         self.masks = torch.as_tensor(masks, dtype=torch.bool, device=self._unmasked.device)
         self.masks = self.masks.reshape(self._unmasked.shape)
-        illegal = torch.full((), ILLEGAL_LOGIT, dtype=self._unmasked.dtype)
-        self._logits = normalised(torch.where(self.masks, self._unmasked, illegal))
+        self._logits = normalised(masked_logits(self._unmasked, self.masks))
 
     @property
     def logits(self) -> torch.Tensor:

@@ -27,7 +27,7 @@ from gymnasium import spaces
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from snail_envs.training.lean_policy import ILLEGAL_LOGIT
+from snail_envs.training.lean_policy import masked_logits
 
 
 class MasksInObservations(VecEnvWrapper):
@@ -113,8 +113,7 @@ class MaskedRecurrentPolicy(RecurrentActorCriticPolicy):
 
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor) -> Any:
         logits = self.action_net(latent_pi)
-        illegal = torch.full((), ILLEGAL_LOGIT, dtype=logits.dtype)
-        masked = torch.where(self._masks.reshape(logits.shape), logits, illegal)
+        masked = masked_logits(logits, self._masks.reshape(logits.shape))
         return self.action_dist.proba_distribution(action_logits=masked)
 
 

@@ -381,7 +381,6 @@ def write_previews(g, rules, at, out: np.ndarray, seat: int) -> None:
     if is_over(g) or is_truncated(g, rules):
         return
     leaves = g.leaf.copy()
-    places = np.empty(NUM_SNAILS, np.int64)
     for die in range(NUM_SNAILS):
         if not g.legal[die]:
             continue
@@ -391,6 +390,7 @@ def write_previews(g, rules, at, out: np.ndarray, seat: int) -> None:
             out[row + PREVIEW_LEAVES + snail] = g.leaf[snail] / rules.last_leaf
         if g.leaf[die] == rules.last_leaf:
             out[row + PREVIEW_FINISH] = 1
+            places = np.empty(NUM_SNAILS, np.int64)
             snail_places(rules, g.leaf, places)
             card = 0
             for snail in range(NUM_SNAILS):
