@@ -56,6 +56,14 @@ ends the race); all zero for a die that may not be chosen, and once the game is 
 function of the public table and the seat's own card: what a player looking one move ahead
 works out (the heuristic bot does, from the plain observation), given to learners as input.
 
+With `choice_counts=True` the observation ends with `choice_counts` (55 entries, after the
+previews if any): for each seat i relative to the observer, from index 11·i, the times it used
+each die in this race / 10 (entries 0–4, by die), the times each die was among the dice it could
+choose and it used another / 10 (entries 5–9), and the dice it used in all / 10 (entry 10); zero
+again when a race begins. Every seat sees every choice, so this is public history, what a player
+remembers of the others' play to read their cards from it (a seat moves the snails it bets on);
+the heuristic bot keeps no such memory.
+
 ## State (everything, for centralised critics; seats absolute)
 
 | piece | indices | range | meaning |
@@ -85,7 +93,8 @@ works out (the heuristic bot does, from the plain observation), given to learner
 | `snails` | 5 | 2–5: only the snails and dice of the first this many colours (blue, green, yellow, purple, red) race; the cards may name only them (the batched engine plays only 5) |
 | `die_pips` | 5 | 1–5: each die shows the pips 1 to this number and the snail face (the batched engine plays only 5) |
 | `max_turns` | 1000 | `None` or a number of turns (a die used, or dice passed on) after which an unfinished game is truncated |
-| `previews` | `False` | `True`: each observation ends with `die_previews` (below); the rules are unchanged |
+| `previews` | `False` | `True`: each observation ends with `die_previews` (see Observation); the rules are unchanged |
+| `choice_counts` | `False` | `True`: each observation ends with `choice_counts` (see Observation); the rules are unchanged |
 | `reward` | `"winlose"` | `"winlose"`, `"points"`, `"margin"` (the change in the seat's lead over the others' mean as points are scored; zero-sum) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
@@ -100,6 +109,9 @@ score 2nd place; in three races the seat after the previous race's first seat be
 - v0: first release.
   - Option `previews` (the `die_previews` piece): what each die the seat to play may choose
     would do; the default leaves the observation as it was, and every game plays as before.
+  - Option `choice_counts` (the `choice_counts` piece): the dice every seat used and passed
+    over in this race; the default leaves the observation as it was, and every game plays as
+    before.
 """
 
 from __future__ import annotations

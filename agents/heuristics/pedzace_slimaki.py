@@ -379,7 +379,8 @@ class PedzaceSlimakiHeuristic:
     (`cards`), the place points (`place_points`) and whether the snail face moves back
     (`snail_face_backwards`; also inferred whenever the mask forbids a rolled die, which only
     that variant does), and whether the observations end with the dice's previews (`previews`,
-    which the bot does not read: it makes its own); `for_rules` gives them all. The bot keeps no
+    which the bot does not read: it makes its own) and the seats' choice counts
+    (`choice_counts`, which it does not read either); `for_rules` gives them all. The bot keeps no
     memory between moves, so it reads nothing into the others' play.
     """
 
@@ -391,12 +392,18 @@ class PedzaceSlimakiHeuristic:
         place_points: Sequence[int] = (5, 2, 3),
         snail_face_backwards: bool = False,
         previews: bool = False,
+        choice_counts: bool = False,
     ) -> None:
         self.board_length = board_length
         self.cards = tuple(parse_card(card) for card in cards)
         self.place_points = tuple(place_points)
         self.snail_face_backwards = snail_face_backwards
-        table = PedzaceSlimakiOptions(board_length=board_length, mushrooms=(), previews=previews)
+        table = PedzaceSlimakiOptions(
+            board_length=board_length,
+            mushrooms=(),
+            previews=previews,
+            choice_counts=choice_counts,
+        )
         self.layout = PedzaceSlimakiObserver(table).observation_layout
         self.parameters = rule_parameters(
             self.layout, self.cards, self.place_points, self.snail_face_backwards
@@ -405,7 +412,7 @@ class PedzaceSlimakiHeuristic:
     @classmethod
     def for_rules(cls, rule_options: Mapping[str, Any]) -> PedzaceSlimakiHeuristic:
         """The heuristic told the board length, cards, place points and snail face of these rule
-        options, for their observations (with or without previews)."""
+        options, for their observations (with or without previews and choice counts)."""
         options = parse_options(PedzaceSlimakiOptions, rule_options, "pedzace_slimaki_v0")
         return cls(
             board_length=options.board_length,
@@ -413,6 +420,7 @@ class PedzaceSlimakiHeuristic:
             place_points=options.place_points,
             snail_face_backwards=options.snail_face_backwards,
             previews=options.previews,
+            choice_counts=options.choice_counts,
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -41,14 +41,19 @@ from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
 from snail_envs.pedzace_slimaki.env import SPEC
 from snail_envs.pedzace_slimaki.observer import (
+    COUNTS_SCALE,
+    COUNTS_SIZE,
+    DECISIONS,
     MAX_RACES,
     NUM_FACES,
+    PASSED,
     POINTS_SCALE,
     PREVIEW_CARD,
     PREVIEW_FINISH,
     PREVIEW_LEAVES,
     PREVIEW_POINTS,
     PREVIEW_SIZE,
+    USED,
     card_scale,
 )
 from snail_envs.pedzace_slimaki.rules import (
@@ -91,9 +96,9 @@ for helper in (
 choose = jitable(strategy.choose)
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
-PIECES = observer_pieces(SPEC, first="card", optional=("die_previews",))
+PIECES = observer_pieces(SPEC, first="card", optional=("die_previews", "choice_counts"))
 """Where each piece of an observation or of the state starts (`card`: the seat's own card, or
-every seat's; `die_previews` with `previews`)."""
+every seat's; `die_previews` with `previews`, `choice_counts` with `choice_counts`)."""
 
 
 GAME = game_record(
@@ -104,12 +109,14 @@ GAME = game_record(
     fields((), turns_played=np.int64),
     fields(NUM_SNAILS, shown_leaf=np.int8),
     fields((), view_noted=np.uint8),
+    fields((MAX_PLAYERS, NUM_SNAILS), dice_used=np.int32, dice_passed=np.int32),
 )
 """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
 turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
 card (bit s for snail s) and points; the race, the seat that began it, the seat to play; and,
 if `view_noted`, each snail's leaf as the acting view last written shows it, so that
-`update_observation` moves only the marks of the snails that have moved since."""
+`update_observation` moves only the marks of the snails that have moved since; with
+`choice_counts`, the dice each seat used and passed over in this race (kept only then)."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -204,6 +211,8 @@ def use_die(g, rules, die: int) -> None:
     """Move the die's snail, set a pip die aside (a snail-face die stays in the pool, unless it
     moved the snail backwards), and pass the pool to the next seat."""
     stays_in_pool = g.faces[die] == SNAIL_FACE and not rules.backwards
+    if counts_choices(rules):
+        count_choice(g, die)
     gained = move(g, rules, die)
     g.scores[g.turn] += gained
     g.turns_played += 1
@@ -214,6 +223,22 @@ def use_die(g, rules, die: int) -> None:
         g.set_aside[die] = 1
         g.held[die] = 0
     pass_dice(g, rules)
+
+
+@compiled
+def counts_choices(rules) -> bool:
+    """Whether the observations count the dice used and passed over (`choice_counts`)."""
+    return rules.observation.choice_counts >= 0
+
+
+@compiled
+def count_choice(g, die: int) -> None:
+    """The seat to play uses `die`: one more use of it, and one more pass over each other die
+    it could choose."""
+    g.dice_used[g.turn, die] += 1
+    for other in range(NUM_SNAILS):
+        if g.legal[other] and other != die:
+            g.dice_passed[g.turn, other] += 1
 
 
 @compiled
@@ -275,6 +300,9 @@ def start_race(g, rules, race: int, first_seat: int) -> None:
     g.held[:] = 1
     g.set_aside[:] = 0
     g.faces[:] = NOT_ROLLED
+    if counts_choices(rules):
+        g.dice_used[:] = 0
+        g.dice_passed[:] = 0
 
 
 @compiled
@@ -401,6 +429,20 @@ def write_previews(g, rules, at, out: np.ndarray, seat: int) -> None:
 
 
 @compiled
+def write_counts(g, rules, at, out: np.ndarray, seat: int) -> None:
+    """The dice each seat used and passed over in this race, seats counted from `seat`."""
+    n = rules.num_players
+    for other in range(n):
+        row = at.choice_counts + COUNTS_SIZE * ((other - seat) % n)
+        used = 0
+        for die in range(NUM_SNAILS):
+            out[row + USED + die] = g.dice_used[other, die] / COUNTS_SCALE
+            out[row + PASSED + die] = g.dice_passed[other, die] / COUNTS_SCALE
+            used += g.dice_used[other, die]
+        out[row + DECISIONS] = used / COUNTS_SCALE
+
+
+@compiled
 def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     """Bring `out`, the acting view last written, up to date as `seat` sees the table now: its
     card and the turn's pieces rewritten, and only the marks of the snails that have moved since
@@ -418,6 +460,8 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
         write_turn_pieces(g, rules, at, out, seat)
         if at.die_previews >= 0:
             write_previews(g, rules, at, out, seat)
+        if at.choice_counts >= 0:
+            write_counts(g, rules, at, out, seat)
 
 
 @compiled
@@ -437,6 +481,8 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     write_table(g, rules, at, out, seat)
     if at.die_previews >= 0:
         write_previews(g, rules, at, out, seat)
+    if at.choice_counts >= 0:
+        write_counts(g, rules, at, out, seat)
 
 
 @compiled
@@ -475,9 +521,9 @@ def redraw_hidden(g, rules, seat: int) -> None:
 def load_game(games: np.ndarray, index: int, game: PedzaceSlimaki, seed: int) -> None:
     """Write `game`, a reference engine's game in progress, into record `index` of `games`: the
     snails' leaves, the dice held, set aside and rolled with those the seat to play may choose,
-    every seat's card and points, the race, the seat that began it, the seat to play and the
-    turns played, exactly. The record's generators are seeded from `seed`: its future chance is
-    its own, not `game`'s."""
+    every seat's card and points, the race, the seat that began it, the seat to play, the
+    turns played and the dice each seat used and passed over in this race, exactly. The
+    record's generators are seeded from `seed`: its future chance is its own, not `game`'s."""
     record = games[index : index + 1]
     record[0] = 0
     seed_games(record, np.uint64(seed % 2**64))
@@ -495,6 +541,8 @@ def load_game(games: np.ndarray, index: int, game: PedzaceSlimaki, seed: int) ->
     g["turn"] = game.turn
     g["finished"] = game.outcome is not None
     g["turns_played"] = game.turns_played
+    g["dice_used"][:n] = game.dice_used
+    g["dice_passed"][:n] = game.dice_passed
 
 
 # --------------------------------------------------------------------------- the engine

@@ -5,7 +5,9 @@ Opponents' cards appear only in the full `state`, never in an observation. The s
 pieces follow `board_length` (the tables in the env docstring are for the default 20). With
 `previews`, the observation ends with `die_previews`: for each die the seat to play may choose,
 what the rules' move with it would do (`PedzaceSlimaki.preview`), read from the public table and
-the observer's own card.
+the observer's own card. With `choice_counts`, it ends with `choice_counts`: for every seat, how
+many times in this race it used each die and passed each die over (the rules' `dice_used` and
+`dice_passed`), the public history from which a player reads the others' cards.
 
 `public_table(observation)` reads an observation vector back into named fields (the card, the
 snails' leaves, the dice, the points, ...): for players that see only their observation.
@@ -13,6 +15,7 @@ snails' leaves, the dice, the points, ...): for players that see only their obse
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 from typing import NamedTuple
 
@@ -36,6 +39,13 @@ from snail_envs.pedzace_slimaki.rules import (
 NUM_FACES = 6
 MAX_RACES = max(ROUNDS)
 POINTS_SCALE = 10.0
+COUNTS_SCALE = 10.0
+"""`choice_counts` shows each count / 10."""
+USED, PASSED, DECISIONS = 0, NUM_SNAILS, 2 * NUM_SNAILS
+COUNTS_SIZE = DECISIONS + 1
+"""A seat's row of `choice_counts`: the times it used each die, the times it passed each die
+over, and the dice it used in all (so that no board length and set of options give two
+observation layouts of one size)."""
 PREVIEW_POINTS, PREVIEW_FINISH, PREVIEW_LEAVES = 0, 1, 2
 PREVIEW_CARD = PREVIEW_LEAVES + NUM_SNAILS
 PREVIEW_SIZE = PREVIEW_CARD + 1
@@ -97,6 +107,19 @@ class PedzaceSlimakiObserver:
                 "can (only where the move ends the race)",
             ),
         )
+        most_turns = float("inf") if options.max_turns is None else options.max_turns
+        counts = (
+            Piece(
+                "choice_counts",
+                MAX_PLAYERS * COUNTS_SIZE,
+                f"for each seat i relative to you (0 = you, 1 = next seat), from index "
+                f"{COUNTS_SIZE}·i: the times it used die c in this race / {COUNTS_SCALE:g} "
+                f"(entry c), then the times die c was among the dice it could choose and it "
+                f"used another / {COUNTS_SCALE:g} (entry {NUM_SNAILS} + c), then the dice it "
+                f"used in all / {COUNTS_SCALE:g} (entry {DECISIONS})",
+                high=most_turns / COUNTS_SCALE,
+            ),
+        )
         self.observation_layout = Layout(
             (
                 Piece("own_card", NUM_SNAILS, "1 for the two snails on your card"),
@@ -105,6 +128,7 @@ class PedzaceSlimakiObserver:
                     "the seat to play, relative to you (0 = you, 1 = next seat)",
                 ),
                 *(previews if options.previews else ()),
+                *(counts if options.choice_counts else ()),
             )
         )
         self.card_scale = card_scale(options.place_points)
@@ -132,6 +156,8 @@ class PedzaceSlimakiObserver:
         self._write_table(at, game, vector, seat)
         if at.previews >= 0:
             self._write_previews(at.previews, game, vector, seat)
+        if at.counts >= 0:
+            self._write_counts(at.counts, game, vector, seat)
         return vector
 
     def state(self, game: PedzaceSlimaki) -> np.ndarray:
@@ -171,6 +197,19 @@ class PedzaceSlimakiObserver:
                 card = sum(places[snail] for snail in game.cards[seat])
                 vector[row + PREVIEW_CARD] = card / self.card_scale
 
+    def _write_counts(
+        self, start: int, game: PedzaceSlimaki, vector: np.ndarray, seat: int
+    ) -> None:
+        """The dice each seat used and passed over in this race, seats relative to `seat`."""
+        n = self.num_players
+        for other in range(n):
+            row = start + COUNTS_SIZE * ((other - seat) % n)
+            used, passed = game.dice_used[other], game.dice_passed[other]
+            for die in ALL_DICE:
+                vector[row + USED + die] = used[die] / COUNTS_SCALE
+                vector[row + PASSED + die] = passed[die] / COUNTS_SCALE
+            vector[row + DECISIONS] = sum(used) / COUNTS_SCALE
+
     def _write_table(
         self, at: _Offsets, game: PedzaceSlimaki, vector: np.ndarray, seat: int
     ) -> None:
@@ -207,6 +246,7 @@ class _Offsets:
         self.race = layout.offset("race")
         names = [piece.name for piece in layout.pieces]
         self.previews = layout.offset("die_previews") if "die_previews" in names else -1
+        self.counts = layout.offset("choice_counts") if "choice_counts" in names else -1
 
 
 class PublicTable(NamedTuple):
@@ -236,17 +276,18 @@ class PublicTable(NamedTuple):
 @cache
 def observation_layout(size: int) -> Layout:
     """The layout of observation vectors of `size` floats (the size follows `board_length`, and
-    `previews` adds its piece)."""
+    `previews` and `choice_counts` add their pieces: no two ways give one size)."""
     default = PedzaceSlimakiOptions()
     base = PedzaceSlimakiObserver(default).observation_layout.size
     longer = PedzaceSlimakiOptions(board_length=default.board_length + 1)
     per_leaf = PedzaceSlimakiObserver(longer).observation_layout.size - base
-    for previews in (False, True):
-        extra, remainder = divmod(size - base - previews * NUM_SNAILS * PREVIEW_SIZE, per_leaf)
+    for previews, counts in itertools.product((False, True), repeat=2):
+        added = previews * NUM_SNAILS * PREVIEW_SIZE + counts * MAX_PLAYERS * COUNTS_SIZE
+        extra, remainder = divmod(size - base - added, per_leaf)
         board_length = default.board_length + extra
         if not remainder and MIN_BOARD_LENGTH <= board_length <= MAX_BOARD_LENGTH:
             options = PedzaceSlimakiOptions(
-                board_length=board_length, mushrooms=(), previews=previews
+                board_length=board_length, mushrooms=(), previews=previews, choice_counts=counts
             )
             return PedzaceSlimakiObserver(options).observation_layout
     raise ValueError(f"no Pędzące Ślimaki observation has {size} entries")
@@ -324,5 +365,5 @@ _DECODED = (
     "three_races",
     "num_players",
 )
-"""The observation's first pieces in their order, which `public_table` relies on (the previews,
-if any, follow them and are not decoded)."""
+"""The observation's first pieces in their order, which `public_table` relies on (the previews
+and the choice counts, if any, follow them and are not decoded)."""

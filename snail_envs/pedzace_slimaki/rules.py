@@ -76,7 +76,9 @@ Options (defaults in brackets)
     can make a game last forever, so a limit is on by default; random play never comes near it.
     `previews` [False]: each seat's observation also shows what each die the seat to play may
     choose would do, as these rules make the move (an observation option: the rules are
-    unchanged).
+    unchanged). `choice_counts` [False]: each seat's observation also counts, for every seat,
+    the dice it has used in this race and the dice it passed over (rolled and allowed, another
+    used): the public history a player reads the others' cards from (an observation option).
 """
 
 from __future__ import annotations
@@ -168,6 +170,7 @@ class PedzaceSlimakiOptions:
     snails: int = NUM_SNAILS
     die_pips: int = MAX_PIPS
     previews: bool = False
+    choice_counts: bool = False
     is_mushroom: tuple[bool, ...] = field(init=False, repr=False, compare=False)
     """For each leaf 0 … `board_length`, whether a mushroom grows on it."""
     card_snails: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
@@ -228,6 +231,7 @@ class PedzaceSlimakiOptions:
         object.__setattr__(self, "place_points", tuple(int(p) for p in points))
         check_optional_int("max_turns", self.max_turns, 1)
         check_bool("previews", self.previews)
+        check_bool("choice_counts", self.choice_counts)
         object.__setattr__(
             self, "is_mushroom", tuple(leaf in self.mushrooms for leaf in range(last + 1))
         )
@@ -279,7 +283,8 @@ class Position:
 
     The seat `turn` holds the dice `held` and rolls them at once; the other dice are set aside.
     `cards=None` deals the cards as a new race does; `first_seat` (default `turn`) is the seat
-    that began the race (the next race begins with the seat after it).
+    that began the race (the next race begins with the seat after it). No die counts as used or
+    passed over yet (`choice_counts`).
     """
 
     leaves: Sequence[int] = (START,) * NUM_SNAILS
@@ -324,6 +329,8 @@ class PedzaceSlimaki:
     held: list[int]
     set_aside: list[bool]
     faces: list[int]
+    dice_used: list[list[int]]
+    dice_passed: list[list[int]]
 
     def __init__(
         self, options: PedzaceSlimakiOptions, chance: Chance, position: Position | None = None
@@ -429,6 +436,10 @@ class PedzaceSlimaki:
         seat = self.turn
         origin = self.leaf[snail]
         stays_in_pool = face == SNAIL_FACE and not self.backwards
+        self.dice_used[seat][die] += 1
+        for other in self.legal:
+            if other != die:
+                self.dice_passed[seat][other] += 1
         pushed, gained = self.move(snail, face)
         self.scores[seat] += gained
         self.last_move = (seat, die, face, origin, self.leaf[snail], pushed, gained)
@@ -530,8 +541,8 @@ class PedzaceSlimaki:
     def _start_race(
         self, race: int, first_seat: int, cards: list[tuple[int, int]] | None = None
     ) -> None:
-        """All snails on the start, a new deal (unless `cards` are given), and all the dice for
-        `first_seat`."""
+        """All snails on the start, a new deal (unless `cards` are given), all the dice for
+        `first_seat`, and no die used or passed over yet."""
         self.race = race
         self.first_seat = first_seat
         self.turn = first_seat
@@ -542,6 +553,8 @@ class PedzaceSlimaki:
         self.held = list(self.racing)
         self.set_aside = [False] * NUM_SNAILS
         self.faces = [NOT_ROLLED] * NUM_SNAILS
+        self.dice_used = [[0] * NUM_SNAILS for _ in range(self.num_players)]
+        self.dice_passed = [[0] * NUM_SNAILS for _ in range(self.num_players)]
 
     def _start_position(self, position: Position) -> None:
         n = self.num_players

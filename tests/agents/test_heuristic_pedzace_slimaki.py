@@ -261,12 +261,23 @@ def test_it_only_chooses_legal_dice_and_decides_the_same_way_twice(options: dict
     assert decisions > 100
 
 
-def test_with_previews_it_plays_as_on_the_plain_observation() -> None:
-    """The previews are extra input for learners: told the table shows them, the bot reads the
-    rest of the observation and chooses as it does on the plain one."""
+@pytest.mark.parametrize(
+    ("options", "added"),
+    [
+        ({"previews": True}, 40),
+        ({"choice_counts": True}, 55),
+        ({"previews": True, "choice_counts": True}, 95),
+    ],
+    ids=str,
+)
+def test_with_previews_or_choice_counts_it_plays_as_on_the_plain_observation(
+    options: dict, added: int
+) -> None:
+    """The previews and the choice counts are extra input for learners: told the table shows
+    them, the bot reads the rest of the observation and chooses as it does on the plain one."""
     plain = PedzaceSlimakiHeuristic.for_rules({"num_players": 3})
-    told = PedzaceSlimakiHeuristic.for_rules({"num_players": 3, "previews": True})
-    env = snail_envs.make("pedzace_slimaki_v0", num_players=3, previews=True)
+    told = PedzaceSlimakiHeuristic.for_rules({"num_players": 3, **options})
+    env = snail_envs.make("pedzace_slimaki_v0", num_players=3, **options)
     size = plain.layout.size
     decisions = 0
     for seed in range(10):
@@ -274,7 +285,7 @@ def test_with_previews_it_plays_as_on_the_plain_observation() -> None:
         for agent in deciding_agents(env):
             seen_now = env.observe(agent)
             observation, mask = seen_now["observation"], seen_now["action_mask"]
-            assert observation.shape == (size + 40,)
+            assert observation.shape == (size + added,)
             action = told.act(observation, mask)
             assert action == plain.act(observation[:size], mask)
             decisions += 1

@@ -26,6 +26,8 @@ OPTION_SETS = [
     slow({"num_players": 4, "rounds": 3, "reward": "margin"}),
     {"num_players": 3, "previews": True, "reward": "margin"},
     slow({"num_players": 4, "snail_face_backwards": True, "rounds": 3, "previews": True}),
+    {"num_players": 4, "rounds": 3, "choice_counts": True, "reward": "points"},
+    slow({"snail_face_backwards": True, "previews": True, "choice_counts": True}),
 ]
 
 

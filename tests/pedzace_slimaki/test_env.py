@@ -16,6 +16,7 @@ import snail_envs
 from snail_envs import pedzace_slimaki_v0
 from snail_envs.core import testing
 from snail_envs.pedzace_slimaki.observer import (
+    COUNTS_SIZE,
     PREVIEW_SIZE,
     PedzaceSlimakiObserver,
     observation_layout,
@@ -23,7 +24,17 @@ from snail_envs.pedzace_slimaki.observer import (
 )
 from snail_envs.pedzace_slimaki.rules import ALL_DICE, MAX_PUSHED, SNAIL_FACE, PedzaceSlimaki
 from tests.marks import slow_cases
-from tests.pedzace_slimaki.test_rules import BLUE, GREEN, PURPLE, RED, YELLOW, Position, Table, at
+from tests.pedzace_slimaki.test_rules import (
+    BLUE,
+    GREEN,
+    PURPLE,
+    RED,
+    YELLOW,
+    Position,
+    S,
+    Table,
+    at,
+)
 from tests.presets import rule_presets
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -37,6 +48,8 @@ OPTION_SETS = [
     {"board_length": 100, "mushrooms": list(range(1, 100, 3)), "max_turns": None},
     {"num_players": 3, "previews": True},
     {"num_players": 4, "rounds": 3, "snail_face_backwards": True, "previews": True},
+    {"num_players": 3, "rounds": 3, "choice_counts": True},
+    {"num_players": 5, "previews": True, "choice_counts": True, "max_turns": None},
 ]
 
 
@@ -137,6 +150,7 @@ def test_points_rewards_add_up_to_the_final_points() -> None:
         {"num_players": 5},
         {"num_players": 3, "rounds": 3},
         {"num_players": 4, "previews": True},
+        {"num_players": 3, "rounds": 3, "choice_counts": True},
     ],
     ids=str,
 )
@@ -231,8 +245,8 @@ def test_public_table_decodes_an_observation(options: dict) -> None:
 
 
 def test_public_table_rejects_a_vector_of_the_wrong_size() -> None:
-    with pytest.raises(ValueError, match="no Pędzące Ślimaki observation has 185 entries"):
-        public_table(np.zeros(185, dtype=np.float32))
+    with pytest.raises(ValueError, match="no Pędzące Ślimaki observation has 186 entries"):
+        public_table(np.zeros(186, dtype=np.float32))
 
 
 def previews_of(table: Table, seat: int) -> np.ndarray:
@@ -289,6 +303,43 @@ def test_previews_end_the_observation_and_decode_by_its_size() -> None:
     assert [piece.name for piece in pieces][-2:] == ["num_players", "die_previews"]
     assert observation_layout(184 + 5 * PREVIEW_SIZE).pieces == pieces
     assert "die_previews" not in [piece.name for piece in observation_layout(184).pieces]
+
+
+def test_choice_counts_show_every_seats_dice_used_and_passed_over_relative_to_the_seat() -> None:
+    """After Maciek's blue and Franek's green snail face (the rulebook's example), Asia (seat 2)
+    sees Maciek one seat on and Franek two: the die each used, the dice each passed over, and
+    the dice each used in all, each / 10."""
+    table = Table({BLUE: 4, GREEN: 2, YELLOW: 3, PURPLE: S, RED: 1}, choice_counts=True)
+    table.choose(BLUE, then={GREEN: S, YELLOW: 1, PURPLE: 5, RED: 2})
+    table.choose(GREEN, then={GREEN: 3, YELLOW: 3, PURPLE: 2, RED: 4})
+    observer = PedzaceSlimakiObserver(table.game.options)
+    observer.reset(table.game)
+    observation = observer.observe(table.game, 2)
+    counts = observation[observer.observation_layout["choice_counts"]].reshape(5, COUNTS_SIZE)
+    maciek = [1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]  # used blue; passed over the other four; 1 in all
+    franek = [0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1]  # used green; passed over yellow, purple, red
+    assert counts * 10 == pytest.approx(np.array([[0] * 11, maciek, franek, [0] * 11, [0] * 11]))
+
+
+def test_every_set_of_observation_options_decodes_by_its_size() -> None:
+    """The previews and the choice counts end the observation, in that order, and no board
+    length and set of them give another layout of the same size."""
+    layouts = {}
+    for board_length in range(2, 101):
+        for previews in (False, True):
+            for counts in (False, True):
+                options = pedzace_slimaki_v0.SPEC.options_class(
+                    board_length=board_length,
+                    mushrooms=(),
+                    previews=previews,
+                    choice_counts=counts,
+                )
+                layout = PedzaceSlimakiObserver(options).observation_layout
+                assert layout.size not in layouts
+                layouts[layout.size] = layout.pieces
+    assert all(observation_layout(size).pieces == pieces for size, pieces in layouts.items())
+    both = layouts[184 + 5 * PREVIEW_SIZE + 5 * COUNTS_SIZE]
+    assert [piece.name for piece in both][-2:] == ["die_previews", "choice_counts"]
 
 
 def test_observations_are_fresh_arrays() -> None:

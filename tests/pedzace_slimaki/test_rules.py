@@ -694,3 +694,31 @@ def test_snail_places_of_other_leaves_than_the_games() -> None:
     assert game.snail_places() == [2, 0, 3, 0, 5]
     assert game.snail_places(at({BLUE: 20, GREEN: 9, YELLOW: 9, PURPLE: 7})) == [5, 2, 2, 0, 3]
     assert game.leaf == at({BLUE: 12, GREEN: 9, YELLOW: 2, PURPLE: 7, RED: 20})
+
+
+# --------------------------------------------------------------------------- choice counts
+
+
+def test_each_seat_counts_the_dice_it_used_and_passed_over() -> None:
+    """Maciek and Franek's turns of the rulebook's example: Maciek uses blue from five dice
+    (passing over green, yellow, purple and red), Franek uses the green snail face from four
+    (passing over yellow, purple and red). Public history: what a player reads a card from."""
+    table = Table({BLUE: 4, GREEN: 2, YELLOW: 3, PURPLE: S, RED: 1}, mushrooms=[])
+    assert table.game.dice_used == [[0] * 5] * 3 and table.game.dice_passed == [[0] * 5] * 3
+    table.choose(BLUE, then={GREEN: S, YELLOW: 1, PURPLE: 5, RED: 2})
+    table.choose(GREEN, then={GREEN: 3, YELLOW: 3, PURPLE: 2, RED: 4})
+    game = table.game
+    assert game.dice_used == [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 0, 0]]
+    assert game.dice_passed == [[0, 1, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 0, 0, 0]]
+
+
+def test_the_choice_counts_start_again_with_each_race() -> None:
+    """New cards each race ('Play three rounds'): the dice used in race 1 tell nothing of them."""
+    position = Position(leaves=at({RED: 18}), turn=2, first_seat=0, cards=CARDS_IN_ORDER[:3])
+    roll = five(1)
+    roll[RED] = 3
+    table = Table(roll, position=position, rounds=3)
+    new_deal = [(3, 4), (4, 0), (0, 1), (1, 2), (2, 3)]
+    table.choose(RED, deal=new_deal, then={BLUE: 2, GREEN: S, YELLOW: 4, PURPLE: 5, RED: 1})
+    assert table.game.race == 1
+    assert table.game.dice_used == [[0] * 5] * 3 and table.game.dice_passed == [[0] * 5] * 3
