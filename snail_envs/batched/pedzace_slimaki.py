@@ -101,6 +101,12 @@ PIECES = observer_pieces(SPEC, first="card", optional=("die_previews", "choice_c
 every seat's; `die_previews` with `previews`, `choice_counts` with `choice_counts`)."""
 
 
+TAPE = 64
+"""How many of its latest chance outcomes a game keeps: more than one step draws. A step deals
+at most once (one outcome a card: 5 with the default cards) and rolls at most 5 dice a roll; a
+seat passes its roll on unused only with `snail_face_backwards`, when no die it rolled may be
+chosen (at most 1 roll in 36), so 64 outcomes hold a deal and 11 rolls in a row."""
+
 GAME = game_record(
     fields(NUM_SNAILS, leaf=np.int8, held=np.uint8, set_aside=np.uint8, faces=np.int8),
     fields(NUM_SNAILS, legal=np.uint8),
@@ -110,6 +116,7 @@ GAME = game_record(
     fields(NUM_SNAILS, shown_leaf=np.int8),
     fields((), view_noted=np.uint8),
     fields((MAX_PLAYERS, NUM_SNAILS), dice_used=np.int32, dice_passed=np.int32),
+    tape_length=TAPE,
 )
 """One game: each snail's leaf; the dice the seat to play holds, those set aside, and this
 turn's faces (0 for a die not rolled, 6 the snail face); the dice it may choose; each seat's
