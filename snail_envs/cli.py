@@ -17,15 +17,21 @@ def env_name(text: str) -> str:
     return text
 
 
+YAML_WORDS = {"true": True, "false": False, "null": None}
+"""The words of YAML (snail-train's settings, the configs) that mean what Python's `True`,
+`False` and `None` do."""
+
+
 def parse_option(text: str) -> tuple[str, Any]:
-    """'num_players=3' -> ('num_players', 3); values are Python literals, else strings."""
+    """'num_players=3' -> ('num_players', 3); values are Python literals (or YAML's `true`,
+    `false` and `null`, as the configs write them), else strings."""
     name, separator, value = text.partition("=")
     if not separator or not name:
         raise argparse.ArgumentTypeError(f"options are written name=value, got {text!r}")
     try:
         return name, ast.literal_eval(value)
     except (ValueError, SyntaxError):
-        return name, value
+        return name, YAML_WORDS.get(value, value)
 
 
 def add_rule_options(parser: argparse.ArgumentParser) -> None:
