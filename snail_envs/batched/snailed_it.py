@@ -84,6 +84,12 @@ REPEAT_DRAW = np.int64(1)
 for helper in strategy.HELPERS:
     jitable(helper)
 
+TAPE = 160
+"""How many of its latest chance outcomes a game keeps: more than one step draws. A step shuffles
+the tossed pile into a new penalty pile at most once (one outcome a card, at most the number
+cards), and deals at most one round (the starters' order, then the deck's), one game's or the
+next: 152 outcomes at most."""
+
 GAME = game_record(
     fields((MAX_PLAYERS, CARD_WORDS), hand=np.int64),
     fields(MAX_PLAYERS, hand_size=np.int64, totals=np.int64),
@@ -99,6 +105,7 @@ GAME = game_record(
     fields((MAX_PLAYERS, CARD_WORDS), shown_tossed=np.int64),
     fields((MAX_PLAYERS, NUM_COLOURS, 2), shown_top=np.int8),
     fields(MAX_PLAYERS, view_noted=np.uint8),
+    tape_length=TAPE,
 )
 """One game: which cards each seat holds (a set of cards), how many, and each seat's total; the
 penalty pile (its top is `penalty[penalty_size − 1]`) and the tossed pile, in order, with their
