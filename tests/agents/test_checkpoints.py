@@ -23,6 +23,8 @@ from snail_envs.agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
 from tests.agents.record_shipped_decisions import trained_options
 from tests.names import SNAP
 
+PEDZACE = "pedzace_slimaki_v0"
+
 torch.set_num_threads(1)
 DATA = Path(__file__).parent / "data"
 SHIPPED = (
@@ -31,6 +33,7 @@ SHIPPED = (
     f"{SNAP}-noisy_sight_recall",
     "snail_sprint_v0",
     "pedzace_slimaki_v0",
+    "pedzace_slimaki_v0-previews_choice_counts",
     "snailed_it_v0",
 )
 """The shipped baselines: `ENV` for a game's own, `ENV-PRESET` for one trained under a preset."""
@@ -263,6 +266,9 @@ def test_the_game_s_rules_choose_its_shipped_baseline() -> None:
     assert shipped_checkpoint(SNAP, remembering).stem == f"{SNAP}-noisy_sight_recall"
     assert shipped_checkpoint(SNAP, {**noisy, "num_players": 3}).stem == SNAP
     assert shipped_checkpoint(SNAP).stem == SNAP
+    counted = {"previews": True, "choice_counts": True, "reward": "winlose"}
+    assert shipped_checkpoint(PEDZACE, counted).stem == f"{PEDZACE}-previews_choice_counts"
+    assert shipped_checkpoint(PEDZACE, {"previews": True}).stem == PEDZACE
     agent = make_agent("ppo", SNAP, options=noisy)
     size = json.loads((CHECKPOINTS / f"{SNAP}-noisy_sight.json").read_text())["observation_size"]
     assert agent.model.observation_space.shape == (size,)
