@@ -21,9 +21,8 @@ from snail_envs.agents import ppo as ppo_module
 from snail_envs.agents.ppo import CHECKPOINTS, FORMAT, PPOAgent, shipped_checkpoint
 from snail_envs.agents.rllib_policy import POLICY_FILE, RLlibAgent, save_policy
 from tests.agents.record_shipped_decisions import trained_options
+from tests.names import PEDZACE_SLIMAKI as PEDZACE
 from tests.names import SNAP
-
-PEDZACE = "pedzace_slimaki_v0"
 
 torch.set_num_threads(1)
 DATA = Path(__file__).parent / "data"
@@ -32,8 +31,8 @@ SHIPPED = (
     f"{SNAP}-noisy_sight",
     f"{SNAP}-noisy_sight_recall",
     "snail_sprint_v0",
-    "pedzace_slimaki_v0",
-    "pedzace_slimaki_v0-previews_choice_counts",
+    PEDZACE,
+    f"{PEDZACE}-previews_choice_counts",
     "snailed_it_v0",
 )
 """The shipped baselines: `ENV` for a game's own, `ENV-PRESET` for one trained under a preset."""
