@@ -343,6 +343,9 @@ class LeagueConfig:
     magnet_coef: float = 0.0
     """Weight of KL(previous best ‖ member) in each member's PPO loss (R-NaD / MMD's magnet):
     every member starts from the best member so far and is pulled back towards it; 0: no pull."""
+    learning_rate: float | None = None
+    """The members' Adam step size, in (0, 1); None: the run's `learning_rate` (which a ppo
+    stage after the league keeps)."""
 
     address: str | None = None
     """A Ray cluster to train each round's members on as Ray tasks, side by side, one CPU each
@@ -355,6 +358,11 @@ class LeagueConfig:
         _type_fields(self, prefix)
         _at_least(self, 1, ("rounds", "timesteps", "eval_deals"), prefix)
         _at_least(self, 0, ("pfsp_exponent", "magnet_coef"), prefix)
+        if self.learning_rate is not None and not 0 < self.learning_rate < 1:
+            raise ConfigError(
+                f"{prefix}learning_rate",
+                f"{prefix}learning_rate must be in (0, 1) or null; got {self.learning_rate}",
+            )
         if self.meta_solver not in META_SOLVERS:
             raise ConfigError(
                 f"{prefix}meta_solver",

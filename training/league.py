@@ -272,7 +272,9 @@ def train_member(
     games = training_games(config, population, state, np.array(job.weights), job.seed)
     timesteps = config.league.timesteps
     pulled = job.magnet is not None and config.league.magnet_coef > 0
-    model = build_model(config, games, run_dir, job.seed, anchored=pulled)
+    model = build_model(
+        config, games, run_dir, job.seed, pulled, learning_rate=config.league.learning_rate
+    )
     model.policy.load_state_dict(population.policy(job.start).state_dict())
     callbacks: list[BaseCallback] = []
     if pulled:

@@ -157,10 +157,17 @@ def build_learner(
     return model, pool, self_play
 
 
-def build_model(config: TrainConfig, venv: Any, run_dir: Path, seed: int, anchored: bool) -> Any:
-    """A MaskablePPO with the config's hyperparameters on the games `venv`, seeded by `seed`,
-    logging to the run's TensorBoard folder; its policy a `LeanPolicy`, or with `anchored` an
-    `AnchoredPolicy` (a `LeanPolicy` too)."""
+def build_model(
+    config: TrainConfig,
+    venv: Any,
+    run_dir: Path,
+    seed: int,
+    anchored: bool,
+    learning_rate: float | None = None,
+) -> Any:
+    """A MaskablePPO with the config's hyperparameters (its step size `learning_rate` where
+    given) on the games `venv`, seeded by `seed`, logging to the run's TensorBoard folder; its
+    policy a `LeanPolicy`, or with `anchored` an `AnchoredPolicy` (a `LeanPolicy` too)."""
     from sb3_contrib import MaskablePPO
 
     from snail_envs.training.finetune import AnchoredPolicy
@@ -169,7 +176,7 @@ def build_model(config: TrainConfig, venv: Any, run_dir: Path, seed: int, anchor
     return MaskablePPO(
         AnchoredPolicy if anchored else LeanPolicy,
         venv,
-        learning_rate=config.learning_rate,
+        learning_rate=config.learning_rate if learning_rate is None else learning_rate,
         n_steps=config.n_steps,
         batch_size=config.batch_size,
         n_epochs=config.n_epochs,

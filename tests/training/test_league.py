@@ -250,6 +250,41 @@ def test_a_member_of_another_game_is_refused_when_the_config_loads(tmp_path: Pat
         load_config(FAST, overrides=[*TINY_LEAGUE, f"league.population=[clone, 'ppo:{path}']"])
 
 
+def test_members_learn_at_the_leagues_step_size_and_a_ppo_stage_goes_on_from_the_best(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`league.learning_rate` is the members' step size; a ppo stage after the league keeps the
+    run's, and starts from (and is anchored to) the league's best member."""
+    from snail_envs.training import run as run_module
+
+    built: list[float] = []
+    build = run_module.build_model
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        model = build(*args, **kwargs)
+        built.append(model.learning_rate)
+        return model
+
+    monkeypatch.setattr(run_module, "build_model", recording)
+    overrides = [
+        *TINY_LEAGUE,
+        "stages=[imitation, league, ppo]",
+        "league.rounds=1",
+        "league.learning_rate=0.0005",
+        "learning_rate=0.0002",
+        "anchor_coef=0.02",
+        "total_timesteps=128",
+        f"output_dir={tmp_path}",
+    ]
+    summary = train.main(["--env", FAST, *overrides, "--no-progress"])
+    assert built[0] == 0.0002 and built[1:] == [0.0005]  # the run's learner, then round_1
+    run = Path(summary["run_dir"])
+    best = json.loads((run / "league" / "state.json").read_text())["best"]
+    start, league_best = weights(run / "clone.pt"), weights(run / "league" / f"{best}.pt")
+    assert all(torch.equal(start[name], league_best[name]) for name in league_best)
+    assert summary["policy_made_by"] == "ppo"
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
@@ -267,6 +302,7 @@ def test_a_member_of_another_game_is_refused_when_the_config_loads(tmp_path: Pat
             "two members would be named ppo_a_b",
         ),
         (["stages=[league]"], "it needs a stage before league or an init_from"),
+        (["league.learning_rate=2"], r"league.learning_rate must be in \(0, 1\) or null; got 2"),
     ],
 )
 def test_bad_league_settings_are_refused_when_the_config_loads(
