@@ -35,6 +35,9 @@ built, so that no table can differ from its data:
 - `<!-- data: exploit -->`: the approximate exploitability of every target in every game, from
   the report.json files that `snail-exploit` wrote, one per cell, in exploit/. The README
   holds a short copy (`short_exploit_cell`), which tests/docs/test_site.py holds to the data.
+- `<!-- data: robustness/FOLDER -->`: the worst cases of agents at the tables they play (rule
+  options given), one row per report.json that `snail-exploit` wrote in robustness/FOLDER/,
+  named `ENV-N-ROLE.json`, in the order of their names (`robustness_table`).
 
 A marker that names no data, or data that is not there, stops the build naming the page and
 the marker.
@@ -202,6 +205,33 @@ def exploit_table(
     for kind in EXPLOIT_TARGETS:
         row = [cells.get((kind, env), "—") for env in names]
         lines.append(f"| {kind} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def target_name(report: dict[str, Any]) -> str:
+    """A report's target as the table names it: a trained policy by its file's name."""
+    files = report.get("provenance", {}).get("agent_files", {})
+    kind = report["target"].partition(":")[0]
+    if kind in files:
+        return f"`{kind}` ({Path(files[kind]['file']).name})"
+    return f"`{report['target']}`"
+
+
+def robustness_table(folder: Path) -> str:
+    """The worst case found for each target of `folder`'s `snail-exploit` reports, one row a
+    report in the order of the file names, `ENV-N-ROLE.json` (ROLE: what the target is, such as
+    `previous_shipped`): the game, the rule options given, the role and the target (a trained
+    policy by its file's name), and the cell `exploit_cell` writes."""
+    titles = {game.env_name: game.title for game in GAMES}
+    lines = ["| game | options | target | worst case found |", "|---|---|---|---|"]
+    for path in sorted(folder.glob("*.json")):
+        report = json.loads(path.read_text())
+        options = ", ".join(f"{name}={value}" for name, value in report["options"].items())
+        role = path.stem.split("-")[-1].replace("_", " ")
+        lines.append(
+            f"| {titles[report['env']]} | {options or 'defaults'} | {role}: "
+            f"{target_name(report)} | {exploit_cell(report)} |"
+        )
     return "\n".join(lines)
 
 
@@ -388,6 +418,8 @@ def data_table(name: str) -> str:
         return benchmark_table(path, kind)
     if name.startswith("strength/") and path.is_dir():
         return score_table(path)
+    if name.startswith("robustness/") and path.is_dir():
+        return robustness_table(path)
     raise ValueError(
         f"<!-- data: {name} --> names no data: give eval/FILE.json (a file of {DATA / 'eval'}), "
         f"calibration/FILE.json (of {DATA / 'calibration'}), duplicate/FILE.json (of "
@@ -395,7 +427,8 @@ def data_table(name: str) -> str:
         f"training-speed/FILE.json (of {DATA / 'training-speed'}), training-ceiling/FILE.json "
         f"(of {DATA / 'training-ceiling'}), training-parity/FILE.json (of "
         f"{DATA / 'training-parity'}), search-speed/FILE.json (of "
-        f"{DATA / 'search-speed'}), strength/FOLDER (a folder of {DATA / 'strength'}) or exploit"
+        f"{DATA / 'search-speed'}), strength/FOLDER (a folder of {DATA / 'strength'}), "
+        f"robustness/FOLDER (a folder of {DATA / 'robustness'}) or exploit"
     )
 
 

@@ -182,6 +182,39 @@ def test_the_stored_exploit_reports_are_snail_exploit_reports() -> None:
         assert stored["games"] >= 1000 and stored["cpu_seconds"] > 0, path.name
 
 
+def test_a_robustness_folder_gives_a_row_per_report_with_its_role_and_table(
+    tmp_path: Path,
+) -> None:
+    shipped = report(PEDZACE_SLIMAKI, "ppo", 0.52, 0.49, 0.55)
+    shipped["options"] = {"previews": True}
+    shipped["provenance"] = {"agent_files": {"ppo": {"file": "/x/pedzace_slimaki_v0-p.pt"}}}
+    heuristic = {**report(PEDZACE_SLIMAKI, "heuristic", 0.6, 0.57, 0.63), "options": {}}
+    (tmp_path / f"{PEDZACE_SLIMAKI}-2-shipped.json").write_text(json.dumps(shipped))
+    (tmp_path / f"{PEDZACE_SLIMAKI}-1-heuristic.json").write_text(json.dumps(heuristic))
+    rows = results_tables.robustness_table(tmp_path).splitlines()[2:]
+    assert rows[0].startswith("| Pędzące Ślimaki | defaults | heuristic: `heuristic` | **+10.0%")
+    assert rows[1].startswith(
+        "| Pędzące Ślimaki | previews=True | shipped: `ppo` (pedzace_slimaki_v0-p.pt) | +2.0% "
+    )
+
+
+def test_the_stored_robustness_reports_measured_the_files_of_today() -> None:
+    """Each report is named ENV-N-ROLE and measured 1,000 games; a policy of the repository
+    that it names (a shipped or previous one) is today's file, by its SHA-256."""
+    stored = sorted((results_tables.DATA / "robustness").glob("*/*.json"))
+    assert stored
+    for path in stored:
+        found = json.loads(path.read_text())
+        env, number, role = path.stem.split("-")
+        assert env == found["env"] and number.isdigit() and role, path.name
+        assert found["games"] >= 1000 and found["cpu_seconds"] > 0, path.name
+        for entry in found["provenance"]["agent_files"].values():
+            name = entry["file"]
+            folder = next(f for f in ("agents/checkpoints/", "benchmarks/") if f in name)
+            file = ROOT / name[name.index(folder) :]
+            assert hashlib.sha256(file.read_bytes()).hexdigest() == entry["sha256"], path.name
+
+
 def throughput_run(with_pgx: bool) -> dict[str, Any]:
     """A small throughput record: the reference, one engine's AEC entry, and its batched engine
     at 64 games beside the toy ceiling (and pgx's connect_four, `with_pgx`)."""
