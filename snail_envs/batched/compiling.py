@@ -22,6 +22,13 @@ every cold start, so they are compiled only where they are used:
   options but for the wrapper for Python (a strategy compiled twice cost Snap's search about 0.8 s).
 
 Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
+
+The kernels take the arrays Python passes them `borrowed`: numba counts references to an array
+that came from Python, and does so around every view taken of it (`observations[i]`, a record's
+field), each count an atomic add or subtract, which on x86 waits for every store before it to
+reach the cache. In a kernel that writes views across a batch bigger than the cache, those
+waits were a third of a step (Snailed It! at 4,096 games). Python holds the arrays for the
+whole call, so the kernels need no count of their own.
 """
 
 from __future__ import annotations
@@ -29,8 +36,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from numba.core import types
 from numba.core.registry import CPUDispatcher
-from numba.extending import register_jitable
+from numba.extending import intrinsic, register_jitable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,3 +98,39 @@ def jitable(function: F) -> F:
     `compiled` is (numba's `register_jitable`, with no wrapper for C)."""
     register_jitable(no_cfunc_wrapper=True)(function)
     return function
+
+
+@intrinsic
+def borrowed(typing_context: Any, value: Any) -> Any:
+    """`value`, an array or a tuple of arrays, as arrays with no reference to count (no
+    meminfo): the same data, shape and strides, so that numba's counts around every view of
+    them test a null pointer and do nothing. Compiled code only, for arrays that outlive the
+    call (a kernel's arguments, which Python holds): never for an array the kernel allocates,
+    and never returned or kept (the module docstring)."""
+    arrays = list(value.types) if isinstance(value, types.BaseTuple) else [value]
+    if not all(isinstance(array, types.Array) for array in arrays):
+        return None
+
+    def without_count(context: Any, builder: Any, array_type: Any, array: Any) -> Any:
+        source = context.make_array(array_type)(context, builder, array)
+        view = context.make_array(array_type)(context, builder)
+        context.populate_array(
+            view,
+            data=source.data,
+            shape=source.shape,
+            strides=source.strides,
+            itemsize=source.itemsize,
+            meminfo=None,
+        )
+        return view._getvalue()
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        if not isinstance(value, types.BaseTuple):
+            return without_count(context, builder, value, args[0])
+        items = [
+            without_count(context, builder, array, builder.extract_value(args[0], k))
+            for k, array in enumerate(arrays)
+        ]
+        return context.make_tuple(builder, value, items)
+
+    return value(value), codegen

@@ -578,6 +578,21 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
 
 
 @compiled
+def next_seat(seat: int, num_players: int) -> int:
+    """The seat after `seat`: `(seat + 1) % num_players`, without dividing."""
+    following = np.int64(seat) + 1
+    return 0 if following == num_players else following
+
+
+@compiled
+def seats_after(seat: int, other: int, num_players: int) -> int:
+    """How many seats after `seat` `other` sits: `(other - seat) % num_players`, without
+    dividing."""
+    gap = np.int64(other) - seat
+    return gap + num_players if gap < 0 else gap
+
+
+@compiled
 def write_bits(out: np.ndarray, start: int, bits: int, width: int) -> None:
     """Bit b of `bits` (a card's snails, as bits) as 0 or 1 at `out[start + b]`, b < `width`."""
     for b in range(width):

@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.batched.compiling import compiled, entry_point, inlined
+from snail_envs.batched.compiling import borrowed, compiled, entry_point, inlined
 from snail_envs.batched.core import (
     HEURISTIC,
     NO_DECISION,
@@ -231,6 +231,16 @@ def step_all(
     the acting views (`Kernels.step`); nothing is played when an action is illegal. With
     `start`, deal every game instead (`start_all`): one kernel deals and steps, so that the
     game's rules compile into one loop, not two."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    actions = borrowed(actions)
+    observations = borrowed(observations)
+    masks = borrowed(masks)
+    seats = borrowed(seats)
+    rewards = borrowed(rewards)
+    terminated = borrowed(terminated)
+    truncated = borrowed(truncated)
+    finals = borrowed(finals)
     if start:
         return start_all(games, rules_array, observations, masks, seats)
     rules = rules_array[0]
@@ -263,24 +273,40 @@ def step_all(
 
 def acting_all(games, rules_array, observations, masks, seats) -> None:
     """Every game's acting seats, with their views and masks (`Kernels.acting`)."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    observations = borrowed(observations)
+    masks = borrowed(masks)
+    seats = borrowed(seats)
     for i in range(games.shape[0]):
         game.write_acting(games[i], rules_array[0], observations[i], masks[i], seats[i], True)
 
 
 def observe_all(games, rules_array, seats, out) -> None:
     """Game i seen by seat `seats[i]` (`Kernels.observe`)."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    seats = borrowed(seats)
+    out = borrowed(out)
     for i in range(games.shape[0]):
         game.write_observation(games[i], rules_array[0], np.int64(seats[i]), out[i])
 
 
 def state_all(games, rules_array, out) -> None:
     """Every game's full state (`Kernels.state`)."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    out = borrowed(out)
     for i in range(games.shape[0]):
         game.write_state(games[i], rules_array[0], out[i])
 
 
 def choose_all(games, rules_array, seats, kind, out) -> None:
     """In-kernel player `kind`'s action for every acting slot (`Kernels.choose`)."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    seats = borrowed(seats)
+    out = borrowed(out)
     rules = rules_array[0]
     for i in range(games.shape[0]):
         for slot in range(seats.shape[1]):
@@ -291,6 +317,10 @@ def choose_all(games, rules_array, seats, kind, out) -> None:
 def random_all(games, rules_array, seats, out) -> None:
     """The random player's action for every acting slot (`Kernels.random`): `choose_all` for
     it alone, without compiling the heuristic."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    seats = borrowed(seats)
+    out = borrowed(out)
     rules = rules_array[0]
     for i in range(games.shape[0]):
         for slot in range(seats.shape[1]):
@@ -407,6 +437,13 @@ def learner_step(
     episode begins in every game instead, played on to the learner's first decision or to a
     policy seat's: one kernel begins episodes and plays them, so that the game's rules compile
     into one loop, not two."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    actions = borrowed(actions)
+    asked_actions = borrowed(asked_actions)
+    tickets = borrowed(tickets)
+    seating = borrowed(seating)
+    views = borrowed(views)
     rules = rules_array[0]
     masks = views[1]
     if not (resume or reset):
@@ -495,6 +532,15 @@ def search_play_all(
     cleared. `values[i]` gains `seat`'s rewards; `played[0]` counts the decisions
     (`Kernels.search_play`). Walks and rollouts are one kernel, so that a search compiles the
     game's rules and players into one loop, not two."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    actions = borrowed(actions)
+    kinds = borrowed(kinds)
+    live = borrowed(live)
+    values = borrowed(values)
+    masks = borrowed(masks)
+    views = borrowed(views)
+    played = borrowed(played)
     rules = rules_array[0]
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
@@ -527,6 +573,11 @@ def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, ga
     starts from the same record, generators included, so all of game i's actions meet the same
     chance events as far as their plays keep them alike (common random numbers). `scratch`
     holds one record (`Kernels.rollout`)."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    first_actions = borrowed(first_actions)
+    scratch = borrowed(scratch)
+    gained = borrowed(gained)
     rules = rules_array[0]
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):

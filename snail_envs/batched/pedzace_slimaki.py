@@ -33,6 +33,7 @@ from snail_envs.batched.core import (
     clear,
     copy_into,
     move_marks,
+    next_seat,
     observer_pieces,
     seating_record,
     write_bits,
@@ -251,7 +252,7 @@ def count_choice(g, die: int) -> None:
 @compiled
 def pass_dice(g, rules) -> None:
     """The pool goes to the next seat; one die alone is not passed: all five are collected."""
-    g.turn = (g.turn + 1) % rules.num_players
+    g.turn = next_seat(g.turn, rules.num_players)
     if g.held.sum() == 1:
         g.held[:] = 1
         g.set_aside[:] = 0
@@ -267,7 +268,7 @@ def roll_until_decision(g, rules) -> None:
         if allowed_dice(g, rules):
             return
         g.turns_played += 1
-        g.turn = (g.turn + 1) % rules.num_players
+        g.turn = next_seat(g.turn, rules.num_players)
 
 
 @compiled

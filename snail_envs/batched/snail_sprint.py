@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from snail_envs.agents.heuristics import snail_sprint as strategy
 from snail_envs.batched import core
@@ -37,10 +38,12 @@ from snail_envs.batched.core import (
     copy_into,
     every_seat,
     move_marks,
+    next_seat,
     observer_pieces,
     pay_margin,
     pay_win_lose,
     seating_record,
+    seats_after,
     write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
@@ -71,6 +74,9 @@ jitable(strategy.snail_space)
 choose = jitable(strategy.choose)
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
 
+TOWER_LEVELS = np.array([level / MAX_TOWER_LEVEL for level in range(NUM_SNAILS)], np.float32)
+"""A snail's height in its tower as a view shows it, by its level."""
+
 PIECES = observer_pieces(SPEC, first="cards")
 """Where each piece of an observation or of the state starts (`cards`: the seat's own race card, or
 every seat's)."""
@@ -86,13 +92,17 @@ GAME = game_record(
     fields(MAX_PLAYERS, card=np.uint8),
     fields(NUM_SNAILS, shown_space=np.int8),
     fields((), shown_finished=np.int8, shown_turn=np.int8, view_noted=np.uint8),
+    fields(NUM_SNAILS, showing=np.uint64),
+    fields((), showing_noted=np.uint8),
 )
 """One game: each snail's space (37 = podium), height in its tower and the snail under it;
 each space's top snail and printed symbols (bit s for snail s); the podium; the seat to
 play; the roll and its possible moves (`target[s]`: where snail s would go, −1 if it may not
 move); each seat's race card (bit s for snail s); and, if `view_noted`, the snails' spaces,
 the snails on the podium and the seat to play as the acting view last written shows them, so
-that `update_observation` rewrites only what has changed since."""
+that `update_observation` rewrites only what has changed since; and, if `showing_noted`, the
+spaces that show each symbol (`showing[s]`: bit k for space k), so that a move finds its space
+without walking the track."""
 
 
 def rules_dtype(num_cards: int) -> np.dtype:
@@ -125,17 +135,45 @@ def is_free(g, snail: int) -> bool:
 
 
 @compiled
+def symbols_shown(g, rules, space: int) -> int:
+    """The symbols a space shows, as bits: an empty space, those printed on it; an occupied
+    one, the colour of the snail on top, unless it is a space that holds one snail."""
+    top = g.top[space]
+    if top == EMPTY:
+        return np.int64(g.printed[space])
+    if rules.holds_one[space]:
+        return 0
+    return 1 << np.int64(top)
+
+
+@compiled
+def note_space(g, rules, space: int) -> None:
+    """Bring `showing` up to date at `space`, whose top snail has changed."""
+    shown = np.uint64(symbols_shown(g, rules, space))
+    at = np.uint64(space)
+    for symbol in range(NUM_SNAILS):
+        on = shown >> np.uint64(symbol) & np.uint64(1)
+        g.showing[symbol] = g.showing[symbol] & ~(np.uint64(1) << at) | on << at
+
+
+@compiled
+def note_track(g, rules) -> None:
+    """Note the spaces that show each symbol, from the track as it is."""
+    for space in range(START + 1, LAST_SPACE + 1):
+        note_space(g, rules, np.int64(space))
+    g.showing_noted = 1
+
+
+@compiled
 def next_space_showing(g, rules, snail: int, symbol: int) -> int:
     """The first space strictly ahead of `snail` that shows `symbol`, else the podium."""
-    bit = 1 << symbol
-    for space in range(g.space[snail] + 1, LAST_SPACE + 1):
-        top = g.top[space]
-        if top == EMPTY:
-            if g.printed[space] & bit:
-                return space
-        elif top == symbol and not rules.holds_one[space]:
-            return space
-    return ON_PODIUM
+    if not g.showing_noted:
+        note_track(g, rules)
+    after = np.int64(g.space[snail]) + 1
+    ahead = g.showing[symbol] >> np.uint64(after)
+    if ahead == 0:
+        return ON_PODIUM
+    return after + np.int64(trailing_zeros(ahead))
 
 
 @compiled
@@ -202,10 +240,15 @@ def move(g, rules, snail: int) -> None:
         g.level[snail] = 0 if under == EMPTY else g.level[under] + 1
         g.top[target] = snail
     g.space[snail] = target
+    if g.showing_noted:
+        if origin != START:
+            note_space(g, rules, np.int64(origin))
+        if target != ON_PODIUM:
+            note_space(g, rules, np.int64(target))
     g.target[:] = NONE
     g.turns_played += 1
     if not is_over(g):
-        g.turn = (g.turn + 1) % rules.num_players
+        g.turn = next_seat(g.turn, rules.num_players)
 
 
 @compiled
@@ -251,6 +294,7 @@ def start_game(g, rules) -> None:
     g.level[:] = 0
     g.below[:] = NONE
     g.top[:] = EMPTY
+    g.showing_noted = 0
     g.podium[:] = NONE
     g.finished = 0
     g.turn = 0
@@ -343,17 +387,13 @@ def write_table(g, at, out: np.ndarray, turn: int) -> None:
 @compiled
 def write_towers(g, at, out: np.ndarray) -> None:
     """Each snail's height in its tower and whether it is free; the dice."""
-    clear(out, at.tower_levels, NUM_SNAILS)
-    clear(out, at.snails_free, NUM_SNAILS)
-    clear(out, at.dice, NUM_SNAILS)
     for snail in range(NUM_SNAILS):
         space = g.space[snail]
-        if space == ON_PODIUM:
-            continue
-        if space == START or g.top[space] == snail:
-            out[at.snails_free + snail] = 1
-        if space != START:
-            out[at.tower_levels + snail] = g.level[snail] / MAX_TOWER_LEVEL
+        out[at.snails_free + snail] = is_free(g, snail)
+        out[at.tower_levels + snail] = (
+            TOWER_LEVELS[g.level[snail]] if START < space < ON_PODIUM else 0
+        )
+    clear(out, at.dice, NUM_SNAILS)
     out[at.dice + g.dice[0]] += 0.5
     out[at.dice + g.dice[1]] += 0.5
 
@@ -386,7 +426,7 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     out.fill(0)
     write_track(g, rules, at, out)
     write_bits(out, at.cards, g.card[seat], NUM_SNAILS)
-    write_table(g, at, out, (g.turn - seat) % rules.num_players)
+    write_table(g, at, out, seats_after(seat, g.turn, rules.num_players))
     mark_snails(g, at, out)
 
 
@@ -397,7 +437,7 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     the snails only where they differ from the note of that view (`g.shown_*`); the view written
     whole where there is no note of it (`forget_views`)."""
     at = rules.observation
-    turn = (g.turn - seat) % rules.num_players
+    turn = seats_after(seat, g.turn, rules.num_players)
     if not g.view_noted:
         write_observation(g, rules, seat, out)
         copy_into(g.shown_space, g.space)

@@ -42,7 +42,13 @@ from snail_envs.batched.chance import (
     seed_games,
 )
 from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
-from snail_envs.batched.core import BatchedGame, copy_into, observer_pieces, seating_record
+from snail_envs.batched.core import (
+    BatchedGame,
+    copy_into,
+    next_seat,
+    observer_pieces,
+    seating_record,
+)
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
 from snail_envs.snailed_it.env import SPEC
@@ -337,7 +343,7 @@ def end_turn(g, rules) -> None:
         if g.hand_size[seat] == 0:
             end_round(g, rules)
             return
-    g.turn = (g.turn + 1) % rules.num_players
+    g.turn = next_seat(g.turn, rules.num_players)
 
 
 @compiled
