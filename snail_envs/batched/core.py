@@ -585,6 +585,14 @@ def next_seat(seat: int, num_players: int) -> int:
 
 
 @compiled
+def seat_after(seat: int, places: int, num_players: int) -> int:
+    """The seat `places` seats after `seat`, 0 ≤ `places` < `num_players`:
+    `(seat + places) % num_players`, without dividing."""
+    other = np.int64(seat) + places
+    return other - num_players if other >= num_players else other
+
+
+@compiled
 def seats_after(seat: int, other: int, num_players: int) -> int:
     """How many seats after `seat` `other` sits: `(other - seat) % num_players`, without
     dividing."""

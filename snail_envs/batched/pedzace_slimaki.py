@@ -36,6 +36,7 @@ from snail_envs.batched.core import (
     next_seat,
     observer_pieces,
     seating_record,
+    seats_after,
     write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
@@ -323,7 +324,7 @@ def end_race(g, rules) -> None:
             if g.card[seat] >> snail & 1:
                 g.scores[seat] += places[snail]
     if g.race + 1 < rules.rounds:
-        start_race(g, rules, g.race + 1, (g.first_seat + 1) % rules.num_players)
+        start_race(g, rules, g.race + 1, next_seat(g.first_seat, rules.num_players))
     else:
         g.finished = 1
 
@@ -403,10 +404,10 @@ def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
         if g.faces[die] != NOT_ROLLED:
             out[at.dice_rolled + NUM_FACES * die + g.faces[die] - 1] = 1
         out[at.dice_set_aside + die] = g.set_aside[die]
-    out[at.turn + (g.turn - seat) % n] = 1
+    out[at.turn + seats_after(seat, g.turn, n)] = 1
     out[at.race + g.race] = 1
     for other in range(n):
-        out[at.points + (other - seat) % n] = g.scores[other] / POINTS_SCALE
+        out[at.points + seats_after(seat, other, n)] = g.scores[other] / POINTS_SCALE
 
 
 @compiled
@@ -441,7 +442,7 @@ def write_counts(g, rules, at, out: np.ndarray, seat: int) -> None:
     """The dice each seat used and passed over in this race, seats counted from `seat`."""
     n = rules.num_players
     for other in range(n):
-        row = at.choice_counts + COUNTS_SIZE * ((other - seat) % n)
+        row = at.choice_counts + COUNTS_SIZE * seats_after(seat, other, n)
         used = 0
         for die in range(NUM_SNAILS):
             out[row + USED + die] = g.dice_used[other, die] / COUNTS_SCALE

@@ -47,6 +47,7 @@ from snail_envs.batched.core import (
     copy_into,
     next_seat,
     observer_pieces,
+    seat_after,
     seating_record,
 )
 from snail_envs.batched.drivers import compile_drivers
@@ -319,7 +320,7 @@ def toss_tick(g, rules, actions: np.ndarray) -> None:
     player's left), then the player draws one per toss; a tick without tosses closes it."""
     tossed = np.int64(0)  # not the constant 0, which would compile draw for it as well
     for k in range(1, rules.num_players):
-        seat = (g.turn + k) % rules.num_players
+        seat = seat_after(g.turn, k, rules.num_players)
         if actions[seat] == PASS:
             continue
         card = actions[seat] - TOSS
@@ -368,7 +369,7 @@ def end_round(g, rules) -> None:
     if highest >= rules.target or g.rounds_played >= rules.max_rounds:
         g.finished = 1
     else:
-        g.starter = (g.starter + 1) % rules.num_players
+        g.starter = next_seat(g.starter, rules.num_players)
         start_round(g, rules)
 
 
@@ -631,7 +632,7 @@ def redraw_hidden(g, rules, seat: int) -> None:
         lot_index[cards[start:end]] = lot
     undealt_end = bounds[1:].copy()
     for k in range(1, rules.num_players):
-        other = (seat + k) % rules.num_players
+        other = seat_after(seat, k, rules.num_players)
         held = np.zeros(lots, np.int64)
         card = next_card(g.hand[other], FIRST_CARD)
         while card < NUM_CARDS:

@@ -70,9 +70,12 @@ from snail_envs.batched.core import (
     MARGIN,
     POINTS,
     BatchedGame,
+    next_seat,
     pay_margin,
     pieces_dtype,
+    seat_after,
     seating_record,
+    seats_after,
 )
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
@@ -499,7 +502,7 @@ def next_flipper(g, rules, after: int) -> int:
     """The next seat still in the game clockwise after `after`."""
     seat = after
     for _ in range(rules.num_players):
-        seat = (seat + 1) % rules.num_players
+        seat = next_seat(seat, rules.num_players)
         if g.in_game[seat]:
             return seat
     return NONE
@@ -1113,7 +1116,7 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
     n, k, size = rules.num_players, rules.num_keys, rules.deck_size
     out.fill(0)
     for i in range(n):
-        seat = (viewer + i) % n
+        seat = seat_after(viewer, i, n)
         pile = PILES + seat
         if g.size[pile]:
             out[at.pile_tops + k * i + top_key(g, rules, seat)] = 1
@@ -1132,10 +1135,10 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
     if not g.finished and not g.truncated:
         if rules.speed:
             for i in range(n):
-                out[at.next_flippers + i] = g.in_game[(viewer + i) % n]
+                out[at.next_flippers + i] = g.in_game[seat_after(viewer, i, n)]
         else:
             following = next_flipper(g, rules, g.turn)
-            out[at.next_flippers + (following - viewer + n) % n] = 1
+            out[at.next_flippers + seats_after(viewer, following, n)] = 1
     for pool in range(g.num_pools):
         packet = POOLS + pool
         out[at.pool_sizes + rules.card_keys[g.last[packet]]] = g.size[packet] / size
@@ -1148,7 +1151,7 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
             out[at.centre_below + rules.card_keys[g.below[n]]] = 1
     if rules.session:
         for i in range(n):
-            out[at.session_wins + i] = g.session_wins[(viewer + i) % n] / rules.wins_needed
+            out[at.session_wins + i] = g.session_wins[seat_after(viewer, i, n)] / rules.wins_needed
         games = rules.session_games + rules.max_sudden_deaths
         out[at.game_number] = min(g.games_played + 1, games) / games
         out[at.sudden_death] = g.sudden_deaths > 0
@@ -1179,7 +1182,7 @@ def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
     `recall="perfect"`) what the seat remembers of the cards that card may be."""
     at = rules.observation
     n, k = rules.num_players, rules.num_keys
-    top = at.centre_top if rules.single_pile else at.pile_tops + k * ((g.turn - seat + n) % n)
+    top = at.centre_top if rules.single_pile else at.pile_tops + k * seats_after(seat, g.turn, n)
     out[top + rules.card_keys[g.flipped[g.turn]]] = 0
     out[top + g.glimpses[seat, g.glimpsed - 1]] = 1
     for tick in range(g.glimpsed):
