@@ -100,14 +100,10 @@ def jitable(function: F) -> F:
     return function
 
 
-@intrinsic
-def borrowed(typing_context: Any, value: Any) -> Any:
-    """`value`, an array or a tuple of arrays, as arrays with no reference to count (no
-    meminfo): the same data, shape and strides, so that numba's counts around every view of
-    them test a null pointer and do nothing. Compiled code only, for arrays that outlive the
-    call (a kernel's arguments, which Python holds): never for an array the kernel allocates,
-    and never returned or kept (the module docstring)."""
-    arrays = list(value.types) if isinstance(value, types.BaseTuple) else [value]
+def borrowed_typing(typing_context: Any, value: Any) -> Any:
+    """The typing and code of `borrowed`."""
+    items: Any = value  # a numba tuple type iterates over its items' types
+    arrays = list(items) if isinstance(value, types.BaseTuple) else [value]
     if not all(isinstance(array, types.Array) for array in arrays):
         return None
 
@@ -134,3 +130,11 @@ def borrowed(typing_context: Any, value: Any) -> Any:
         return context.make_tuple(builder, value, items)
 
     return value(value), codegen
+
+
+borrowed: Any = intrinsic(borrowed_typing)
+"""`borrowed(value)`: `value`, an array or a tuple of arrays, as arrays with no reference to count
+(no meminfo): the same data, shape and strides, so that numba's counts around every view of them
+test a null pointer and do nothing. Compiled code only, for arrays that outlive the call (a
+kernel's arguments, which Python holds): never for an array the kernel allocates, and never
+returned or kept (the module docstring)."""

@@ -34,10 +34,11 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 from gymnasium import spaces
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from snail_envs.batched.chance import (
     TapeChance,
@@ -575,6 +576,10 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
     of different shapes, about 2 CPU seconds of a cold start."""
     for k in range(source.shape[0]):
         target[k] = source[k]
+
+
+lowest_bit = cast(Callable[[int], int], trailing_zeros)
+"""The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 
 
 @compiled

@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from snail_envs.agents.heuristics import snail_sprint as strategy
 from snail_envs.batched import core
@@ -37,6 +36,7 @@ from snail_envs.batched.core import (
     clear,
     copy_into,
     every_seat,
+    lowest_bit,
     move_marks,
     next_seat,
     observer_pieces,
@@ -173,7 +173,7 @@ def next_space_showing(g, rules, snail: int, symbol: int) -> int:
     ahead = g.showing[symbol] >> np.uint64(after)
     if ahead == 0:
         return ON_PODIUM
-    return after + np.int64(trailing_zeros(ahead))
+    return after + np.int64(lowest_bit(ahead))
 
 
 @compiled

@@ -26,11 +26,9 @@ a seat's possible actions.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
-from typing import cast
+from collections.abc import Iterable
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from snail_envs.agents.heuristics import snailed_it as strategy
 from snail_envs.batched import core
@@ -45,6 +43,7 @@ from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import (
     BatchedGame,
     copy_into,
+    lowest_bit,
     next_seat,
     observer_pieces,
     seat_after,
@@ -77,8 +76,6 @@ LOWEST_WINS = True
 """The seat with the lowest total wins."""
 LOOKAHEAD_NUMERATOR = strategy.DEFAULT_LOOKAHEAD.numerator
 LOOKAHEAD_DENOMINATOR = strategy.DEFAULT_LOOKAHEAD.denominator
-lowest_bit = cast(Callable[[int], int], trailing_zeros)
-"""The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 WORD_CARDS = 2 * NUM_VALUES
 CARD_WORDS = NUM_CARDS // WORD_CARDS
 """A set of cards is `CARD_WORDS` int64 words: card c is bit c % `WORD_CARDS` of word

@@ -1,0 +1,60 @@
+"""The kernels' building blocks: borrowed arrays and counting seats round the table."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from numba.core.errors import TypingError
+
+from snail_envs.batched.compiling import borrowed
+from snail_envs.batched.core import next_seat, seat_after, seats_after
+
+
+@numba.njit
+def _write_through_borrowed(values: np.ndarray, rows: np.ndarray) -> float:
+    values, rows = borrowed((values, rows))
+    values = borrowed(values)
+    for i in range(rows.shape[0]):
+        row = rows[i]  # a view of a borrowed array: no reference to count
+        row[:] = i
+    values[0] = rows.sum()
+    return values[0]
+
+
+def test_a_borrowed_array_is_the_same_memory_without_a_reference_count() -> None:
+    values = np.zeros(3)
+    rows = np.zeros((4, 2), np.int64)
+    assert _write_through_borrowed(values, rows) == 2 * (0 + 1 + 2 + 3)
+    assert rows.tolist() == [[0, 0], [1, 1], [2, 2], [3, 3]]
+    assert values[0] == 12
+
+
+def test_only_arrays_can_be_borrowed() -> None:
+    @numba.njit
+    def borrow_a_number(number: int) -> int:
+        return borrowed(number)
+
+    with pytest.raises(TypingError):
+        borrow_a_number(3)
+
+
+@numba.njit
+def _seats(num_players: int) -> np.ndarray:
+    out = np.empty((num_players, num_players, 3), np.int64)
+    for seat in range(num_players):
+        for other in range(num_players):
+            out[seat, other, 0] = next_seat(seat, num_players)
+            out[seat, other, 1] = seat_after(seat, other, num_players)
+            out[seat, other, 2] = seats_after(seat, other, num_players)
+    return out
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_seats_are_counted_round_the_table_as_the_modulo_counts_them(num_players: int) -> None:
+    out = _seats(num_players)
+    for seat in range(num_players):
+        for other in range(num_players):
+            assert out[seat, other, 0] == (seat + 1) % num_players
+            assert out[seat, other, 1] == (seat + other) % num_players
+            assert out[seat, other, 2] == (other - seat) % num_players
