@@ -632,8 +632,7 @@ def move_marks(
 def clear(out: np.ndarray, start: int, size: int) -> None:
     """Zero `size` entries of the view `out` from `start` (one signature: compiled once, not
     again for each constant `size`)."""
-    for k in range(start, start + size):
-        out[k] = 0
+    out[start : start + size] = 0  # one bounds fix for the run, not one an entry
 
 
 LEARNER_VIEWS = (
@@ -750,18 +749,18 @@ def every_seat(num_players: int) -> int:
 
 
 @inlined
-def pay_points(points, before, lowest_wins: bool, over: bool, rules, rewards: np.ndarray) -> None:
+def pay_points(points, stock, lowest_wins: bool, over: bool, rules, rewards: np.ndarray) -> None:
     """The rewards of a transition in a game of points whose seats never go out, from each
-    seat's points `before` it to `points`: the change (`reward="points"`; with `lowest_wins`, the
-    points avoided), that change less the others' mean (`"margin"`), or win/lose once the game
-    is `over` (0 before)."""
+    seat's points before it (`stock[0]`) to `points`: the change (`reward="points"`; with
+    `lowest_wins`, the points avoided), that change less the others' mean (`"margin"`), or
+    win/lose once the game is `over` (0 before)."""
     n = rules.num_players
     if rules.reward != WINLOSE:
         for seat in range(n):
             if lowest_wins:
-                rewards[seat] = before[seat] - points[seat]
+                rewards[seat] = stock[0, seat] - points[seat]
             else:
-                rewards[seat] = points[seat] - before[seat]
+                rewards[seat] = points[seat] - stock[0, seat]
         if rules.reward == MARGIN:
             pay_margin(rewards, every_seat(n), n, rewards)
     elif not over:

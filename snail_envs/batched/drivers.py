@@ -138,7 +138,7 @@ def take_points(g, rules, stock: np.ndarray) -> None:
 
 def pay_changes(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     """`pay` of a game of points: the rewards of the change in points since `take_points`."""
-    pay_points(game.points(g), stock[0], game.LOWEST_WINS, game.is_over(g), rules, rewards)
+    pay_points(game.points(g), stock, game.LOWEST_WINS, game.is_over(g), rules, rewards)
 
 
 def heuristic_action(g, rules, seat: int) -> int:

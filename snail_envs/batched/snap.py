@@ -1048,21 +1048,20 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
     winner (`SHARED_WIN` to each seat of a shared result) and −1 to the others when the episode
     ends, −1 to a seat that goes out while it goes on (in
     one game; in a session every seat stays to its end)."""
-    before, live = stock[0], stock[1]
     if rules.reward == MARGIN:
         changes = np.empty(rules.num_players)  # points: float64, as the reference's
         paid = NOBODY
         for seat in range(rules.num_players):
-            changes[seat] = seat_points(g, rules, seat) - before[seat]
-            if live[seat]:
+            changes[seat] = seat_points(g, rules, seat) - stock[0, seat]
+            if stock[1, seat]:
                 paid |= 1 << seat
         pay_margin(changes, paid, rules.num_players, rewards)
         return
     for seat in range(rules.num_players):
         reward = 0.0
-        if live[seat]:
+        if stock[1, seat]:  # live before the tick
             if rules.reward == POINTS:
-                reward = seat_points(g, rules, seat) - before[seat]
+                reward = seat_points(g, rules, seat) - stock[0, seat]
             elif g.finished:
                 reward = -1.0
                 if g.winners >> seat & 1:
