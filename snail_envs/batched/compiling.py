@@ -123,11 +123,11 @@ def borrowed_typing(typing_context: Any, value: Any) -> Any:
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         if not isinstance(value, types.BaseTuple):
             return without_count(context, builder, value, args[0])
-        items = [
+        views = [
             without_count(context, builder, array, builder.extract_value(args[0], k))
             for k, array in enumerate(arrays)
         ]
-        return context.make_tuple(builder, value, items)
+        return context.make_tuple(builder, value, views)
 
     return value(value), codegen
 
