@@ -24,7 +24,7 @@ two or more seats pays as a draw, so that no policy gains by not playing. The fu
 | API | native parallel (`parallel_env`: one step = one tick, every seat still in the game acts) and AEC (`env`, `raw_env`: the seats of a tick act one after another, none seeing the others' choices) |
 | action space | `Discrete(4)`: 0 `wait`, 1 `snap`, 2 `snap_pool` (the snap pot call in `snap_pot`), 3 `slap` (`slapjack` only) |
 | action mask | `wait` and `snap` always (calls are legal whether right or wrong: a wrong call is a move with a penalty); `snap_pool` while a pool exists; `slap` with `slapjack`; only `wait` before the seat's `reaction_delay` has passed in the window, and for the last flipper with `flipper_may_call=False` (every seat in the game acts each tick) |
-| observation space | `Dict(observation=Box(low, high, (71,), float32), action_mask=Box(0, 1, (4,), int8))` for the defaults, bounds per piece as below (all [0, 1] but `last_gain`, [−1, 1]); the size is n·(K + 12) + K + R + 5 (+ 2K + 1 with `single_pile`, + R·K with `glimpse_error`, + K more with `recall="perfect"`), K = 13 ranks (or `pictures`), R = `reaction_ticks`; since v2 no piece is new, and a card a wrong call pays from the stack shows in the caller's `stack_sizes` and `last_gain` and in `pool_sizes` (with `single_pile`: `centre_size`, and `centre_below` under a single card) |
+| observation space | `Dict(observation=Box(low, high, (71,), float32), action_mask=Box(0, 1, (4,), int8))` for the defaults, bounds per piece as below (all [0, 1] but `last_gain`, [−1, 1]); the size is n·(K + 12) + K + R + 5 (+ 2K + 1 with `single_pile`, + R·K with `glimpse_error`, + K more with `recall="perfect"`, + 3 with `call_odds`), K = 13 ranks (or `pictures`), R = `reaction_ticks`; since v2 no piece is new, and a card a wrong call pays from the stack shows in the caller's `stack_sizes` and `last_gain` and in `pool_sizes` (with `single_pile`: `centre_size`, and `centre_below` under a single card) |
 | state space | `Box(low, high, (124,), float32)` for the defaults; the size is n·(K + 13) + K + R + 4 + 2nK (+ 2K + 1 with `single_pile`) |
 | rewards | `reward="winlose"` (default): a seat that goes out gets −1 then and leaves `agents`; at the end the winner gets +1 and the others −1; a result shared by two or more seats (a draw, a tie for the most cards with `at_limit="most_cards"`, a shared session) pays each of them 0 and the others −1. `reward="points"` (alias `reward="cards"`): after every step, the change in the seat's share of the deck held in its stack and pile (shaping; pools belong to nobody). `reward="margin"`: after every step, the change in the seat's lead, in shares of the deck: its share held in stack and pile less the mean share of the other seats that were in the game before the step (a seat that goes out is paid in that step, then leaves `agents`). The rewards of every step sum to zero. With no seat out before the end, a seat's return is its final lead less its lead at the deal (0 for an even deal; 18/17/17 cards with three seats is not); after a seat goes out, the others' later changes are averaged over the seats still in. In a session (`session`), win-or-lose rewards come once, at the session's end, and a new deal pays nothing |
 | game length | at most `max_ticks` ticks (10000), each one decision per seat acting (at most 120000 decisions) |
@@ -127,6 +127,16 @@ observation):
 |---|---|---|---|
 | `flipped_recall` | 110–122 | [0, 1] | with recall='perfect', while you glimpse the card flipped last: the share of key k among the cards it may be by every card you have seen (never turned face up, or of its stack's last shuffle; itself alone if you followed it), before your glimpses; all 0 otherwise |
 
+The odds of a call (`call_odds=True`, with `recall="perfect"` only): what follows from that
+memory and the seat's own glimpses. The card flipped last is one of the cards it may be, each
+as likely as the seat's glimpses would be were it that card (the weights by which a search
+redraws it); the piece gives the chance that each call would be right now. It changes no rule
+and shows nothing the two pieces before it do not already determine:
+
+| piece | indices | range | meaning |
+|---|---|---|---|
+| `call_odds` | 123–125 | [0, 1] | with call_odds: the chance that snap, snap_pool and slap would be right in this tick, by every card you have seen and your glimpses (1 or 0 while you see the table as it is) |
+
 Sessions (`session` other than `"single"`): one episode is a whole session of games. Every
 seat stays among the agents until the session ends: a seat out of one game acts with `wait`
 alone until the next begins. Win-or-lose rewards are paid once, at the session's end (+1 to
@@ -192,6 +202,7 @@ after `pool_sizes` (after the central pile's pieces with `single_pile`), shown h
 | `max_sudden_deaths` | 3 | 0 or more: sudden deaths played at most (drawn or truncated ones are replayed), after which the tied seats share the win |
 | `glimpse_error` | `()` | perfect sight, or a non-increasing sequence of at most `reaction_ticks` error probabilities in [0, 1], one a tick of the window (later ticks: 0), e.g. `(0.6, 0.3, 0.0)`; YAML lists are accepted; not with `speed` |
 | `recall` | `"none"` | `"none"` (the observation shows the table and this window's glimpses), `"perfect"` (with `glimpse_error` only: it also shows the keys the card flipped last may have by every card the seat has seen, `flipped_recall`) |
+| `call_odds` | `False` | `True` (with `recall="perfect"` only): the observation ends with the chance that each call would be right now, by every card the seat has seen and its glimpses (`call_odds`); the rules are unchanged |
 | `reward` | `"winlose"` | `"winlose"`, `"points"` or its alias `"cards"` (the change in the seat's share of the cards each step), `"margin"` (the change in the seat's share minus the mean of the others' shares) |
 | `illegal_action` | `"raise"` | `"raise"` (`ValueError` naming the legal actions), `"penalize"` (the game ends: offender −1, others 0) |
 | `render_mode` | `None` | `None`, `"ansi"`, `"rgb_array"`, `"human"` |
@@ -232,6 +243,9 @@ refresh never shuffles.
 ## Version history
 
 - v2: no play is free, and not playing never pays.
+  - Option `call_odds` (the `call_odds` piece): the chance that each call would be right, by
+    the seat's memory and glimpses; the default leaves the observation as it was, and every
+    game plays as before.
   - A wrong call from an empty pile sends the top card of the caller's stack, face up, to the
     centre, and in `single_pile` a wrong call puts that card under the central pile (in v1 both
     were free: a trained policy kept its pile empty and called at every tick, and its whole edge

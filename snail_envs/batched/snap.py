@@ -192,6 +192,7 @@ PIECES = pieces_dtype(
         "may_call",
         "glimpses",
         "flipped_recall",
+        "call_odds",
         "stack_tops",
         "stack_keys",
     )
@@ -1172,6 +1173,8 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     out[at.may_call] = may_call(g, rules, seat)
     if g.glimpsed:
         show_glimpses(g, rules, seat, out)
+    if at.call_odds >= 0:
+        show_call_odds(g, rules, seat, out[at.call_odds : at.call_odds + len(CALLS)])
 
 
 @compiled
@@ -1191,18 +1194,80 @@ def show_glimpses(g, rules, seat: int, out: np.ndarray) -> None:
 
 
 @compiled
-def show_recall(g, rules, out: np.ndarray) -> None:
-    """`Snap.recalled_keys` as shares: of the cards the card flipped last may be by every card
-    seen (itself, and the stack cards of the group it came from), the share of each key."""
-    flipped = g.flipped[g.turn]
-    out[rules.card_keys[flipped]] = 1
-    cards = 1
+def recalled_keys(g, rules) -> np.ndarray:
+    """`Snap.recalled_keys`: for every key, how many of the cards the card flipped last may be
+    by every card seen (itself, and the stack cards of the group it came from) have that key."""
+    counts = np.zeros(rules.num_keys, np.int64)
+    counts[rules.card_keys[g.flipped[g.turn]]] = 1
     if g.glimpsed_group != SEEN:
         for card in range(rules.deck_size):
             if g.hidden_group[card] == g.glimpsed_group:
-                out[rules.card_keys[card]] += 1
-                cards += 1
-    out /= cards
+                counts[rules.card_keys[card]] += 1
+    return counts
+
+
+@compiled
+def show_recall(g, rules, out: np.ndarray) -> None:
+    """`Snap.recalled_keys` as shares of the cards the card flipped last may be."""
+    counts = recalled_keys(g, rules)
+    out[:] = counts / counts.sum()
+
+
+@compiled
+def show_call_odds(g, rules, seat: int, out: np.ndarray) -> None:
+    """`Snap.call_odds`: the chance each call would be right in this tick, by every card `seat`
+    has seen and its glimpses (each key the card flipped last may have weighted by the chance of
+    those glimpses of it); 1 or 0 while the table is seen as it is."""
+    if not g.glimpsed:
+        out[0] = matched_keys(g, rules) != 0
+        out[1] = claimable_pools(g, rules) != 0
+        out[2] = jack_showing(g, rules)
+        return
+    likelihood = glimpse_likelihood(g, rules, seat)
+    counts = recalled_keys(g, rules)
+    odds = np.zeros(len(CALLS))
+    total = 0.0
+    for key in range(rules.num_keys):
+        weight = counts[key] * likelihood[key]
+        if weight > 0:
+            right = calls_right_if_flipped(g, rules, key)
+            for index in range(len(CALLS)):
+                if right >> index & 1:
+                    odds[index] += weight
+            total += weight
+    for index in range(len(CALLS)):
+        out[index] = odds[index] / total
+
+
+@compiled
+def calls_right_if_flipped(g, rules, key: int) -> int:
+    """`Snap.right_calls` (a bit set over `CALLS`) judged as if the card flipped last, on top of
+    its pile, had `key`."""
+    flipped = flipped_pile(rules, g.turn)
+    tops = matched = NOBODY
+    for pile in range(rules.num_piles):
+        top = key if pile == flipped else top_key(g, rules, pile)
+        if top != NONE:
+            bit = 1 << top
+            matched |= tops & bit
+            tops |= bit
+    if rules.single_pile:
+        centre = rules.num_players
+        snap = g.size[PILES + centre] >= 2 and key == rules.card_keys[g.below[centre]]
+    else:
+        snap = matched != 0
+    pool = False
+    if g.num_pools and rules.classic:
+        pool_key = rules.card_keys[g.last[POOLS]]
+        for seat in range(rules.num_players):
+            if is_showing(g, rules, seat):
+                shown = key if seat == g.turn else rules.card_keys[g.flipped[seat]]
+                pool = pool or shown == pool_key
+    elif g.num_pools:
+        for index in range(g.num_pools):
+            pool = pool or tops >> rules.card_keys[g.last[POOLS + index]] & 1 == 1
+    slap = rules.slapjack == 1 and tops >> JACK_KEY & 1 == 1
+    return int(snap) | int(pool) << 1 | int(slap) << 2
 
 
 @compiled

@@ -101,6 +101,10 @@ GLIMPSES = (
     "index {k}·t + key (all 0 once sight is exact: after a resolution, in a reopened window)"
 )
 MAY_CALL_SEAT = "1 if seat i may call in this tick"
+CALL_ODDS = (
+    "with call_odds: the chance that snap, snap_pool and slap would be right in this tick, by "
+    "every card you have seen and your glimpses (1 or 0 while you see the table as it is)"
+)
 FLIPPED_RECALL = (
     "with recall='perfect', while you glimpse the card flipped last: the share of key k among the "
     "cards it may be by every card you have seen (never turned face up, or of its stack's last "
@@ -128,6 +132,8 @@ class SnapObserver:
             own.append(Piece("glimpses", ticks * k, GLIMPSES.format(k=k)))
         if options.recall == "perfect":
             own.append(Piece("flipped_recall", k, FLIPPED_RECALL))
+        if options.call_odds:
+            own.append(Piece("call_odds", len(CALLS), CALL_ODDS))
         self.observation_layout = Layout([*(_piece(part, n) for part in parts), *own])
         self.state_layout = Layout(
             [
@@ -179,6 +185,9 @@ class SnapObserver:
         glimpses = game.glimpses[seat]
         if glimpses:
             self._show_glimpses(game, seat, glimpses, observation)
+        if self.options.call_odds:
+            at = self.observation_layout.offset("call_odds")
+            observation[at : at + len(CALLS)] = game.call_odds(seat)
         return observation
 
     def _show_glimpses(

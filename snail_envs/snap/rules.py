@@ -143,7 +143,8 @@ Hidden information
     its own: the true key of the card just flipped (while glimpsed) and the other seats'
     glimpses are hidden from it. A seat with perfect memory therefore knows which keys the card
     just flipped may have (`recalled_keys`); `recall="perfect"` shows that in its observation
-    (an observation option: the rules are unchanged).
+    (an observation option: the rules are unchanged), and `call_odds` adds what follows from it
+    with the seat's glimpses: the chance each call would be right now (`call_odds`).
 
 Limits
     `max_flips` [2000] stops an unfinished game before the next flip once that many cards were
@@ -162,7 +163,8 @@ Options (defaults in brackets)
     `max_flips` [2000]; `max_ticks` [10000] (None for no limit); `at_limit` ["truncate"] or
     "most_cards"; `wrong_call_cost` ["pile_or_stack"] or "pile"; `same_tick` ["tie"] or
     "random"; `refresh` ["turn_over"] or "shuffle"; `glimpse_error` [()] (not with `speed`);
-    `recall` ["none"] or "perfect" (with `glimpse_error` only);
+    `recall` ["none"] or "perfect" (with `glimpse_error` only); `call_odds` [False] (with
+    `recall="perfect"` only);
     `session` ["single"], "best_of_3", "best_of_5" or "first_to_3"; `max_sudden_deaths` [3].
 """
 
@@ -255,6 +257,7 @@ class SnapOptions:
     refresh: str = "turn_over"
     glimpse_error: Sequence[float] = ()
     recall: str = "none"
+    call_odds: bool = False
     session: str = "single"
     max_sudden_deaths: int = 3
     num_keys: int = field(init=False, repr=False, compare=False)
@@ -272,7 +275,7 @@ class SnapOptions:
         check_choice("match_key", self.match_key, MATCH_KEYS)
         check_choice("decks", self.decks, DECKS)
         check_int("reaction_ticks", self.reaction_ticks, 1, MAX_REACTION_TICKS)
-        for name in ("flipper_may_call", "speed", "double", "single_pile", "slapjack"):
+        for name in ("flipper_may_call", "speed", "double", "single_pile", "slapjack", "call_odds"):
             check_bool(name, getattr(self, name))
         check_optional_int("max_flips", self.max_flips, 1)
         check_optional_int("max_ticks", self.max_ticks, 1)
@@ -396,6 +399,11 @@ class SnapOptions:
             raise ValueError(
                 f"recall={self.recall!r} needs glimpse_error: with exact sight every card on the "
                 "table is seen as it is, and a memory has nothing to add"
+            )
+        if self.call_odds and self.recall != "perfect":
+            raise ValueError(
+                "call_odds needs recall='perfect': the odds are those of a seat that remembers "
+                f"every card it has seen; got recall={self.recall!r}"
             )
         if self.glimpse_error and self.speed:
             raise ValueError(
@@ -740,27 +748,33 @@ class Snap:
         cards = self.piles[pile]
         return self.key[cards[-1]] if cards else NO_KEY
 
-    def matched_keys(self) -> int:
+    def top_keys(self) -> list[int]:
+        """The key on top of every pile (`NO_KEY` for an empty one)."""
+        return [self.top_key(pile) for pile in range(len(self.piles))]
+
+    def matched_keys(self, tops: Sequence[int] | None = None) -> int:
         """The keys showing on two or more piles (a bit set), or with `single_pile` the key of
-        the central pile's top card when the card below shares it."""
-        key = self.key
+        the central pile's top card when the card below shares it. `tops`: the piles' top keys
+        to judge by (by default the true ones, `top_keys`)."""
+        tops = self.top_keys() if tops is None else tops
         if self.options.single_pile:
             centre = self.piles[-1]
-            if len(centre) >= 2 and key[centre[-1]] == key[centre[-2]]:
-                return 1 << key[centre[-1]]
+            if len(centre) >= 2 and tops[-1] == self.key[centre[-2]]:
+                return 1 << tops[-1]
             return 0
         seen = matched = 0
-        for pile in self.piles:
-            if pile:
-                bit = 1 << key[pile[-1]]
+        for top in tops:
+            if top != NO_KEY:
+                bit = 1 << top
                 matched |= seen & bit
                 seen |= bit
         return matched
 
-    def flipped_showing(self) -> list[int]:
-        """The keys of the cards of the last flip that still top their piles."""
+    def flipped_showing(self, tops: Sequence[int] | None = None) -> list[int]:
+        """The keys of the cards of the last flip that still top their piles (read from `tops`
+        where given)."""
         return [
-            self.key[card]
+            self.key[card] if tops is None else tops[pile]
             for _, pile, card in self.just_flipped
             if self.piles[pile] and self.piles[pile][-1] == card
         ]
@@ -773,33 +787,58 @@ class Snap:
             return min(flipped)
         return (matched & -matched).bit_length() - 1
 
-    def claimable_pools(self) -> list[int]:
-        """The pools a correct `snap_pool` wins now (indices into `pools`)."""
+    def claimable_pools(self, tops: Sequence[int] | None = None) -> list[int]:
+        """The pools a correct `snap_pool` wins now (indices into `pools`), the piles' top keys
+        read from `tops` where given."""
         if not self.pools:
             return []
         key = self.key
         if self.classic:
             pool_key = key[self.pools[0][-1]]
-            return [0] if pool_key in self.flipped_showing() else []
-        tops = {key[pile[-1]] for pile in self.piles if pile}
-        return [index for index, pot in enumerate(self.pools) if key[pot[-1]] in tops]
+            return [0] if pool_key in self.flipped_showing(tops) else []
+        showing = set(self.top_keys() if tops is None else tops)
+        return [index for index, pot in enumerate(self.pools) if key[pot[-1]] in showing]
 
-    def jack_showing(self) -> bool:
-        return self.options.slapjack and any(
-            pile and self.key[pile[-1]] == JACK for pile in self.piles
-        )
+    def jack_showing(self, tops: Sequence[int] | None = None) -> bool:
+        return self.options.slapjack and JACK in (self.top_keys() if tops is None else tops)
 
-    def right_calls(self) -> set[int]:
+    def right_calls(self, tops: Sequence[int] | None = None) -> set[int]:
         """The calls that would be right in this tick: `snap` while a match shows, `snap_pool`
-        while a pool is claimable, `slap` while a Jack shows (with `slapjack`)."""
+        while a pool is claimable, `slap` while a Jack shows (with `slapjack`); judged by the
+        piles' top keys `tops` where given (by default the true ones)."""
         right = set()
-        if self.matched_keys():
+        if self.matched_keys(tops):
             right.add(SNAP)
-        if self.claimable_pools():
+        if self.claimable_pools(tops):
             right.add(SNAP_POOL)
-        if self.jack_showing():
+        if self.jack_showing(tops):
             right.add(SLAP)
         return right
+
+    def call_odds(self, seat: int) -> list[float]:
+        """The chance that each call (`CALLS`: `snap`, `snap_pool`, `slap`) would be right in
+        this tick, by every card `seat` has seen and its own glimpses. While it glimpses the
+        card flipped last, the card is one of the cards it may be (`recalled_keys`), each as
+        likely as the seat's glimpses would be were it that card (the weights `redraw_hidden`
+        draws it by); otherwise the seat sees the table as it is (`right_calls`: 1 or 0)."""
+        if not self.glimpses[seat]:
+            right = self.right_calls()
+            return [float(call in right) for call in CALLS]
+        ((_, pile, _),) = self.just_flipped
+        likelihood = self._glimpse_likelihood(self.glimpses[seat])
+        tops = self.top_keys()
+        odds = [0.0] * len(CALLS)
+        total = 0.0
+        for key, count in enumerate(self.recalled_keys()):
+            weight = count * likelihood[key]
+            if weight > 0:
+                tops[pile] = key
+                right = self.right_calls(tops)
+                for index, call in enumerate(CALLS):
+                    if call in right:
+                        odds[index] += weight
+                total += weight
+        return [odd / total for odd in odds]
 
     def claimable(self) -> bool:
         """Whether any call could be right now."""

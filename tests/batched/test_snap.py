@@ -114,6 +114,50 @@ OPTION_SETS = [
         0.6,
     ),
     (
+        # the odds of each call by what a seat remembers and glimpses: pool claims (classic),
+        # several pools and Jacks (snap_pot with slapjack), the central pile (single_pile)
+        {
+            "num_players": 3,
+            "glimpse_error": (0.6, 0.3, 0.0),
+            "recall": "perfect",
+            "call_odds": True,
+            "refresh": "shuffle",
+            "match_key": "picture",
+            "pictures": 6,
+            "copies": 3,
+        },
+        300,
+        0.5,
+    ),
+    (
+        {
+            "num_players": 3,
+            "ruleset": "snap_pot",
+            "slapjack": True,
+            "glimpse_error": (0.7, 0.4),
+            "recall": "perfect",
+            "call_odds": True,
+            "same_tick": "random",
+            "max_flips": 300,
+        },
+        200,
+        0.5,
+    ),
+    (
+        {
+            "num_players": 3,
+            "single_pile": True,
+            "glimpse_error": (0.8, 0.2),
+            "recall": "perfect",
+            "call_odds": True,
+            "match_key": "picture",
+            "pictures": 4,
+            "copies": 5,
+        },
+        300,
+        0.5,
+    ),
+    (
         # perfect recall: what every seat remembers of the card flipped last, as the reference
         # shows it, through shuffled refreshes and captures
         {

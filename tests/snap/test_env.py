@@ -46,6 +46,7 @@ VARIANTS = [
     {"num_players": 3, "single_pile": True, "glimpse_error": (0.5,), "same_tick": "random"},
     {"num_players": 4, "flipper_may_call": False, "glimpse_error": (0.4, 0.1)},
     {"same_tick": "random", "refresh": "shuffle", "glimpse_error": (0.6, 0.3), "recall": "perfect"},
+    {"glimpse_error": (0.88, 0.2, 0.0), "recall": "perfect", "call_odds": True, "reward": "margin"},
     {"session": "best_of_3"},
     {"num_players": 3, "session": "best_of_3", "ruleset": "snap_pot", "reward": "margin"},
 ]
@@ -66,6 +67,10 @@ def test_docstring_shows_the_pieces_of_sessions_and_noisy_sight() -> None:
         ({"session": "best_of_3"}, ("session_wins", "game_number", "sudden_death")),
         ({"glimpse_error": (0.6, 0.3, 0.0)}, ("glimpses",)),
         ({"glimpse_error": (0.6, 0.3, 0.0), "recall": "perfect"}, ("flipped_recall",)),
+        (
+            {"glimpse_error": (0.6, 0.3, 0.0), "recall": "perfect", "call_odds": True},
+            ("flipped_recall", "call_odds"),
+        ),
     ):
         layout = SnapObserver(SnapOptions(**options)).observation_layout  # type: ignore[arg-type]
         for piece in pieces:
@@ -193,6 +198,18 @@ def test_parallel_random_play(options: dict) -> None:
                 **SMALL_DECK,
             },
             3,
+        ),
+        (
+            {
+                "num_players": 3,
+                "glimpse_error": (0.6, 0.3),
+                "recall": "perfect",
+                "call_odds": True,
+                "ruleset": "snap_pot",
+                "slapjack": True,
+                "same_tick": "random",
+            },
+            2,
         ),
         slow({"num_players": 3, "session": "best_of_3", **SMALL_DECK}, 2),
     ],
@@ -467,6 +484,11 @@ def test_action_to_string() -> None:
         ({"glimpse_error": ("a",)}, "glimpse_error must be a sequence"),
         ({"recall": "full"}, "recall must be one of 'none', 'perfect'; got 'full'"),
         ({"recall": "perfect"}, "recall='perfect' needs glimpse_error"),
+        (
+            {"glimpse_error": (0.5,), "call_odds": True},
+            "call_odds needs recall='perfect'.*got recall='none'",
+        ),
+        ({"glimpse_error": (0.5,), "recall": "perfect", "call_odds": 1}, "call_odds must be"),
         ({"glimpse_error": (True,)}, "glimpse_error must be a sequence"),
         ({"glimpse_error": (0.5,), "speed": True}, "glimpse_error cannot be combined with speed"),
     ],

@@ -155,6 +155,30 @@ def test_recall_shows_what_a_seat_remembers_of_the_card_flipped_last() -> None:
     assert not observer.observe(game, 0)[layout.offset("flipped_recall") :].any()
 
 
+def test_call_odds_weigh_the_cards_remembered_by_the_seats_own_glimpses() -> None:
+    """Hidden information: "a seat's own past glimpses are part of its view". With `call_odds`
+    the observation shows what follows from them and from every card seen: the chance that each
+    call (snap, snap_pool, slap) is right now, the card flipped last being each card it may be
+    as often as the seat's glimpses would show it; once sight is exact, the table's answer."""
+    game = glimpse_game(stack_top=2, script=[True, 0, False], recall="perfect", call_odds=True)
+    observer = SnapObserver(game.options)
+    layout = observer.observation_layout
+    # picture 1 was flipped onto seat 1's pile, beside picture 0 on seat 0's; the card may be
+    # picture 0 (one card left unseen) or 1, 2, 3 (two each). Tick 0's error is 1/2: a glimpse
+    # is as likely 1/2 under its own picture, 1/6 under each other one.
+    # Seat 0 glimpsed picture 0: weights 1·1/2 against 2·1/6 three times, a snap right 1/3.
+    assert game.call_odds(0) == pytest.approx([1 / 3, 0, 0])
+    seen = layout.as_dict(observer.observe(game, 0))
+    assert seen["call_odds"].tolist() == pytest.approx([1 / 3, 0, 0])
+    # Seat 1 glimpsed picture 1, truly: picture 0 weighs 1·1/6 against 2·1/2 + 2·(2·1/6)
+    assert game.call_odds(1) == pytest.approx([1 / 11, 0, 0])
+    game.glimpses = [[], []]  # a reopened window: sight is exact, no match shows
+    assert game.call_odds(0) == [0.0, 0.0, 0.0]
+    real = glimpse_game(stack_top=0, script=[False, False], recall="perfect", call_odds=True)
+    real.glimpses = [[], []]
+    assert real.call_odds(0) == [1.0, 0.0, 0.0]  # picture 0 on picture 0: the snap is right
+
+
 def test_calls_are_judged_on_the_true_cards() -> None:
     """ "Calls are judged on the true table. A call made on a false glimpse is simply right or
     wrong by the true cards."
