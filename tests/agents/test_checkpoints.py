@@ -30,6 +30,7 @@ SHIPPED = (
     SNAP,
     f"{SNAP}-noisy_sight",
     f"{SNAP}-noisy_sight_recall",
+    f"{SNAP}-noisy_sight_odds",
     "snail_sprint_v0",
     PEDZACE,
     f"{PEDZACE}-previews_choice_counts",
@@ -263,6 +264,8 @@ def test_the_game_s_rules_choose_its_shipped_baseline() -> None:
     assert shipped_checkpoint(SNAP, listed).stem == f"{SNAP}-noisy_sight"
     remembering = {**noisy, "recall": "perfect"}
     assert shipped_checkpoint(SNAP, remembering).stem == f"{SNAP}-noisy_sight_recall"
+    odds = {**remembering, "call_odds": True}
+    assert shipped_checkpoint(SNAP, odds).stem == f"{SNAP}-noisy_sight_odds"
     assert shipped_checkpoint(SNAP, {**noisy, "num_players": 3}).stem == SNAP
     assert shipped_checkpoint(SNAP).stem == SNAP
     counted = {"previews": True, "choice_counts": True, "reward": "winlose"}
