@@ -750,7 +750,8 @@ class Snap:
 
     def top_keys(self) -> list[int]:
         """The key on top of every pile (`NO_KEY` for an empty one)."""
-        return [self.top_key(pile) for pile in range(len(self.piles))]
+        key = self.key
+        return [key[pile[-1]] if pile else NO_KEY for pile in self.piles]
 
     def matched_keys(self, tops: Sequence[int] | None = None) -> int:
         """The keys showing on two or more piles (a bit set), or with `single_pile` the key of
@@ -806,6 +807,7 @@ class Snap:
         """The calls that would be right in this tick: `snap` while a match shows, `snap_pool`
         while a pool is claimable, `slap` while a Jack shows (with `slapjack`); judged by the
         piles' top keys `tops` where given (by default the true ones)."""
+        tops = self.top_keys() if tops is None else tops
         right = set()
         if self.matched_keys(tops):
             right.add(SNAP)
@@ -842,7 +844,10 @@ class Snap:
 
     def claimable(self) -> bool:
         """Whether any call could be right now."""
-        return bool(self.matched_keys() or self.claimable_pools() or self.jack_showing())
+        tops = self.top_keys()
+        return bool(
+            self.matched_keys(tops) or self.claimable_pools(tops) or self.jack_showing(tops)
+        )
 
     def seen_top(self, seat: int, pile: int) -> int:
         """The key `seat` sees on top of `pile`: its latest glimpse for the card flipped last
@@ -1019,10 +1024,11 @@ class Snap:
         order is the one correct call, and the others lapse (neither right nor wrong)."""
         n = self.num_players
         before = [self.held(seat) for seat in range(n)]
-        matched = self.matched_keys()
+        tops = self.top_keys()
+        matched = self.matched_keys(tops)
         snap_key = self.snap_key(matched) if matched else NO_KEY
-        pools = self.claimable_pools()
-        jack = self.jack_showing()
+        pools = self.claimable_pools(tops)
+        jack = self.jack_showing(tops)
         snaps, pool_calls, slaps, wrong = [], [], [], []
         self.last_calls = [WAIT] * n
         self.last_correct = [False] * n
