@@ -47,7 +47,7 @@ from snail_envs.batched.chance import (
     seed_games,
 )
 from snail_envs.batched.compiling import compiled, compiled_as, entry_point, inlined
-from snail_envs.batched.records import fields, record_dtype
+from snail_envs.batched.records import fields, interned, record_dtype
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import (
@@ -255,6 +255,7 @@ class BatchedGame:
     def rules_record(self, dtype: np.dtype, **fields: Any) -> np.ndarray:
         """A record of `dtype` (`rules_dtype`) for these options: the fields of every game set
         here, the game's own `fields` as given."""
+        dtype = interned(dtype)
         return record(
             dtype,
             num_players=self.num_players,

@@ -205,6 +205,15 @@ def test_bad_options_get_clear_errors(env_name: str) -> None:
         snail_envs.batched.make(env_name, 4).step(np.zeros(4, np.int64))
 
 
+@pytest.mark.parametrize("env_name", ENGINES)
+def test_engines_of_one_game_share_their_options_record_type(env_name: str) -> None:
+    """numba knows a record type by its object: a type built again for each engine would be
+    worked out anew at every call of a kernel (several µs a call)."""
+    first = snail_envs.batched.make(env_name, 2)
+    second = snail_envs.batched.make(env_name, 3, num_players=3)
+    assert first.rules.dtype is second.rules.dtype
+
+
 def test_every_game_has_a_batched_engine() -> None:
     assert set(ENGINES) == set(snail_envs.available_env_names())
 
