@@ -20,9 +20,11 @@ counted); for the parallel API it is one acting seat's action within a tick.
 The batched engines (`snail_envs.batched`, numba) play N games at once on the same core: each
 step gives every acting seat a uniformly random legal action (`random_actions()`, drawn in the
 kernel) and plays them all (`step()`), observations and masks written as in the AEC API; a
-decision is one acting seat's action. Their compile time is measured apart, in fresh
-interpreters (`cold_start.first_step`, CPU seconds): cold (an empty numba cache) and cached
-(the second start).
+decision is one acting seat's action. Each engine runs twice: with float32 views, and with
+compact views (`compact_views=True`: marks and the integers behind the scaled entries, in uint8
+or int16; `float_observations()` widens them to the float32 views). Their compile time is
+measured apart, in fresh interpreters (`cold_start.first_step`, CPU seconds): cold (an empty
+numba cache) and cached (the second start).
 
 Each batched engine is also read against two batched references at the same batch size: pgx's
 `connect_four` on the CPU (JAX, one jit-compiled call a step: random legal actions, the step and
@@ -153,10 +155,10 @@ def openspiel_rate(game_name: str) -> Measure:
     return measure
 
 
-def batched_rate(name: str, num_envs: int) -> Measure:
+def batched_rate(name: str, num_envs: int, compact_views: bool = False) -> Measure:
     import snail_envs.batched
 
-    batch = snail_envs.batched.make(name, num_envs)
+    batch = snail_envs.batched.make(name, num_envs, compact_views=compact_views)
     batch.reset(seed=0)
     batch.step(batch.random_actions())
 
@@ -263,6 +265,7 @@ def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure
         table[toy_label(size)] = toy_rate(size)
         for name in names:
             table[batched_label(name, size)] = batched_rate(name, size)
+            table[batched_label(name, size, True)] = batched_rate(name, size, True)
     if names and not has_pgx:
         print('pgx is missing: pip install -e ".[pgx]" to compare with its connect_four')
     return table

@@ -70,13 +70,14 @@ def compiled(function: Callable[..., Any]) -> Any:
     return cached(function, CompiledOnly, no_cpython_wrapper=True)
 
 
-def compiled_as(signature: str) -> Callable[[Callable[..., Any]], Any]:
-    """`compiled`, for the one numba `signature`, at once (one compile, not one for each constant
-    its callers pass)."""
+def compiled_as(*signatures: str) -> Callable[[Callable[..., Any]], Any]:
+    """`compiled`, for the numba `signatures` only, at once (one compile each, not one for each
+    constant its callers pass)."""
 
     def compile_once(function: Callable[..., Any]) -> Any:
         dispatcher = compiled(function)
-        dispatcher.compile(signature)
+        for signature in signatures:
+            dispatcher.compile(signature)
         dispatcher.disable_compile()
         return dispatcher
 

@@ -8,7 +8,11 @@ reproduce it move for move, and the differential tests replay the kernels' games
 Shapes, for N games of P seats, K acting slots, A actions and observations of D floats:
 
 - `observations` float32 (N, K, D), `action_masks` int8 (N, K, A): what the seat in each acting
-  slot sees and may do, exactly as the reference observer gives it for the same situation.
+  slot sees and may do, exactly as the reference observer gives it for the same situation. With
+  `compact_views=True` the views are kept compact, in the engine's `compact_dtype` (uint8, or
+  int16 where an entry may be negative or above 255): each mark 0 or 1, each other entry the
+  integer that its piece's description divides by a scale (a quarter or half of the bytes a step
+  writes); `float_observations()` widens them to the float32 views, exactly.
 - `seats` int8 (N, K): the seat acting in each slot, −1 for an empty slot. A turn-based game has
   K = 1 (one seat to play); a game with simultaneous windows has K = P, slot k for seat k.
 - `rewards` float32 (N, P): every seat's reward for the transition just played, as the reference
@@ -38,7 +42,9 @@ from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 from gymnasium import spaces
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
 from snail_envs.batched.chance import (
     TapeChance,
@@ -46,7 +52,13 @@ from snail_envs.batched.chance import (
     agent_pick_among,
     seed_games,
 )
-from snail_envs.batched.compiling import compiled, compiled_as, entry_point, inlined
+from snail_envs.batched.compiling import (
+    compiled,
+    compiled_as,
+    entry_point,
+    inlined,
+    jitable,
+)
 from snail_envs.batched.records import fields, interned, record_dtype
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
@@ -66,6 +78,9 @@ WINLOSE, POINTS, MARGIN = range(len(REWARD_MODES))
 OPPONENTS = ("random", "heuristic")
 """The in-kernel players, by the index the kernels know them by."""
 RANDOM, HEURISTIC = range(len(OPPONENTS))
+VIEW_TYPES = ("float32", "uint8", "int16")
+"""The types of the views the kernels write: float32, and those of compact views
+(`BatchedGame.compact_dtype`)."""
 HORIZONS = ("round", "game")
 """How far `BatchedGame.rollout` plays on: to the end of the round in play (the game's
 `round_of`: Snailed It!'s round, a Pędzące race, Snap's flip; in a game without rounds, its end),
@@ -94,6 +109,9 @@ class Kernels(NamedTuple):
     actions, rewards and episode ends left as they are); returns −1, or `NO_DECISION`."""
     observe: Callable[..., None]
     """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
+    observe_slots: Callable[..., None]
+    """(games, rules, seats, out): write the view of the seat in each acting slot, `seats[i, k]`,
+    to `out[i, k]` (the empty slots' rows left as they are)."""
     state: Callable[..., None]
     """(games, rules, out): write each game's full state."""
     learner_step: Callable[..., int]
@@ -175,6 +193,10 @@ class BatchedGame:
     unplayed_options: ClassVar[tuple[str, ...]] = ()
     """Rule options the compiled engine does not play: any value but the default is refused
     (the reference environment plays them)."""
+    compact_dtype: ClassVar[np.dtype] = np.dtype(np.uint8)
+    """The type of an entry of a compact view (`compact_views=True`): a mark, or the integer a
+    float view divides by its scale, fits it under every option the engine accepts with
+    compact views (`check_compact`)."""
     load_game: ClassVar[Callable[..., None] | None] = None
     """(games, index, game, seed): write a game of the reference engine in progress into record
     `index`, its generators seeded from `seed` (the game module's `load_game`, for search);
@@ -186,16 +208,23 @@ class BatchedGame:
         *,
         reward: str = "winlose",
         final_observations: bool = False,
+        compact_views: bool = False,
         **options: Any,
     ) -> None:
         """`num_envs` games, with the rule options of the reference environment.
 
         `final_observations=True` keeps every seat's view of each finished game.
+        `compact_views=True` keeps the acting views (and the final ones) compact, a
+        `compact_dtype` an entry: each mark as 0 or 1, each other entry as the integer its piece
+        divides by its scale (the piece's description names both: "cards in the penalty pile /
+        72" is the count of those cards), so that a step writes a quarter of the bytes (half, for
+        int16). `float_observations()` gives them as float32, exactly the default views.
         """
         info = self.spec.info
         check_int("num_envs", num_envs, 1)
         check_choice("reward", reward, REWARD_MODES)
         check_bool("final_observations", final_observations)
+        check_bool("compact_views", compact_views)
         for unsupported in ("illegal_action", "render_mode"):
             if unsupported in options:
                 raise ValueError(
@@ -208,11 +237,14 @@ class BatchedGame:
         if unknown:
             raise ValueError(
                 f"{info.env_name} (batched): unknown option {', '.join(map(repr, unknown))}; "
-                f"allowed options: {', '.join([*rule_options, 'reward', 'final_observations'])}"
+                f"allowed options: "
+                f"{', '.join([*rule_options, 'reward', 'final_observations', 'compact_views'])}"
             )
         self.env_name = info.env_name
         self.options: Any = parse_options(self.spec.options_class, options, info.env_name)
         self._refuse_unplayed_options()
+        if compact_views:
+            self.check_compact()
         self.reward_mode = reward
         self.num_envs = int(num_envs)
         self.num_players: int = self.options.num_players
@@ -227,13 +259,17 @@ class BatchedGame:
         n, k, p = num_envs, self.max_acting, int(self.num_players)
         size = self.observation_layout.size
         self.games = np.zeros(n, self.game_dtype)
-        self.observations = np.zeros((n, k, size), np.float32)
+        self.views_dtype = self.compact_dtype if compact_views else np.dtype(np.float32)
+        """The type of `observations` and `final_observations`: float32, or `compact_dtype`."""
+        self.observations = np.zeros((n, k, size), self.views_dtype)
         self.action_masks = np.zeros((n, k, self.num_actions), np.int8)
         self.seats = np.full((n, k), -1, np.int8)
         self.rewards = np.zeros((n, p), np.float32)
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
-        self.final_observations = np.zeros((n if final_observations else 0, p, size), np.float32)
+        self.final_observations = np.zeros(
+            (n if final_observations else 0, p, size), self.views_dtype
+        )
         self.rules = self.compile_rules(self.options)
         self._started = False
 
@@ -268,6 +304,20 @@ class BatchedGame:
 
     def check_opponent(self, name: str) -> None:
         """Raise ValueError if the in-kernel player `name` cannot play these rule options."""
+
+    def check_compact(self) -> None:
+        """Raise ValueError if some entry of a view under these rule options may not fit a
+        `compact_dtype` (a game module adds the bounds its options set: `check_compact_bound`)."""
+
+    def check_compact_bound(self, name: str, largest: int) -> None:
+        """Raise ValueError if `largest`, the largest integer that the option `name` lets a
+        compact view hold, does not fit a `compact_dtype`."""
+        high = int(np.iinfo(self.compact_dtype).max)
+        if largest > high:
+            raise ValueError(
+                f"{self.env_name} (batched): compact views hold integers up to {high}, so "
+                f"compact_views=True needs {name} of at most {high}; got {largest}"
+            )
 
     # ----------------------------------------------------------------- the batch API
 
@@ -379,6 +429,13 @@ class BatchedGame:
             )
         out = np.zeros((self.num_envs, self.observation_layout.size), np.float32)
         self.kernels.observe(self.games, self.rules, np.ascontiguousarray(seats), out)
+        return out
+
+    def float_observations(self) -> np.ndarray:
+        """The acting views as float32 (N, K, D), whatever `views_dtype` is: each acting slot's
+        view written whole from its game (as `observe` writes it), zeros in the empty slots."""
+        out = np.zeros((*self.seats.shape, self.observation_layout.size), np.float32)
+        self.kernels.observe_slots(self.games, self.rules, self.seats, out)
         return out
 
     def observe_all(self) -> np.ndarray:
@@ -579,6 +636,35 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
         target[k] = source[k]
 
 
+def fraction(out: np.ndarray, numerator: Any, denominator: Any) -> Any:
+    """The entry `numerator / denominator` of the view `out`: that quotient where `out` is a
+    float view, the numerator where it is a compact one (`compact_views`)."""
+    return numerator / denominator if out.dtype.kind == "f" else numerator
+
+
+@overload(fraction)
+def fraction_of(out: Any, numerator: Any, denominator: Any) -> Any:
+    """`fraction` compiled for the type of `out`."""
+    if isinstance(out.dtype, types.Float):
+
+        def quotient(out: Any, numerator: Any, denominator: Any) -> Any:
+            return numerator / denominator
+
+        return quotient
+
+    def integer(out: Any, numerator: Any, denominator: Any) -> Any:
+        return numerator
+
+    return integer
+
+
+@jitable
+def capped_fraction(out: np.ndarray, numerator: Any, denominator: Any) -> Any:
+    """The entry `min(numerator / denominator, 1)` of the view `out`: `fraction` of the
+    numerator capped at the denominator (the same float: both give 1.0 above it)."""
+    return fraction(out, min(numerator, denominator), denominator)
+
+
 lowest_bit = cast(Callable[[int], int], trailing_zeros)
 """The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 
@@ -629,10 +715,10 @@ def move_marks(
             shown[k] = now[k]
 
 
-@compiled_as("void(float32[::1], int64, int64)")
+@compiled_as(*(f"void({dtype}[::1], int64, int64)" for dtype in VIEW_TYPES))
 def clear(out: np.ndarray, start: int, size: int) -> None:
-    """Zero `size` entries of the view `out` from `start` (one signature: compiled once, not
-    again for each constant `size`)."""
+    """Zero `size` entries of the view `out` from `start` (one signature a type of view: compiled
+    once, not again for each constant `size`)."""
     out[start : start + size] = 0  # one bounds fix for the run, not one an entry
 
 

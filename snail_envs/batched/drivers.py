@@ -292,6 +292,20 @@ def observe_all(games, rules_array, seats, out) -> None:
         game.write_observation(games[i], rules_array[0], np.int64(seats[i]), out[i])
 
 
+def observe_slots_all(games, rules_array, seats, out) -> None:
+    """The view of the seat in each acting slot of each game (`Kernels.observe_slots`)."""
+    games = borrowed(games)
+    rules_array = borrowed(rules_array)
+    seats = borrowed(seats)
+    out = borrowed(out)
+    for i in range(games.shape[0]):
+        for slot in range(seats.shape[1]):
+            if seats[i, slot] != NONE:
+                game.write_observation(
+                    games[i], rules_array[0], np.int64(seats[i, slot]), out[i, slot]
+                )
+
+
 def state_all(games, rules_array, out) -> None:
     """Every game's full state (`Kernels.state`)."""
     games = borrowed(games)
@@ -633,6 +647,7 @@ their own they would optimise and emit everything they call once more at a cold 
 KERNEL_TEMPLATES = (
     step_all,
     observe_all,
+    observe_slots_all,
     state_all,
     learner_step,
     choose_all,

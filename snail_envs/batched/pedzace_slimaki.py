@@ -32,6 +32,7 @@ from snail_envs.batched.core import (
     TurnBasedGame,
     clear,
     copy_into,
+    fraction,
     move_marks,
     next_seat,
     observer_pieces,
@@ -407,7 +408,7 @@ def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
     out[at.turn + seats_after(seat, g.turn, n)] = 1
     out[at.race + g.race] = 1
     for other in range(n):
-        out[at.points + seats_after(seat, other, n)] = g.scores[other] / POINTS_SCALE
+        out[at.points + seats_after(seat, other, n)] = fraction(out, g.scores[other], POINTS_SCALE)
 
 
 @compiled
@@ -422,9 +423,9 @@ def write_previews(g, rules, at, out: np.ndarray, seat: int) -> None:
         if not g.legal[die]:
             continue
         row = at.die_previews + PREVIEW_SIZE * die
-        out[row + PREVIEW_POINTS] = move(g, rules, die) / MAX_PUSHED
+        out[row + PREVIEW_POINTS] = fraction(out, move(g, rules, die), MAX_PUSHED)
         for snail in range(NUM_SNAILS):
-            out[row + PREVIEW_LEAVES + snail] = g.leaf[snail] / rules.last_leaf
+            out[row + PREVIEW_LEAVES + snail] = fraction(out, g.leaf[snail], rules.last_leaf)
         if g.leaf[die] == rules.last_leaf:
             out[row + PREVIEW_FINISH] = 1
             places = np.empty(NUM_SNAILS, np.int64)
@@ -433,7 +434,7 @@ def write_previews(g, rules, at, out: np.ndarray, seat: int) -> None:
             for snail in range(NUM_SNAILS):
                 if g.card[seat] >> snail & 1:
                     card += places[snail]
-            out[row + PREVIEW_CARD] = card / rules.card_scale
+            out[row + PREVIEW_CARD] = fraction(out, card, rules.card_scale)
         copy_into(g.leaf, leaves)
 
 
@@ -445,10 +446,10 @@ def write_counts(g, rules, at, out: np.ndarray, seat: int) -> None:
         row = at.choice_counts + COUNTS_SIZE * seats_after(seat, other, n)
         used = 0
         for die in range(NUM_SNAILS):
-            out[row + USED + die] = g.dice_used[other, die] / COUNTS_SCALE
-            out[row + PASSED + die] = g.dice_passed[other, die] / COUNTS_SCALE
+            out[row + USED + die] = fraction(out, g.dice_used[other, die], COUNTS_SCALE)
+            out[row + PASSED + die] = fraction(out, g.dice_passed[other, die], COUNTS_SCALE)
             used += g.dice_used[other, die]
-        out[row + DECISIONS] = used / COUNTS_SCALE
+        out[row + DECISIONS] = fraction(out, used, COUNTS_SCALE)
 
 
 @compiled
@@ -574,6 +575,20 @@ class PedzaceSlimakiBatch(TurnBasedGame):
     seating_dtype = seating_record(MAX_PLAYERS)
     load_game = staticmethod(load_game)
     unplayed_options = ("snails", "die_pips")
+    compact_dtype = np.dtype(np.int16)
+
+    def check_compact(self) -> None:
+        """A view's points (at most `max_points()`, finite only with `max_turns`), its choice
+        counts (at most `max_turns`) and a preview's place points."""
+        options = self.options
+        if options.max_turns is None:
+            raise ValueError(
+                f"{self.env_name} (batched): without max_turns a seat's points have no bound, "
+                "so compact_views=True needs a max_turns"
+            )
+        self.check_compact_bound("max_turns", options.max_turns)
+        self.check_compact_bound("the points max_turns allows", int(options.max_points()))
+        self.check_compact_bound("2 × max(place_points)", 2 * max(options.place_points))
 
     def compile_rules(self, options: PedzaceSlimakiOptions) -> np.ndarray:
         is_mushroom = np.zeros(MAX_LEAVES, np.uint8)

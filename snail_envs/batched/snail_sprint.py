@@ -36,6 +36,7 @@ from snail_envs.batched.core import (
     clear,
     copy_into,
     every_seat,
+    fraction,
     lowest_bit,
     move_marks,
     next_seat,
@@ -73,9 +74,6 @@ NONE = -1
 jitable(strategy.snail_space)
 choose = jitable(strategy.choose)
 """The heuristic's strategy, compiled where a kernel calls it, on arrays."""
-
-TOWER_LEVELS = np.array([level / MAX_TOWER_LEVEL for level in range(NUM_SNAILS)], np.float32)
-"""A snail's height in its tower as a view shows it, by its level."""
 
 PIECES = observer_pieces(SPEC, first="cards")
 """Where each piece of an observation or of the state starts (`cards`: the seat's own race card, or
@@ -390,12 +388,11 @@ def write_towers(g, at, out: np.ndarray) -> None:
     for snail in range(NUM_SNAILS):
         space = g.space[snail]
         out[at.snails_free + snail] = is_free(g, snail)
-        out[at.tower_levels + snail] = (
-            TOWER_LEVELS[g.level[snail]] if START < space < ON_PODIUM else 0
-        )
+        level = g.level[snail] if START < space < ON_PODIUM else 0
+        out[at.tower_levels + snail] = fraction(out, level, MAX_TOWER_LEVEL)
     clear(out, at.dice, NUM_SNAILS)
-    out[at.dice + g.dice[0]] += 0.5
-    out[at.dice + g.dice[1]] += 0.5
+    out[at.dice + g.dice[0]] += fraction(out, 1, 2)
+    out[at.dice + g.dice[1]] += fraction(out, 1, 2)
 
 
 @compiled

@@ -42,7 +42,9 @@ from snail_envs.batched.chance import (
 from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import (
     BatchedGame,
+    capped_fraction,
     copy_into,
+    fraction,
     lowest_bit,
     next_seat,
     observer_pieces,
@@ -468,9 +470,9 @@ def write_counts(g, rules, at, out: np.ndarray) -> None:
     for colour in range(NUM_COLOURS):
         out[at.previous_colour + colour] = colour == g.previous_colour
     out[at.toss_window] = g.phase == TOSS_WINDOW
-    out[at.penalty_pile_size] = g.penalty_size / CARD_SCALE
-    out[at.tossed_pile_size] = g.tossed_size / CARD_SCALE
-    out[at.rounds_played] = g.rounds_played / rules.max_rounds
+    out[at.penalty_pile_size] = fraction(out, g.penalty_size, CARD_SCALE)
+    out[at.tossed_pile_size] = fraction(out, g.tossed_size, CARD_SCALE)
+    out[at.rounds_played] = fraction(out, g.rounds_played, rules.max_rounds)
 
 
 @compiled
@@ -483,8 +485,8 @@ def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
         if other >= n:
             other -= n
         out[at.turn + position] = other == g.turn
-        out[at.hand_sizes + position] = g.hand_size[other] / CARD_SCALE
-        out[at.totals + position] = min(g.totals[other] / rules.target, 1.0)
+        out[at.hand_sizes + position] = fraction(out, g.hand_size[other], CARD_SCALE)
+        out[at.totals + position] = capped_fraction(out, g.totals[other], rules.target)
 
 
 @compiled
@@ -717,6 +719,11 @@ class SnailedItBatch(BatchedGame):
     load_game = staticmethod(load_game)
     search_horizon = "round"
     unplayed_options = ("colours", "values", "starters")
+
+    def check_compact(self) -> None:
+        """A view's totals (capped at `target`) and rounds played (up to `max_rounds`)."""
+        self.check_compact_bound("target", self.options.target)
+        self.check_compact_bound("max_rounds", self.options.max_rounds)
 
     def compile_rules(self, options: SnailedItOptions) -> np.ndarray:
         return self.rules_record(

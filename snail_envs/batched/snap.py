@@ -70,6 +70,8 @@ from snail_envs.batched.core import (
     MARGIN,
     POINTS,
     BatchedGame,
+    capped_fraction,
+    fraction,
     next_seat,
     pay_margin,
     pieces_dtype,
@@ -1120,18 +1122,18 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
         pile = PILES + seat
         if g.size[pile]:
             out[at.pile_tops + k * i + top_key(g, rules, seat)] = 1
-        out[at.pile_sizes + i] = g.size[pile] / size
-        out[at.stack_sizes + i] = g.size[STACKS + seat] / size
+        out[at.pile_sizes + i] = fraction(out, g.size[pile], size)
+        out[at.stack_sizes + i] = fraction(out, g.size[STACKS + seat], size)
         out[at.in_game + i] = g.in_game[seat]
         if g.flipped[seat] != NONE:
             out[at.just_flipped + i] = 1
             out[at.flipped_showing + i] = is_showing(g, rules, seat)
-        out[at.reaction_delays + i] = rules.delays[seat] / rules.reaction_ticks
+        out[at.reaction_delays + i] = fraction(out, rules.delays[seat], rules.reaction_ticks)
         call = g.last_calls[seat]
         if call != WAIT:
             out[at.last_calls + len(CALLS) * i + call - 1] = 1
             out[at.last_correct + i] = g.last_correct[seat]
-        out[at.last_gain + i] = g.last_gain[seat] / size
+        out[at.last_gain + i] = fraction(out, g.last_gain[seat], size)
     if not g.finished and not g.truncated:
         if rules.speed:
             for i in range(n):
@@ -1141,27 +1143,28 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
             out[at.next_flippers + seats_after(viewer, following, n)] = 1
     for pool in range(g.num_pools):
         packet = POOLS + pool
-        out[at.pool_sizes + rules.card_keys[g.last[packet]]] = g.size[packet] / size
+        out[at.pool_sizes + rules.card_keys[g.last[packet]]] = fraction(out, g.size[packet], size)
     if rules.single_pile:
         centre = PILES + n
         if g.size[centre]:
             out[at.centre_top + top_key(g, rules, n)] = 1
-            out[at.centre_size] = g.size[centre] / size
+            out[at.centre_size] = fraction(out, g.size[centre], size)
         if g.size[centre] > 1:
             out[at.centre_below + rules.card_keys[g.below[n]]] = 1
     if rules.session:
         for i in range(n):
-            out[at.session_wins + i] = g.session_wins[seat_after(viewer, i, n)] / rules.wins_needed
+            wins = g.session_wins[seat_after(viewer, i, n)]
+            out[at.session_wins + i] = fraction(out, wins, rules.wins_needed)
         games = rules.session_games + rules.max_sudden_deaths
-        out[at.game_number] = min(g.games_played + 1, games) / games
+        out[at.game_number] = capped_fraction(out, g.games_played + 1, games)
         out[at.sudden_death] = g.sudden_deaths > 0
     out[at.window_tick + g.window_tick] = 1
     out[at.window_full] = g.window_length > 1
     out[at.reopened] = g.reopened
     if rules.max_flips >= 0:
-        out[at.progress] = min(g.flips / rules.max_flips, 1.0)
+        out[at.progress] = capped_fraction(out, g.flips, rules.max_flips)
     if rules.max_ticks >= 0:
-        out[at.progress + 1] = g.ticks / rules.max_ticks
+        out[at.progress + 1] = fraction(out, g.ticks, rules.max_ticks)
 
 
 @inlined
@@ -1551,6 +1554,24 @@ class SnapBatch(BatchedGame):
     seating_dtype = seating_record(MAX_PLAYERS)
     load_game = staticmethod(load_game)
     search_horizon = "round"
+
+    compact_dtype = np.dtype(np.int16)
+
+    def check_compact(self) -> None:
+        """A view's flips and ticks (up to `max_flips` and `max_ticks`) and game number; the
+        chances that `recall` and `call_odds` show are not integers."""
+        options = self.options
+        if options.recall != "none" or options.call_odds:
+            raise ValueError(
+                f"{self.env_name} (batched): compact views hold integers, not the chances that "
+                "recall and call_odds show: compact_views=True needs recall='none' and "
+                "call_odds=False"
+            )
+        for name in ("max_flips", "max_ticks"):
+            if getattr(options, name) is not None:
+                self.check_compact_bound(name, getattr(options, name))
+        games = options.session_games + options.max_sudden_deaths
+        self.check_compact_bound("session_games + max_sudden_deaths", games)
 
     def compile_rules(self, options: SnapOptions) -> np.ndarray:
         if options.deck_size > MAX_CARDS:
