@@ -22,7 +22,8 @@ step gives every acting seat a uniformly random legal action (`random_actions()`
 kernel) and plays them all (`step()`), observations and masks written as in the AEC API; a
 decision is one acting seat's action. Each engine runs twice: with float32 views, and with
 compact views (`compact_views=True`: marks and the integers behind the scaled entries, in uint8
-or int16; `float_observations()` widens them to the float32 views). Their compile time is
+or int16, and masks packed 8 actions a byte; `float_observations()` and `full_action_masks()`
+widen them). Their compile time is
 measured apart, in fresh interpreters (`cold_start.first_step`, CPU seconds): cold (an empty
 numba cache) and cached (the second start).
 

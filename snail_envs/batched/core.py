@@ -12,7 +12,9 @@ Shapes, for N games of P seats, K acting slots, A actions and observations of D 
   `compact_views=True` the views are kept compact, in the engine's `compact_dtype` (uint8, or
   int16 where an entry may be negative or above 255): each mark 0 or 1, each other entry the
   integer that its piece's description divides by a scale (a quarter or half of the bytes a step
-  writes); `float_observations()` widens them to the float32 views, exactly.
+  writes), and the masks packed, uint8 (N, K, ⌈A/8⌉), 8 actions a byte (action a is bit a % 8 of
+  byte a // 8); `float_observations()` and `full_action_masks()` widen them to the float32 views
+  and int8 masks, exactly.
 - `seats` int8 (N, K): the seat acting in each slot, −1 for an empty slot. A turn-based game has
   K = 1 (one seat to play); a game with simultaneous windows has K = P, slot k for seat k.
 - `rewards` float32 (N, P): every seat's reward for the transition just played, as the reference
@@ -218,7 +220,8 @@ class BatchedGame:
         `compact_dtype` an entry: each mark as 0 or 1, each other entry as the integer its piece
         divides by its scale (the piece's description names both: "cards in the penalty pile /
         72" is the count of those cards), so that a step writes a quarter of the bytes (half, for
-        int16). `float_observations()` gives them as float32, exactly the default views.
+        int16); and the masks packed, 8 actions a byte. `float_observations()` and
+        `full_action_masks()` give them as the default views and masks, exactly.
         """
         info = self.spec.info
         check_int("num_envs", num_envs, 1)
@@ -262,7 +265,8 @@ class BatchedGame:
         self.views_dtype = self.compact_dtype if compact_views else np.dtype(np.float32)
         """The type of `observations` and `final_observations`: float32, or `compact_dtype`."""
         self.observations = np.zeros((n, k, size), self.views_dtype)
-        self.action_masks = np.zeros((n, k, self.num_actions), np.int8)
+        mask_size = (self.num_actions + 7) // 8 if compact_views else self.num_actions
+        self.action_masks = np.zeros((n, k, mask_size), np.uint8 if compact_views else np.int8)
         self.seats = np.full((n, k), -1, np.int8)
         self.rewards = np.zeros((n, p), np.float32)
         self.terminated = np.zeros(n, np.bool_)
@@ -438,6 +442,14 @@ class BatchedGame:
         self.kernels.observe_slots(self.games, self.rules, self.seats, out)
         return out
 
+    def full_action_masks(self) -> np.ndarray:
+        """The acting slots' legal actions as int8 (N, K, A), whatever `views_dtype` is (compact
+        views pack them, 8 actions a byte: `np.unpackbits(..., bitorder="little")`)."""
+        if self.action_masks.dtype == np.int8:
+            return self.action_masks
+        bits = np.unpackbits(self.action_masks, axis=-1, count=self.num_actions, bitorder="little")
+        return bits.view(np.int8)
+
     def observe_all(self) -> np.ndarray:
         """Every seat's view of every game: float32 (N, P, D)."""
         return np.stack([self.observe(seat) for seat in range(self.num_players)], axis=1)
@@ -575,7 +587,7 @@ class BatchedGame:
             if seat < 0:
                 continue
             action = int(actions[slot])
-            legal = np.flatnonzero(self.action_masks[index, slot]).tolist()
+            legal = np.flatnonzero(self.full_action_masks()[index, slot]).tolist()
             if action not in legal:
                 raise ValueError(
                     f"{self.env_name} (batched): game {index}, player_{seat}: action {action} is "
@@ -606,7 +618,8 @@ class TurnBasedGame(BatchedGame):
 
     @property
     def action_mask(self) -> np.ndarray:
-        """The seat to play's legal actions in each game: int8 (N, A)."""
+        """The seat to play's legal actions in each game: int8 (N, A) (packed with compact
+        views: `full_action_masks`)."""
         return self.action_masks[:, 0]
 
     def heuristic_actions(self, where: np.ndarray | None = None) -> np.ndarray:
@@ -656,6 +669,58 @@ def fraction_of(out: Any, numerator: Any, denominator: Any) -> Any:
         return numerator
 
     return integer
+
+
+def mark_action(mask: np.ndarray, action: int, legal: Any) -> None:
+    """Mark `action` legal (`legal` 1 or True) or not in `mask`: its entry of an int8 mask, its
+    bit of a packed one (uint8, `compact_views`: bit `action % 8` of byte `action // 8`)."""
+    if mask.dtype == np.uint8:
+        mask[action >> 3] = mask[action >> 3] & ~(1 << (action & 7)) | int(legal) << (action & 7)
+    else:
+        mask[action] = legal
+
+
+@overload(mark_action)
+def mark_action_of(mask: Any, action: Any, legal: Any) -> Any:
+    """`mark_action` compiled for the type of `mask`."""
+    if mask.dtype == types.uint8:
+
+        def bit(mask: Any, action: Any, legal: Any) -> None:
+            place = np.uint8(1) << np.uint8(action & 7)
+            if legal:
+                mask[action >> 3] |= place
+            else:
+                mask[action >> 3] &= ~place
+
+        return bit
+
+    def entry(mask: Any, action: Any, legal: Any) -> None:
+        mask[action] = legal
+
+    return entry
+
+
+def is_marked(mask: np.ndarray, action: int) -> bool:
+    """Whether `mask` (int8, or packed as `mark_action` packs it) marks `action` legal."""
+    if mask.dtype == np.uint8:
+        return bool(mask[action >> 3] >> (action & 7) & 1)
+    return bool(mask[action])
+
+
+@overload(is_marked)
+def is_marked_of(mask: Any, action: Any) -> Any:
+    """`is_marked` compiled for the type of `mask`."""
+    if mask.dtype == types.uint8:
+
+        def bit(mask: Any, action: Any) -> bool:
+            return mask[action >> 3] >> (action & 7) & 1 == 1
+
+        return bit
+
+    def entry(mask: Any, action: Any) -> bool:
+        return mask[action] != 0
+
+    return entry
 
 
 @jitable
@@ -790,8 +855,8 @@ def seat_episode(g, rules, s, fixed_seat: int, tickets: np.ndarray) -> bool:
 
 
 @compiled
-def is_illegal(action: int, mask: np.ndarray) -> bool:
-    return action < 0 or action >= mask.shape[0] or mask[action] == 0
+def is_illegal(action: int, mask: np.ndarray, num_actions: int) -> bool:
+    return action < 0 or action >= num_actions or not is_marked(mask, action)
 
 
 @compiled

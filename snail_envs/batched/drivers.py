@@ -246,7 +246,9 @@ def step_all(
     rules = rules_array[0]
     for i in range(games.shape[0]):
         for slot in range(seats.shape[1]):
-            if seats[i, slot] != NONE and is_illegal(actions[i, slot], masks[i, slot]):
+            if seats[i, slot] != NONE and is_illegal(
+                actions[i, slot], masks[i, slot], game.NUM_ACTIONS
+            ):
                 return i
     stock = np.zeros((2, game.MAX_PLAYERS))
     tick = np.zeros(game.MAX_PLAYERS, np.int64)
@@ -462,7 +464,7 @@ def learner_step(
     masks = views[1]
     if not (resume or reset):
         for i in range(games.shape[0]):
-            if is_illegal(actions[i], masks[i]):
+            if is_illegal(actions[i], masks[i], game.NUM_ACTIONS):
                 return i
     seat_rewards = np.zeros(game.MAX_PLAYERS, np.float32)
     stock = np.zeros((2, game.MAX_PLAYERS))

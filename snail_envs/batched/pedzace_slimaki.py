@@ -33,6 +33,7 @@ from snail_envs.batched.core import (
     clear,
     copy_into,
     fraction,
+    mark_action,
     move_marks,
     next_seat,
     observer_pieces,
@@ -509,7 +510,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
 def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     """The dice the seat to play may choose (`seat`)."""
     for die in range(NUM_SNAILS):
-        mask[die] = g.legal[die]
+        mark_action(mask, die, g.legal[die])
 
 
 # --------------------------------------------------------------------------- search

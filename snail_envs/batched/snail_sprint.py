@@ -38,6 +38,7 @@ from snail_envs.batched.core import (
     every_seat,
     fraction,
     lowest_bit,
+    mark_action,
     move_marks,
     next_seat,
     observer_pieces,
@@ -472,7 +473,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
 def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     """The snails the seat to play may move (`seat`)."""
     for snail in range(NUM_SNAILS):
-        mask[snail] = g.target[snail] != NONE
+        mark_action(mask, snail, g.target[snail] != NONE)
 
 
 # --------------------------------------------------------------------------- search

@@ -46,6 +46,7 @@ from snail_envs.batched.core import (
     copy_into,
     fraction,
     lowest_bit,
+    mark_action,
     next_seat,
     observer_pieces,
     seat_after,
@@ -560,14 +561,15 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     if g.phase == PLAY:
         card = next_card(hand, FIRST_CARD)
         while card < NUM_CARDS:
-            mask[2 * card] = mask[2 * card + 1] = 1
+            mark_action(mask, 2 * card, 1)
+            mark_action(mask, 2 * card + 1, 1)
             card = next_card(hand, card + 1)
         return
     card = next_card(hand, g.fit_low)
     while card <= g.fit_high:
-        mask[TOSS + card] = 1
+        mark_action(mask, TOSS + card, 1)
         card = next_card(hand, card + 1)
-    mask[PASS] = 1
+    mark_action(mask, PASS, 1)
 
 
 # --------------------------------------------------------------------------- search

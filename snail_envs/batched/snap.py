@@ -72,6 +72,7 @@ from snail_envs.batched.core import (
     BatchedGame,
     capped_fraction,
     fraction,
+    mark_action,
     next_seat,
     pay_margin,
     pieces_dtype,
@@ -1296,11 +1297,11 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
     mask.fill(0)
     if not g.acts[seat]:
         return
-    mask[WAIT] = 1
+    mark_action(mask, WAIT, 1)
     if may_call(g, rules, seat):
-        mask[SNAP] = 1
-        mask[SNAP_POOL] = g.pool_call
-        mask[SLAP] = rules.slapjack
+        mark_action(mask, SNAP, 1)
+        mark_action(mask, SNAP_POOL, g.pool_call)
+        mark_action(mask, SLAP, rules.slapjack)
 
 
 # --------------------------------------------------------------------------- search

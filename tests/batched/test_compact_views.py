@@ -1,6 +1,6 @@
 """Compact views (`compact_views=True`): the same games as float views, each mark as 0 or 1 and
 each other entry as the integer its piece divides by its scale, widened exactly to the float
-views by `float_observations()`."""
+views by `float_observations()`; the masks packed 8 actions a byte (`full_action_masks()`)."""
 
 from __future__ import annotations
 
@@ -74,13 +74,15 @@ def test_compact_views_play_the_float_views_games_and_widen_to_them(
     compact = make(env_name, 48, final_observations=True, compact_views=True, **options)
     assert compact.observations.dtype == compact.views_dtype == compact.compact_dtype
     assert compact.final_observations.dtype == compact.compact_dtype
+    packed = (compact.num_actions + 7) // 8
+    assert compact.action_masks.shape[2] == packed and compact.action_masks.dtype == np.uint8
     floats.reset(seed=5)
     compact.reset(seed=5)
     whole = np.zeros_like(compact.observations)
     ended_games = 0
     for _ in range(STEPS):
         assert (compact.seats == floats.seats).all()
-        assert (compact.action_masks == floats.action_masks).all()
+        assert (compact.full_action_masks() == floats.action_masks).all()
         acting = floats.seats >= 0
         assert (compact.float_observations()[acting] == floats.observations[acting]).all()
         whole[:] = 0
@@ -132,3 +134,18 @@ def test_options_whose_entries_compact_views_cannot_hold_are_named(
 def test_compact_views_is_a_bool() -> None:
     with pytest.raises(ValueError, match="compact_views must be True or False"):
         snail_envs.batched.make("snail_sprint_v0", 4, compact_views="yes")
+
+
+def test_an_illegal_action_under_packed_masks_raises_naming_the_legal_ones() -> None:
+    batch = snail_envs.batched.make("snailed_it_v0", 4, compact_views=True)
+    batch.reset(seed=1)
+    game, slot = np.argwhere(batch.seats >= 0)[0]
+    legal = np.flatnonzero(batch.full_action_masks()[game, slot])
+    illegal = next(action for action in range(batch.num_actions) if action not in legal)
+    actions = batch.random_actions()
+    actions[game, slot] = illegal
+    with pytest.raises(ValueError, match=f"action {illegal} is illegal now; legal actions: "):
+        batch.step(actions)
+    actions[game, slot] = batch.num_actions
+    with pytest.raises(ValueError, match=f"action {batch.num_actions} is illegal now"):
+        batch.step(actions)
