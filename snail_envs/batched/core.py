@@ -109,8 +109,6 @@ class Kernels(NamedTuple):
     returns the first game whose action is illegal (nothing played then), `NO_DECISION`, or
     else −1. With `start`, deal every game and write the acting views, nothing played (the
     actions, rewards and episode ends left as they are); returns −1, or `NO_DECISION`."""
-    observe: Callable[..., None]
-    """(games, rules, seats, out): write game i's observation for seat `seats[i]` to `out[i]`."""
     observe_slots: Callable[..., None]
     """(games, rules, seats, out): write the view of the seat in each acting slot, `seats[i, k]`,
     to `out[i, k]` (the empty slots' rows left as they are)."""
@@ -431,9 +429,10 @@ class BatchedGame:
                 f"{seats[outside[0]]} in game{'s' if outside.size > 1 else ''} "
                 f"{games_text(outside)}"
             )
-        out = np.zeros((self.num_envs, self.observation_layout.size), np.float32)
-        self.kernels.observe(self.games, self.rules, np.ascontiguousarray(seats), out)
-        return out
+        out = np.zeros((self.num_envs, 1, self.observation_layout.size), np.float32)
+        slots = np.ascontiguousarray(seats.reshape(-1, 1), dtype=self.seats.dtype)
+        self.kernels.observe_slots(self.games, self.rules, slots, out)
+        return out[:, 0]
 
     def float_observations(self) -> np.ndarray:
         """The acting views as float32 (N, K, D), whatever `views_dtype` is: each acting slot's

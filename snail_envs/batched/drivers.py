@@ -284,16 +284,6 @@ def acting_all(games, rules_array, observations, masks, seats) -> None:
         game.write_acting(games[i], rules_array[0], observations[i], masks[i], seats[i], True)
 
 
-def observe_all(games, rules_array, seats, out) -> None:
-    """Game i seen by seat `seats[i]` (`Kernels.observe`)."""
-    games = borrowed(games)
-    rules_array = borrowed(rules_array)
-    seats = borrowed(seats)
-    out = borrowed(out)
-    for i in range(games.shape[0]):
-        game.write_observation(games[i], rules_array[0], np.int64(seats[i]), out[i])
-
-
 def observe_slots_all(games, rules_array, seats, out) -> None:
     """The view of the seat in each acting slot of each game (`Kernels.observe_slots`)."""
     games = borrowed(games)
@@ -648,7 +638,6 @@ their own they would optimise and emit everything they call once more at a cold 
 (`compiling.inlined`)."""
 KERNEL_TEMPLATES = (
     step_all,
-    observe_all,
     observe_slots_all,
     state_all,
     learner_step,
