@@ -23,9 +23,9 @@ kernel) and plays them all (`step()`), observations and masks written as in the 
 decision is one acting seat's action. Each engine runs twice: with float32 views, and with
 compact views (`compact_views=True`: marks and the integers behind the scaled entries, in uint8
 or int16, and masks packed 8 actions a byte; `float_observations()` and `full_action_masks()`
-widen them). Their compile time is
-measured apart, in fresh interpreters (`cold_start.first_step`, CPU seconds): cold (an empty
-numba cache) and cached (the second start).
+widen them). Their compile time is measured apart, in fresh interpreters
+(`cold_start.first_step`, CPU seconds): cold (an empty numba cache) and cached (the second
+start).
 
 Each batched engine is also read against two batched references at the same batch size: pgx's
 `connect_four` on the CPU (JAX, one jit-compiled call a step: random legal actions, the step and

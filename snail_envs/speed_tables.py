@@ -19,9 +19,8 @@ A throughput record (`throughput_record`), rates in decisions per second of CPU 
 
 `rates` holds every entry in the order of the run, the batched ones under the labels
 `batched_label` (with compact views, where the run measured them), `pgx_label` and `toy_label`
-give them (no pgx entries where pgx was not
-installed); `batched_engines` is empty where numba was not, and `compile_cpu_seconds` where the
-compile times were not measured.
+give them (no pgx entries where pgx was not installed); `batched_engines` is empty where numba
+was not, and `compile_cpu_seconds` where the compile times were not measured.
 
 A training-speed record (`training_speed_record`), rates in learner timesteps a second:
 

@@ -33,8 +33,9 @@ whole call, so the kernels need no count of their own.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from numba.core import types
 from numba.core.registry import CPUDispatcher
@@ -56,6 +57,20 @@ class CompiledOnly(CPUDispatcher):
             "compiled code only (snail_envs.batched.compiling.compiled); compile it with "
             "entry_point to call it from Python"
         )
+
+
+def by_type(function: F) -> F:
+    """`function`, whose code is its numba overloads, one for each type of its arguments
+    (`numba.extending.overload(function)`): a call from Python raises `TypeError` naming it."""
+
+    @functools.wraps(function)
+    def compiled_code_only(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{function.__module__}.{function.__qualname__} is compiled by the types of its "
+            "arguments, for compiled code only (snail_envs.batched.compiling.by_type)"
+        )
+
+    return cast(F, compiled_code_only)
 
 
 def cached(function: Callable[..., Any], kind: type[CPUDispatcher], **options: Any) -> Any:

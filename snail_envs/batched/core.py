@@ -55,6 +55,7 @@ from snail_envs.batched.chance import (
     seed_games,
 )
 from snail_envs.batched.compiling import (
+    by_type,
     compiled,
     compiled_as,
     entry_point,
@@ -582,11 +583,12 @@ class BatchedGame:
         return no_decision_error(f"{self.env_name} (batched)", "a first decision", self.options)
 
     def _raise_illegal(self, index: int, actions: np.ndarray) -> None:
+        masks = self.full_action_masks()[index]
         for slot, seat in enumerate(self.seats[index]):
             if seat < 0:
                 continue
             action = int(actions[slot])
-            legal = np.flatnonzero(self.full_action_masks()[index, slot]).tolist()
+            legal = np.flatnonzero(masks[slot]).tolist()
             if action not in legal:
                 raise ValueError(
                     f"{self.env_name} (batched): game {index}, player_{seat}: action {action} is "
@@ -648,10 +650,10 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
         target[k] = source[k]
 
 
+@by_type
 def fraction(out: np.ndarray, numerator: Any, denominator: Any) -> Any:
     """The entry `numerator / denominator` of the view `out`: that quotient where `out` is a
     float view, the numerator where it is a compact one (`compact_views`)."""
-    return numerator / denominator if out.dtype.kind == "f" else numerator
 
 
 @overload(fraction)
@@ -670,13 +672,10 @@ def fraction_of(out: Any, numerator: Any, denominator: Any) -> Any:
     return integer
 
 
+@by_type
 def mark_action(mask: np.ndarray, action: int, legal: Any) -> None:
     """Mark `action` legal (`legal` 1 or True) or not in `mask`: its entry of an int8 mask, its
     bit of a packed one (uint8, `compact_views`: bit `action % 8` of byte `action // 8`)."""
-    if mask.dtype == np.uint8:
-        mask[action >> 3] = mask[action >> 3] & ~(1 << (action & 7)) | int(legal) << (action & 7)
-    else:
-        mask[action] = legal
 
 
 @overload(mark_action)
@@ -699,11 +698,9 @@ def mark_action_of(mask: Any, action: Any, legal: Any) -> Any:
     return entry
 
 
-def is_marked(mask: np.ndarray, action: int) -> bool:
+@by_type
+def is_marked(mask: np.ndarray, action: int) -> bool:  # type: ignore[empty-body]
     """Whether `mask` (int8, or packed as `mark_action` packs it) marks `action` legal."""
-    if mask.dtype == np.uint8:
-        return bool(mask[action >> 3] >> (action & 7) & 1)
-    return bool(mask[action])
 
 
 @overload(is_marked)
