@@ -36,7 +36,10 @@ the ceiling of a batched game on this CPU, always printed.
 
 With `--out FILE` the run is also written as JSON (`snail_envs.speed_tables.throughput_record`:
 every entry's rate a round, the batch sizes, the compile times and the provenance: command,
-date, versions, CPU), from which the docs site renders the same tables.
+date, versions, CPU, AVX-512 or not), from which the docs site renders the same tables. Where
+the batched engines ran beside pgx, the run last prints the README's speed table
+(`readme_speed_table`: each engine over pgx at every batch size, float32 and compact views); the
+README holds the table of docs/data/speed/throughput.json, and a test holds it to that file.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from snail_envs.speed_tables import (
     batched_label,
     check_out,
     pgx_label,
+    readme_speed_table,
     throughput_markdown,
     throughput_record,
     toy_label,
@@ -317,6 +321,11 @@ def main() -> None:
     print(WHY_REFERENCE)
     print()
     print(throughput_markdown(record))
+    if names and any(pgx_label(size) in record["rates"] for size in args.batch_sizes):
+        print()
+        print("The README's speed table:")
+        print()
+        print(readme_speed_table(record))
     if args.out is not None:
         args.out.write_text(json.dumps(record, indent=1) + "\n")
 

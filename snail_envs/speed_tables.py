@@ -7,7 +7,8 @@ here, print its tables (`throughput_markdown`, `training_speed_markdown`,
 FILE`, write the record as JSON; the docs site renders the stored JSON with the same functions
 (docs/hooks/results_tables.py), so that a page's table is the one the benchmark printed. Every
 record carries its `provenance`: the command line, the date, the versions of Python, snail_envs
-and the packages that were installed, the CPU's model and the number of CPUs.
+and the packages that were installed, the CPU's model, whether it runs AVX-512 (`has_avx512`)
+and the number of CPUs.
 
 A throughput record (`throughput_record`), rates in decisions per second of CPU time:
 
@@ -118,10 +119,31 @@ def cpu_model() -> str:
     return platform.processor()
 
 
+def has_avx512() -> bool | None:
+    """Whether the CPU runs AVX-512 (the `avx512f` flag of /proc/cpuinfo), None where that file
+    is not readable: the two kinds of machine CI and developers get differ by it, and so do the
+    batched engines' ratios to pgx."""
+    with contextlib.suppress(OSError):
+        for line in CPU_INFO.read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "flags":
+                return "avx512f" in value.split()
+    return None
+
+
+def machine_name(source: dict[str, Any]) -> str:
+    """A record's CPU, with or without AVX-512 where the record says."""
+    name = source["cpu"] or "an unnamed CPU"
+    avx512 = source.get("avx512")
+    if avx512 is None:
+        return name
+    return f"{name} {'with' if avx512 else 'without'} AVX-512"
+
+
 def provenance(packages: Sequence[str]) -> dict[str, Any]:
     """Where a benchmark's record comes from: its command line, today's date, the versions of
     Python, snail_envs and those of `packages` (distribution names) that are installed, the
-    CPU's model (`cpu_model`) and the number of CPUs."""
+    CPU's model (`cpu_model`), whether it runs AVX-512 (`has_avx512`) and the number of CPUs."""
     versions = {"snail_envs": snail_envs.__version__}
     for package in packages:
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
@@ -132,6 +154,7 @@ def provenance(packages: Sequence[str]) -> dict[str, Any]:
         "python": platform.python_version(),
         "packages": versions,
         "cpu": cpu_model(),
+        "avx512": has_avx512(),
         "cpus": os.cpu_count(),
     }
 
@@ -140,7 +163,7 @@ def provenance_line(source: dict[str, Any]) -> str:
     """A record's `provenance` in one line: the date, the CPU, the versions and the command."""
     packages = ", ".join(f"{name} {version}" for name, version in source["packages"].items())
     return (
-        f"Measured {source['date']} on {source['cpu'] or 'an unnamed CPU'} "
+        f"Measured {source['date']} on {machine_name(source)} "
         f"({source['cpus']} CPUs), Python {source['python']}, {packages}: `{source['command']}`"
     )
 
@@ -224,6 +247,36 @@ def batched_table(record: dict[str, Any]) -> str:
                 lines.append(
                     f"| {shown} | {size} | {rate:,.0f} | {versus_pgx} | {rate / toy:.2f}× |"
                 )
+    return "\n".join(lines)
+
+
+def readme_speed_table(record: dict[str, Any]) -> str:
+    """The README's speed table: each batched engine's median rate over pgx's connect_four at
+    every batch size of the run, with float32 views and, after a slash, with compact views
+    (where the run measured pgx), then the machine and the command."""
+    rates = {name: statistics.median(rounds) for name, rounds in record["rates"].items()}
+    sizes = [size for size in record["batch_sizes"] if pgx_label(size) in rates]
+    header = " | ".join(f"{size:,} games" for size in sizes)
+    lines = [
+        f"| × pgx connect_four: float32 views / compact views | {header} |",
+        "|---|" + "---:|" * len(sizes),
+    ]
+    for name in record["batched_engines"]:
+        cells = []
+        for size in sizes:
+            shown = [
+                f"{rates[label] / rates[pgx_label(size)]:.2f}×"
+                for label in (batched_label(name, size), batched_label(name, size, True))
+                if label in rates
+            ]
+            cells.append(" / ".join(shown))
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    source = record["provenance"]
+    lines += [
+        "",
+        f"Measured {source['date']} on {machine_name(source)} ({source['cpus']} CPUs), one core: "
+        f"`{source['command']}`",
+    ]
     return "\n".join(lines)
 
 

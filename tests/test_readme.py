@@ -68,3 +68,15 @@ def test_the_readme_python_examples_run(example: str, capsys: pytest.CaptureFixt
     if "np." in example and "import numpy" not in example:
         exec("import numpy as np\nimport snail_envs", namespace)
     exec(example, namespace)
+
+
+def test_the_readme_speed_table_is_the_stored_throughput_run() -> None:
+    import json
+
+    from snail_envs.speed_tables import readme_speed_table
+
+    record = json.loads((ROOT / "docs" / "data" / "speed" / "throughput.json").read_text())
+    assert readme_speed_table(record) in (ROOT / "README.md").read_text(), (
+        "README.md's speed table differs from docs/data/speed/throughput.json: paste the table "
+        "that its command (the file's provenance) prints last"
+    )

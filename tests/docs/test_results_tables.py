@@ -265,6 +265,19 @@ def test_a_throughput_run_shows_its_tables_and_its_machine(tmp_path) -> None:
     ]
 
 
+def test_the_readme_speed_table_gives_each_engine_over_pgx_with_both_views() -> None:
+    run = throughput_run(with_pgx=True)
+    machine = {**MACHINE, "avx512": False}
+    assert speed_tables.readme_speed_table({**run, "provenance": machine}).splitlines() == [
+        "| × pgx connect_four: float32 views / compact views | 64 games |",
+        "|---|---:|",
+        f"| `{SNAIL_SPRINT}` | 1.50× / 2.00× |",
+        "",
+        "Measured 2026-12-02 on AMD EPYC 7B13 without AVX-512 (2 CPUs), one core: "
+        "`python benchmarks/throughput.py --out speed.json`",
+    ]
+
+
 def test_a_throughput_run_without_pgx_says_so_in_its_column(tmp_path) -> None:
     (tmp_path / "speed.json").write_text(json.dumps(throughput_run(with_pgx=False)))
     table = benchmark_table(tmp_path / "speed.json", "speed")
@@ -347,6 +360,26 @@ def test_the_cpu_is_named_by_cpuinfo_where_it_is_readable(tmp_path, monkeypatch)
     assert speed_tables.cpu_model() == "arm"
 
 
+def test_whether_the_cpu_runs_avx512_is_read_from_its_flags(tmp_path, monkeypatch) -> None:
+    info = tmp_path / "cpuinfo"
+    monkeypatch.setattr(speed_tables, "CPU_INFO", info)
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512bw\n")
+    assert speed_tables.has_avx512() is True
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512_bf16\n")
+    assert speed_tables.has_avx512() is False
+    monkeypatch.setattr(speed_tables, "CPU_INFO", tmp_path / "missing")
+    assert speed_tables.has_avx512() is None
+
+
+@pytest.mark.parametrize(
+    ("avx512", "shown"),
+    [(True, "AMD EPYC 7B13 with AVX-512"), (False, "AMD EPYC 7B13 without AVX-512")],
+)
+def test_a_record_names_its_machine_with_or_without_avx512(avx512: bool, shown: str) -> None:
+    line = speed_tables.provenance_line({**MACHINE, "avx512": avx512})
+    assert line == MACHINE_LINE.replace("AMD EPYC 7B13", shown)
+
+
 def benchmark(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """benchmarks/NAME.py as a module, its sibling modules importable as it imports them."""
     folder = ROOT / "benchmarks"
@@ -377,6 +410,7 @@ def test_throughput_out_writes_what_the_docs_render_as_it_printed(
     throughput = benchmark("throughput", monkeypatch)
     rates = {
         REFERENCE: [1000.0, 900.0],
+        pgx_label(64): [1e6, 1e6],
         toy_label(64): [3e7, 3.1e7],
         batched_label(SNAIL_SPRINT, 64): [3e6, 2e6],
     }
@@ -396,9 +430,13 @@ def test_throughput_out_writes_what_the_docs_render_as_it_printed(
     machine = record["provenance"]
     assert machine["command"] == shlex.join(["python", *argv])
     assert machine["cpus"] == os.cpu_count() and "numpy" in machine["packages"]
+    assert machine["avx512"] == speed_tables.has_avx512()
     *tables, _, line = benchmark_table(out, "speed").splitlines()
-    assert "\n".join(tables) in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "\n".join(tables) in printed
     assert line == speed_tables.provenance_line(machine)
+    assert printed.endswith(speed_tables.readme_speed_table(record) + "\n")
+    assert f"| `{SNAIL_SPRINT}` | 2.50× |" in printed
 
 
 def test_train_speed_out_writes_what_the_docs_render_as_it_printed(
