@@ -4,6 +4,7 @@
     python benchmarks/train_ceiling.py --only snap_v2 --rounds 3
     python benchmarks/train_ceiling.py --out ceiling.json     # the results also as JSON
     python benchmarks/train_ceiling.py --profile              # where snail-train's time goes
+    python benchmarks/train_ceiling.py --torchrl              # the unit costs in TorchRL
 
 In one process, one torch thread, rounds interleaved, against random opponents, under each
 game's rule options (`env_options` of `configs/<game>/ppo.yaml`) and `TrainConfig`'s default
@@ -36,6 +37,11 @@ site renders the same table. `--profile` instead runs snail-train's ppo stage on
 the CPU time of its parts counted (`PROFILE_PARTS`: Stable-Baselines3's rollout and update steps,
 a timer around each, no profiler's cost on the rest) and prints where the stage's time goes,
 beside the ceiling's time for the same work from unit costs measured in the same process.
+`--torchrl` (`pip install -e ".[torchrl]"`) instead times the forward, the minibatch update
+and GAE through TorchRL (`ProbabilisticActor` of a `MaskedCategorical`, `ValueOperator`,
+`ClipPPOLoss`, `vec_generalized_advantage_estimate`) beside the plain-torch ones on the same
+networks, minibatch and rollout, and the ceilings the two sets of unit costs make: how near a
+PPO moved to TorchRL could come to the plain-torch ceiling.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import inspect
 import itertools
 import json
@@ -297,6 +304,192 @@ def unit_seconds(env_name: str, seconds: float) -> dict[str, float]:
             seconds,
         ),
     }
+
+
+class TorchRLParts(NamedTuple):
+    """The plain-torch networks as TorchRL modules: the actor as a `ProbabilisticActor` of a
+    `MaskedCategorical` (the mask under `"mask"`), the critic as a `ValueOperator`, their
+    `ClipPPOLoss` (the same clip range, entropy and value coefficients, advantages normalised
+    per minibatch, the squared value error) and Adam over its parameters."""
+
+    actor: Any
+    critic: Any
+    loss: Any
+    optimizer: Any
+
+
+def torchrl_parts(nets: Networks, config: Any, vf_coef: float) -> TorchRLParts:
+    import torch
+    from tensordict.nn import TensorDictModule
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+
+    logits = TensorDictModule(nets.actor, in_keys=["observation"], out_keys=["logits"])
+    actor = ProbabilisticActor(
+        logits,
+        in_keys={"logits": "logits", "mask": "mask"},
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+    )
+    critic = ValueOperator(nets.critic, in_keys=["observation"])
+    loss = ClipPPOLoss(
+        actor,
+        critic,
+        clip_epsilon=config.clip_range,
+        entropy_coeff=config.ent_coef,
+        critic_coeff=vf_coef,
+        loss_critic_type="l2",
+        normalize_advantage=True,
+    )
+    optimizer = torch.optim.Adam(loss.parameters(), config.learning_rate, eps=1e-5)
+    return TorchRLParts(actor, critic, loss, optimizer)
+
+
+def torchrl_act(
+    parts: TorchRLParts, observations: np.ndarray, masks: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """`act` through TorchRL's modules: a TensorDict of the observations and masks, the actor's
+    sample and log-probability, the critic's value."""
+    import torch
+    from tensordict import TensorDict
+
+    with torch.no_grad():
+        step = TensorDict(
+            {"observation": torch.from_numpy(observations), "mask": torch.from_numpy(masks)},
+            batch_size=[len(observations)],
+        )
+        parts.critic(parts.actor(step))
+    return (
+        step["action"].numpy(),
+        step["action_log_prob"].numpy(),
+        step["state_value"].squeeze(1).numpy(),
+    )
+
+
+def torchrl_update(parts: TorchRLParts, batch: Any) -> None:
+    """`update` by TorchRL's `ClipPPOLoss` on a TensorDict minibatch, the same gradient clip and
+    Adam step."""
+    import torch
+
+    losses = parts.loss(batch)
+    total = losses["loss_objective"] + losses["loss_critic"] + losses["loss_entropy"]
+    parts.optimizer.zero_grad()
+    total.backward()
+    torch.nn.utils.clip_grad_norm_(list(parts.loss.parameters()), MAX_GRAD_NORM)
+    parts.optimizer.step()
+
+
+def torchrl_gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    starts: np.ndarray,
+    last: tuple[np.ndarray, np.ndarray],
+    gamma: float,
+    lam: float,
+) -> tuple[Any, Any]:
+    """`gae` by TorchRL's `vec_generalized_advantage_estimate` (games × steps × 1 tensors), from
+    the same numpy rollout."""
+    import torch
+    from torchrl.objectives.value.functional import vec_generalized_advantage_estimate
+
+    last_values, last_dones = last
+    next_values = np.concatenate([values[1:], last_values[None]])
+    ends = np.concatenate([starts[1:], last_dones[None]]).astype(bool)
+
+    def games_first(array: np.ndarray) -> Any:
+        return torch.from_numpy(np.ascontiguousarray(array.T))[..., None]
+
+    return vec_generalized_advantage_estimate(
+        gamma,
+        lam,
+        games_first(values),
+        games_first(next_values),
+        games_first(rewards),
+        games_first(ends),
+        games_first(ends),
+    )
+
+
+TORCHRL_UNITS = ("forward", "update", "gae")
+"""The unit costs TorchRL takes over (the env step stays the engine's)."""
+
+
+def torchrl_unit_seconds(env_name: str, seconds: float) -> dict[str, dict[str, float]]:
+    """The CPU seconds of the unit costs TorchRL would take over (`TORCHRL_UNITS`), plain torch
+    beside TorchRL on the same networks, minibatch and rollout, the env step once."""
+    import torch
+    from tensordict import TensorDict
+
+    from snail_envs.training.opponents import SelfPlayPool, make_vec_env
+
+    config = ceiling_config(env_name)
+    venv = make_vec_env(config, SelfPlayPool(1), None)
+    step = cpu_seconds_a_call(EnvSteps(venv), seconds)
+    observations, masks = venv.reset(), venv.action_masks()
+    nets = networks(observations.shape[1], masks.shape[1], config)
+    vf_coef = sb3_default("vf_coef")
+    parts = torchrl_parts(nets, config, vf_coef)
+    batch = minibatch(observations, masks, config.batch_size)
+    tensors = TensorDict(
+        {
+            "observation": batch["observations"],
+            "mask": batch["masks"],
+            "action": batch["actions"],
+            "action_log_prob": batch["old_log_probs"],
+            "advantage": batch["advantages"][:, None],
+            "value_target": batch["returns"][:, None],
+        },
+        batch_size=[config.batch_size],
+    )
+    rng = np.random.default_rng(0)
+    shape = (config.n_steps, config.n_envs)
+    rewards, values, starts = (rng.random(shape, np.float32) for _ in range(3))
+    last = (rng.random(config.n_envs, np.float32), np.zeros(config.n_envs, np.float32))
+    rollout = (rewards, values, starts, last, config.gamma, config.gae_lambda)
+    calls = {
+        "forward": (
+            lambda: act(nets, observations, masks),
+            lambda: torchrl_act(parts, observations, masks),
+        ),
+        "update": (
+            lambda: update(nets, batch, config, vf_coef),
+            lambda: torchrl_update(parts, tensors),
+        ),
+        "gae": (lambda: gae(*rollout), lambda: torchrl_gae(*rollout)),
+    }
+    torch.set_num_threads(1)
+    costs: dict[str, dict[str, float]] = {kind: {"env_step": step} for kind in ("plain", "torchrl")}
+    for unit, (plain, library) in calls.items():
+        costs["plain"][unit] = cpu_seconds_a_call(timed(plain), seconds)
+        costs["torchrl"][unit] = cpu_seconds_a_call(timed(library), seconds)
+    return costs
+
+
+def torchrl_markdown(env_name: str, rounds: list[dict[str, dict[str, float]]]) -> str:
+    """Each unit cost (median over rounds) in plain torch and in TorchRL, and the ceilings they
+    make (`speed_tables.ceiling_rate`)."""
+    from snail_envs.speed_tables import ceiling_rate
+
+    config = ceiling_config(env_name)
+    settings = {name: getattr(config, name) for name in SETTINGS}
+    median = {
+        kind: {unit: statistics.median(r[kind][unit] for r in rounds) for unit in UNIT_COSTS}
+        for kind in ("plain", "torchrl")
+    }
+    lines = [
+        f"| {env_name}: unit cost | plain torch | TorchRL | TorchRL / plain |",
+        "|---|---:|---:|---:|",
+    ]
+    for unit in TORCHRL_UNITS:
+        plain, library = median["plain"][unit], median["torchrl"][unit]
+        lines.append(
+            f"| {unit} | {plain * 1e3:.3f} ms | {library * 1e3:.3f} ms | {library / plain:.2f}× |"
+        )
+    plain, library = (ceiling_rate(median[kind], settings) for kind in ("plain", "torchrl"))
+    lines.append(
+        f"| ceiling, timesteps/s | {plain:,.0f} | {library:,.0f} | {library / plain:.2f}× |"
+    )
+    return "\n".join(lines)
 
 
 class Rollout(NamedTuple):
@@ -567,11 +760,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds a unit cost")
     add_out_arguments(parser, "also write the results as JSON")
     parser.add_argument("--profile", action="store_true", help="profile snail-train instead")
+    parser.add_argument(
+        "--torchrl",
+        action="store_true",
+        help="time the forward, update and GAE in TorchRL beside plain torch instead",
+    )
     args = parser.parse_args()
     check_out(parser, args)
     if args.profile:
         for env_name in args.only:
             print(profile(env_name, args.steps, args.seconds) + "\n")
+        return
+    if args.torchrl:
+        if importlib.util.find_spec("torchrl") is None:
+            parser.error('torchrl is missing: pip install -e ".[torchrl]" to time it')
+        for env_name in args.only:
+            rounds = [torchrl_unit_seconds(env_name, args.seconds) for _ in range(args.rounds)]
+            print(torchrl_markdown(env_name, rounds) + "\n")
         return
     record = train_ceiling_record(
         measured_runs(args.only, args.steps, args.rounds, args.seconds),

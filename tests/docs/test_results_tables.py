@@ -686,6 +686,86 @@ def test_the_plain_torch_loop_does_the_work_the_ceiling_prices(
     assert legal[torch.arange(rollout), actions].all()
 
 
+def test_torchrl_units_compute_what_the_plain_torch_units_compute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where TorchRL is installed (`.[torchrl]`): on the same networks, minibatch and rollout,
+    its PPO loss has the plain update's surrogate and value loss, its GAE the plain GAE, and its
+    forward samples legal actions with their log-probabilities."""
+    pytest.importorskip("torchrl")
+    import numpy as np
+    import torch
+    from tensordict import TensorDict
+
+    from snail_envs.training.opponents import SelfPlayPool, make_vec_env
+
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    config = train_ceiling.ceiling_config(SNAIL_SPRINT)
+    venv = make_vec_env(config, SelfPlayPool(1), None)
+    observations, masks = venv.reset(), venv.action_masks()
+    torch.manual_seed(0)
+    nets = train_ceiling.networks(observations.shape[1], masks.shape[1], config)
+    vf_coef = train_ceiling.sb3_default("vf_coef")
+    parts = train_ceiling.torchrl_parts(nets, config, vf_coef)
+    batch = train_ceiling.minibatch(observations, masks, config.batch_size)
+    samples = TensorDict(
+        {
+            "observation": batch["observations"],
+            "mask": batch["masks"],
+            "action": batch["actions"],
+            "action_log_prob": batch["old_log_probs"],
+            "advantage": batch["advantages"][:, None],
+            "value_target": batch["returns"][:, None],
+        },
+        batch_size=[config.batch_size],
+    )
+    losses = parts.loss(samples)
+    log_probs = train_ceiling.masked_log_probs(nets, batch["observations"], batch["masks"])
+    chosen = log_probs.gather(1, batch["actions"][:, None]).squeeze(1)
+    advantages = batch["advantages"]
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    ratio = torch.exp(chosen - batch["old_log_probs"])
+    clipped = ratio.clamp(1 - config.clip_range, 1 + config.clip_range)
+    surrogate = -torch.min(advantages * ratio, advantages * clipped).mean()
+    values = nets.critic(batch["observations"]).squeeze(1)
+    value_loss = vf_coef * torch.nn.functional.mse_loss(values, batch["returns"])
+    assert losses["loss_objective"].item() == pytest.approx(surrogate.item(), abs=1e-6)
+    assert losses["loss_critic"].item() == pytest.approx(value_loss.item(), abs=1e-6)
+    before = [parameter.detach().clone() for parameter in nets.actor.parameters()]
+    train_ceiling.torchrl_update(parts, samples)
+    after = list(nets.actor.parameters())
+    assert any(not torch.equal(old, new) for old, new in zip(before, after, strict=True))
+
+    rng = np.random.default_rng(1)
+    rewards, rollout_values = rng.random((2, 16, 8), np.float32)
+    starts = (rng.random((16, 8)) < 0.2).astype(np.float32)
+    last = (rng.random(8, np.float32), (rng.random(8) < 0.5).astype(np.float32))
+    rollout = (rewards, rollout_values, starts, last, 0.99, 0.95)
+    plain, plain_returns = train_ceiling.gae(*rollout)
+    library, library_returns = train_ceiling.torchrl_gae(*rollout)
+    assert np.allclose(library[..., 0].numpy().T, plain, atol=1e-5)
+    assert np.allclose(library_returns[..., 0].numpy().T, plain_returns, atol=1e-5)
+
+    actions, chosen_log_probs, _ = train_ceiling.torchrl_act(parts, observations, masks)
+    assert masks[np.arange(len(actions)), actions].all()
+    assert np.all(chosen_log_probs <= 0)
+
+
+def test_the_torchrl_timing_without_torchrl_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    train_ceiling = benchmark("train_ceiling", monkeypatch)
+    find_spec = train_ceiling.importlib.util.find_spec
+    monkeypatch.setattr(
+        train_ceiling.importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "torchrl" else find_spec(name, *rest),
+    )
+    with pytest.raises(SystemExit):
+        run_benchmark(train_ceiling, ["benchmarks/train_ceiling.py", "--torchrl"], monkeypatch)
+    assert 'torchrl is missing: pip install -e ".[torchrl]" to time it' in capsys.readouterr().err
+
+
 def test_the_ceiling_profile_times_functions_that_exist_and_prices_the_runs_own_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
