@@ -366,6 +366,23 @@ def torchrl_act(
     )
 
 
+def torchrl_minibatch(batch: dict[str, Any]) -> Any:
+    """A `minibatch` as the TensorDict `ClipPPOLoss` reads (its default keys)."""
+    from tensordict import TensorDict
+
+    return TensorDict(
+        {
+            "observation": batch["observations"],
+            "mask": batch["masks"],
+            "action": batch["actions"],
+            "action_log_prob": batch["old_log_probs"],
+            "advantage": batch["advantages"][:, None],
+            "value_target": batch["returns"][:, None],
+        },
+        batch_size=[len(batch["actions"])],
+    )
+
+
 def torchrl_update(parts: TorchRLParts, batch: Any) -> None:
     """`update` by TorchRL's `ClipPPOLoss` on a TensorDict minibatch, the same gradient clip and
     Adam step."""
@@ -380,12 +397,7 @@ def torchrl_update(parts: TorchRLParts, batch: Any) -> None:
 
 
 def torchrl_gae(
-    rewards: np.ndarray,
-    values: np.ndarray,
-    starts: np.ndarray,
-    last: tuple[np.ndarray, np.ndarray],
-    gamma: float,
-    lam: float,
+    rewards: np.ndarray, values: np.ndarray, starts: np.ndarray, last: Any, gamma: float, lam: float
 ) -> tuple[Any, Any]:
     """`gae` by TorchRL's `vec_generalized_advantage_estimate` (games × steps × 1 tensors), from
     the same numpy rollout."""
@@ -418,7 +430,6 @@ def torchrl_unit_seconds(env_name: str, seconds: float) -> dict[str, dict[str, f
     """The CPU seconds of the unit costs TorchRL would take over (`TORCHRL_UNITS`), plain torch
     beside TorchRL on the same networks, minibatch and rollout, the env step once."""
     import torch
-    from tensordict import TensorDict
 
     from snail_envs.training.opponents import SelfPlayPool, make_vec_env
 
@@ -430,17 +441,7 @@ def torchrl_unit_seconds(env_name: str, seconds: float) -> dict[str, dict[str, f
     vf_coef = sb3_default("vf_coef")
     parts = torchrl_parts(nets, config, vf_coef)
     batch = minibatch(observations, masks, config.batch_size)
-    tensors = TensorDict(
-        {
-            "observation": batch["observations"],
-            "mask": batch["masks"],
-            "action": batch["actions"],
-            "action_log_prob": batch["old_log_probs"],
-            "advantage": batch["advantages"][:, None],
-            "value_target": batch["returns"][:, None],
-        },
-        batch_size=[config.batch_size],
-    )
+    tensors = torchrl_minibatch(batch)
     rng = np.random.default_rng(0)
     shape = (config.n_steps, config.n_envs)
     rewards, values, starts = (rng.random(shape, np.float32) for _ in range(3))

@@ -695,7 +695,6 @@ def test_torchrl_units_compute_what_the_plain_torch_units_compute(
     pytest.importorskip("torchrl")
     import numpy as np
     import torch
-    from tensordict import TensorDict
 
     from snail_envs.training.opponents import SelfPlayPool, make_vec_env
 
@@ -708,17 +707,7 @@ def test_torchrl_units_compute_what_the_plain_torch_units_compute(
     vf_coef = train_ceiling.sb3_default("vf_coef")
     parts = train_ceiling.torchrl_parts(nets, config, vf_coef)
     batch = train_ceiling.minibatch(observations, masks, config.batch_size)
-    samples = TensorDict(
-        {
-            "observation": batch["observations"],
-            "mask": batch["masks"],
-            "action": batch["actions"],
-            "action_log_prob": batch["old_log_probs"],
-            "advantage": batch["advantages"][:, None],
-            "value_target": batch["returns"][:, None],
-        },
-        batch_size=[config.batch_size],
-    )
+    samples = train_ceiling.torchrl_minibatch(batch)
     losses = parts.loss(samples)
     log_probs = train_ceiling.masked_log_probs(nets, batch["observations"], batch["masks"])
     chosen = log_probs.gather(1, batch["actions"][:, None]).squeeze(1)
