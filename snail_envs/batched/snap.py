@@ -51,8 +51,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+from numba.extending import overload
 
 from snail_envs.agents.heuristics import snap as strategy
 from snail_envs.batched import core
@@ -65,7 +67,7 @@ from snail_envs.batched.chance import (
     pick,
     seed_games,
 )
-from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
+from snail_envs.batched.compiling import by_type, compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import (
     MARGIN,
     POINTS,
@@ -203,15 +205,17 @@ PIECES = pieces_dtype(
 """Where each piece of an observation (or of the state) starts; −1 for a piece it lacks."""
 
 
-def rules_dtype() -> np.dtype:
+def rules_dtype(noisy: bool) -> np.dtype:
     """The rule options as the kernels read them: `key_share` counts one card of a key in a
     stack (in `stack_keys`); `max_flips` and `max_ticks` are −1 for no limit, and
     `most_cards_at_limit` says that reaching one ends the game (`at_limit="most_cards"`);
     `wrong_call_from_stack` that a wrong call from an empty pile (or in `single_pile`) costs the
-    top card of the stack (`wrong_call_cost="pile_or_stack"`); `noisy` says that
-    `glimpse_error` is given (windows are full, seats glimpse), a tick's error, 0 past its end;
-    `heuristic_setup` is what the heuristic reads; `session` is 1 unless `session="single"`, and
-    `wins_needed` the wins that decide the session at once."""
+    top card of the stack (`wrong_call_cost="pile_or_stack"`); `glimpse_error` is a tick's
+    error, 0 past its end; `heuristic_setup` is what the heuristic reads; `session` is 1 unless
+    `session="single"`, and `wins_needed` the wins that decide the session at once. With
+    `noisy` (`glimpse_error` is given: windows are full, seats glimpse) the record has one more
+    field, `noisy`: the kernels know noisy sight by the record's type (`sees_noisily`), so that
+    those of exact sight compile none of the glimpses' code."""
     return core.rules_dtype(
         PIECES,
         fields((), num_piles=np.int64, num_keys=np.int64, deck_size=np.int64),
@@ -221,12 +225,33 @@ def rules_dtype() -> np.dtype:
         fields((), flipper_may_call=np.uint8, speed=np.uint8, double=np.uint8),
         fields((), single_pile=np.uint8, slapjack=np.uint8, max_flips=np.int64, max_ticks=np.int64),
         fields((), most_cards_at_limit=np.uint8, wrong_call_from_stack=np.uint8),
-        fields((), same_tick_random=np.uint8, refresh_shuffle=np.uint8, noisy=np.uint8),
+        fields((), same_tick_random=np.uint8, refresh_shuffle=np.uint8),
+        *([fields((), noisy=np.uint8)] if noisy else []),
         fields(MAX_REACTION_TICKS, glimpse_error=np.float64),
         fields(strategy.SETUP_SIZE, heuristic_setup=np.int64),
         fields((), session=np.int64, wins_needed=np.int64, session_games=np.int64),
         fields((), max_sudden_deaths=np.int64),
     )
+
+
+NOISY = "noisy"
+"""The field of the rules' record that noisy sight adds (`rules_dtype`)."""
+
+
+@by_type
+def sees_noisily(rules) -> bool:  # type: ignore[empty-body]
+    """Whether the rules give `glimpse_error`, known from their record's type (`rules_dtype`)."""
+
+
+@overload(sees_noisily)
+def sees_noisily_of(rules: Any) -> Any:
+    """`sees_noisily` compiled for the type of `rules`: a constant."""
+    noisy = NOISY in rules.fields
+
+    def constant(rules: Any) -> Any:
+        return noisy
+
+    return constant
 
 
 # --------------------------------------------------------------------------- packets and sets
@@ -551,11 +576,11 @@ def open_window(g, rules) -> None:
     seat (one out of this game with `wait` alone). After a flip with `glimpse_error`, every seat
     glimpses the flipped card (the caller sets `g.reopened`: a window opened again, no flip)."""
     g.window_tick = 0
-    g.window_length = rules.reaction_ticks if rules.noisy or claimable(g, rules) else 1
+    g.window_length = rules.reaction_ticks if sees_noisily(rules) or claimable(g, rules) else 1
     for seat in range(rules.num_players):
         g.acts[seat] = 1 if g.in_game[seat] else WAITS if rules.session else 0
     g.pool_call = g.num_pools > 0
-    if rules.noisy and not g.reopened:
+    if sees_noisily(rules) and not g.reopened:
         glimpse(g, rules)
 
 
@@ -1175,10 +1200,33 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     at = rules.observation
     write_table(g, rules, at, out, seat)
     out[at.may_call] = may_call(g, rules, seat)
-    if g.glimpsed:
-        show_glimpses(g, rules, seat, out)
-    if at.call_odds >= 0:
-        show_call_odds(g, rules, seat, out[at.call_odds : at.call_odds + len(CALLS)])
+    show_glimpsed(g, rules, seat, out)
+
+
+@by_type
+def show_glimpsed(g, rules, seat: int, out: np.ndarray) -> None:
+    """With noisy sight, `seat`'s glimpses (`show_glimpses`) and, with `call_odds`, the chance
+    each call would be right (`show_call_odds`); compiled to nothing for exact sight."""
+
+
+@overload(show_glimpsed)
+def show_glimpsed_of(g: Any, rules: Any, seat: Any, out: Any) -> Any:
+    """`show_glimpsed` compiled for the type of `rules` (`sees_noisily`)."""
+    if NOISY not in rules.fields:
+
+        def nothing(g: Any, rules: Any, seat: Any, out: Any) -> None:
+            return None
+
+        return nothing
+
+    def glimpsed(g: Any, rules: Any, seat: Any, out: Any) -> None:
+        at = rules.observation
+        if g.glimpsed:
+            show_glimpses(g, rules, seat, out)
+        if at.call_odds >= 0:
+            show_call_odds(g, rules, seat, out[at.call_odds : at.call_odds + len(CALLS)])
+
+    return glimpsed
 
 
 @compiled
@@ -1323,8 +1371,7 @@ def redraw_hidden(g, rules, seat: int) -> None:
     hidden from `seat` is read: the cards a draw is among are taken in the order of their ids,
     the positions stack by stack."""
     stacked = stacked_cards(g, rules)
-    if g.glimpsed:
-        redraw_glimpsed(g, rules, seat, stacked)
+    redraw_glimpses(g, rules, seat, stacked)
     redraw_groups(g, stacked)
     restack(g, rules, stacked)
 
@@ -1380,6 +1427,29 @@ def redraw_glimpsed(g, rules, seat: int, stacked: np.ndarray) -> None:
         if other != seat:
             for tick in range(g.glimpsed):
                 g.glimpses[other, tick] = glimpse_of(g, rules, true_key, tick)
+
+
+@by_type
+def redraw_glimpses(g, rules, seat: int, stacked: np.ndarray) -> None:
+    """With noisy sight, once the seats have glimpsed the card flipped last, `redraw_glimpsed`;
+    compiled to nothing for exact sight."""
+
+
+@overload(redraw_glimpses)
+def redraw_glimpses_of(g: Any, rules: Any, seat: Any, stacked: Any) -> Any:
+    """`redraw_glimpses` compiled for the type of `rules` (`sees_noisily`)."""
+    if NOISY not in rules.fields:
+
+        def nothing(g: Any, rules: Any, seat: Any, stacked: Any) -> None:
+            return None
+
+        return nothing
+
+    def redraw(g: Any, rules: Any, seat: Any, stacked: Any) -> None:
+        if g.glimpsed:
+            redraw_glimpsed(g, rules, seat, stacked)
+
+    return redraw
 
 
 @compiled
@@ -1587,8 +1657,9 @@ class SnapBatch(BatchedGame):
         delays[: options.num_players] = options.delays
         glimpse_error = np.zeros(MAX_REACTION_TICKS)
         glimpse_error[: len(options.glimpse_error)] = options.glimpse_error
+        noisy = {"noisy": True} if options.glimpse_error else {}
         return self.rules_record(
-            rules_dtype(),
+            rules_dtype(bool(noisy)),
             num_piles=options.num_players + options.single_pile,
             num_keys=options.num_keys,
             deck_size=options.deck_size,
@@ -1608,11 +1679,11 @@ class SnapBatch(BatchedGame):
             wrong_call_from_stack=options.wrong_call_cost == "pile_or_stack",
             same_tick_random=options.same_tick == "random",
             refresh_shuffle=options.refresh == "shuffle",
-            noisy=bool(options.glimpse_error),
             glimpse_error=glimpse_error,
             session=options.session != "single",
             wins_needed=WINS_NEEDED[options.session],
             session_games=options.session_games,
             max_sudden_deaths=options.max_sudden_deaths,
             heuristic_setup=strategy.setup(options),
+            **noisy,
         )

@@ -6,6 +6,7 @@ calls as the Python heuristic."""
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
 import numpy as np
@@ -686,3 +687,31 @@ def test_the_learner_vec_env_pays_margins_tick_by_tick_as_seats_go_out() -> None
         heuristic_for,
         300,
     )
+
+
+def test_exact_sight_compiles_none_of_the_glimpses_code(tmp_path) -> None:
+    """Snap's kernels know noisy sight by the type of the rules' record: a first step without
+    `glimpse_error`, in a fresh interpreter with an empty cache, compiles none of the code that
+    shows a seat its glimpses and the odds of its calls; with `glimpse_error` the record has the
+    field that says so."""
+    import subprocess
+    import sys
+
+    code = (
+        "import snail_envs.batched as b\n"
+        "from snail_envs.batched import snap\n"
+        "batch = b.make('snap_v2', 4)\n"
+        "batch.reset(seed=0)\n"
+        "batch.step(batch.random_actions())\n"
+        "functions = (snap.show_glimpses, snap.show_call_odds, snap.glimpse_likelihood)\n"
+        "print([len(function.signatures) for function in functions])\n"
+    )
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split("\n")[-2] == "[0, 0, 0]"
+    noisy = snail_envs.batched.make(SNAP_ENV, 2, glimpse_error=[0.3, 0.1])
+    exact = snail_envs.batched.make(SNAP_ENV, 2)
+    assert snail_envs.batched.snap.NOISY in noisy.rules.dtype.names
+    assert snail_envs.batched.snap.NOISY not in exact.rules.dtype.names
