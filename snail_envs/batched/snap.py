@@ -50,7 +50,7 @@ seat: the cards a draw is among are taken by their ids, the positions stack by s
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -252,6 +252,30 @@ def sees_noisily_of(rules: Any) -> Any:
         return noisy
 
     return constant
+
+
+def noisy_sight_only(function: Callable[..., None]) -> Any:
+    """`function(g, rules, seat, array)`, compiled (`compiled`) where the rules see noisily
+    (`sees_noisily`) and to nothing where they see exactly: the kernels of exact sight compile
+    none of it, nor what it calls."""
+    body = compiled(function)
+    gated = by_type(function)
+
+    @overload(gated)
+    def gated_of(g: Any, rules: Any, seat: Any, array: Any) -> Any:
+        if NOISY not in rules.fields:
+
+            def nothing(g: Any, rules: Any, seat: Any, array: Any) -> None:
+                return None
+
+            return nothing
+
+        def run(g: Any, rules: Any, seat: Any, array: Any) -> None:
+            body(g, rules, seat, array)
+
+        return run
+
+    return gated
 
 
 # --------------------------------------------------------------------------- packets and sets
@@ -1203,30 +1227,15 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     show_glimpsed(g, rules, seat, out)
 
 
-@by_type
+@noisy_sight_only
 def show_glimpsed(g, rules, seat: int, out: np.ndarray) -> None:
-    """With noisy sight, `seat`'s glimpses (`show_glimpses`) and, with `call_odds`, the chance
-    each call would be right (`show_call_odds`); compiled to nothing for exact sight."""
-
-
-@overload(show_glimpsed)
-def show_glimpsed_of(g: Any, rules: Any, seat: Any, out: Any) -> Any:
-    """`show_glimpsed` compiled for the type of `rules` (`sees_noisily`)."""
-    if NOISY not in rules.fields:
-
-        def nothing(g: Any, rules: Any, seat: Any, out: Any) -> None:
-            return None
-
-        return nothing
-
-    def glimpsed(g: Any, rules: Any, seat: Any, out: Any) -> None:
-        at = rules.observation
-        if g.glimpsed:
-            show_glimpses(g, rules, seat, out)
-        if at.call_odds >= 0:
-            show_call_odds(g, rules, seat, out[at.call_odds : at.call_odds + len(CALLS)])
-
-    return glimpsed
+    """`seat`'s glimpses (`show_glimpses`) and, with `call_odds`, the chance each call would be
+    right (`show_call_odds`)."""
+    at = rules.observation
+    if g.glimpsed:
+        show_glimpses(g, rules, seat, out)
+    if at.call_odds >= 0:
+        show_call_odds(g, rules, seat, out[at.call_odds : at.call_odds + len(CALLS)])
 
 
 @compiled
@@ -1429,27 +1438,11 @@ def redraw_glimpsed(g, rules, seat: int, stacked: np.ndarray) -> None:
                 g.glimpses[other, tick] = glimpse_of(g, rules, true_key, tick)
 
 
-@by_type
+@noisy_sight_only
 def redraw_glimpses(g, rules, seat: int, stacked: np.ndarray) -> None:
-    """With noisy sight, once the seats have glimpsed the card flipped last, `redraw_glimpsed`;
-    compiled to nothing for exact sight."""
-
-
-@overload(redraw_glimpses)
-def redraw_glimpses_of(g: Any, rules: Any, seat: Any, stacked: Any) -> Any:
-    """`redraw_glimpses` compiled for the type of `rules` (`sees_noisily`)."""
-    if NOISY not in rules.fields:
-
-        def nothing(g: Any, rules: Any, seat: Any, stacked: Any) -> None:
-            return None
-
-        return nothing
-
-    def redraw(g: Any, rules: Any, seat: Any, stacked: Any) -> None:
-        if g.glimpsed:
-            redraw_glimpsed(g, rules, seat, stacked)
-
-    return redraw
+    """Once the seats have glimpsed the card flipped last, `redraw_glimpsed`."""
+    if g.glimpsed:
+        redraw_glimpsed(g, rules, seat, stacked)
 
 
 @compiled
