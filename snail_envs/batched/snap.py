@@ -1650,9 +1650,9 @@ class SnapBatch(BatchedGame):
         delays[: options.num_players] = options.delays
         glimpse_error = np.zeros(MAX_REACTION_TICKS)
         glimpse_error[: len(options.glimpse_error)] = options.glimpse_error
-        noisy = {"noisy": True} if options.glimpse_error else {}
+        noisy = bool(options.glimpse_error)
         return self.rules_record(
-            rules_dtype(bool(noisy)),
+            rules_dtype(noisy),
             num_piles=options.num_players + options.single_pile,
             num_keys=options.num_keys,
             deck_size=options.deck_size,
@@ -1678,5 +1678,5 @@ class SnapBatch(BatchedGame):
             session_games=options.session_games,
             max_sudden_deaths=options.max_sudden_deaths,
             heuristic_setup=strategy.setup(options),
-            **noisy,
+            **({NOISY: True} if noisy else {}),
         )
