@@ -278,9 +278,22 @@ def gae(
     return advantages, advantages + values
 
 
-def unit_seconds(env_name: str, seconds: float) -> dict[str, float]:
-    """The CPU seconds of each unit cost (`UNIT_COSTS`) of `env_name` at the default settings,
-    each timed for about `seconds`."""
+class UnitWork(NamedTuple):
+    """What the unit costs are timed on, at `ceiling_config`'s settings: the env step's CPU
+    seconds (timed first), the observations and masks after a reset, the networks, a minibatch,
+    SB3's `vf_coef`, and a random rollout with `gamma` and `gae_lambda` (`gae`'s arguments)."""
+
+    config: Any
+    env_step: float
+    observations: np.ndarray
+    masks: np.ndarray
+    nets: Networks
+    batch: dict[str, Any]
+    vf_coef: float
+    rollout: tuple[Any, ...]
+
+
+def unit_work(env_name: str, seconds: float) -> UnitWork:
     from snail_envs.training.opponents import SelfPlayPool, make_vec_env
 
     config = ceiling_config(env_name)
@@ -288,21 +301,36 @@ def unit_seconds(env_name: str, seconds: float) -> dict[str, float]:
     step = cpu_seconds_a_call(EnvSteps(venv), seconds)
     observations, masks = venv.reset(), venv.action_masks()
     assert venv.action_space.n == masks.shape[1]
-    nets = networks(observations.shape[1], masks.shape[1], config)
-    batch = minibatch(observations, masks, config.batch_size)
-    vf_coef = sb3_default("vf_coef")
     rng = np.random.default_rng(0)
     shape = (config.n_steps, config.n_envs)
     rewards, values, starts = (rng.random(shape, np.float32) for _ in range(3))
     last = (rng.random(config.n_envs, np.float32), np.zeros(config.n_envs, np.float32))
+    return UnitWork(
+        config,
+        step,
+        observations,
+        masks,
+        networks(observations.shape[1], masks.shape[1], config),
+        minibatch(observations, masks, config.batch_size),
+        sb3_default("vf_coef"),
+        (rewards, values, starts, last, config.gamma, config.gae_lambda),
+    )
+
+
+def unit_seconds(env_name: str, seconds: float) -> dict[str, float]:
+    """The CPU seconds of each unit cost (`UNIT_COSTS`) of `env_name` at the default settings,
+    each timed for about `seconds`."""
+    work = unit_work(env_name, seconds)
+    nets, config = work.nets, work.config
     return {
-        "env_step": step,
-        "forward": cpu_seconds_a_call(timed(lambda: act(nets, observations, masks)), seconds),
-        "update": cpu_seconds_a_call(timed(lambda: update(nets, batch, config, vf_coef)), seconds),
-        "gae": cpu_seconds_a_call(
-            timed(lambda: gae(rewards, values, starts, last, config.gamma, config.gae_lambda)),
-            seconds,
+        "env_step": work.env_step,
+        "forward": cpu_seconds_a_call(
+            timed(lambda: act(nets, work.observations, work.masks)), seconds
         ),
+        "update": cpu_seconds_a_call(
+            timed(lambda: update(nets, work.batch, config, work.vf_coef)), seconds
+        ),
+        "gae": cpu_seconds_a_call(timed(lambda: gae(*work.rollout)), seconds),
     }
 
 
@@ -431,35 +459,25 @@ def torchrl_unit_seconds(env_name: str, seconds: float) -> dict[str, dict[str, f
     beside TorchRL on the same networks, minibatch and rollout, the env step once."""
     import torch
 
-    from snail_envs.training.opponents import SelfPlayPool, make_vec_env
-
-    config = ceiling_config(env_name)
-    venv = make_vec_env(config, SelfPlayPool(1), None)
-    step = cpu_seconds_a_call(EnvSteps(venv), seconds)
-    observations, masks = venv.reset(), venv.action_masks()
-    nets = networks(observations.shape[1], masks.shape[1], config)
-    vf_coef = sb3_default("vf_coef")
-    parts = torchrl_parts(nets, config, vf_coef)
-    batch = minibatch(observations, masks, config.batch_size)
-    tensors = torchrl_minibatch(batch)
-    rng = np.random.default_rng(0)
-    shape = (config.n_steps, config.n_envs)
-    rewards, values, starts = (rng.random(shape, np.float32) for _ in range(3))
-    last = (rng.random(config.n_envs, np.float32), np.zeros(config.n_envs, np.float32))
-    rollout = (rewards, values, starts, last, config.gamma, config.gae_lambda)
+    work = unit_work(env_name, seconds)
+    nets, config, observations, masks = work.nets, work.config, work.observations, work.masks
+    parts = torchrl_parts(nets, config, work.vf_coef)
+    tensors = torchrl_minibatch(work.batch)
     calls = {
         "forward": (
             lambda: act(nets, observations, masks),
             lambda: torchrl_act(parts, observations, masks),
         ),
         "update": (
-            lambda: update(nets, batch, config, vf_coef),
+            lambda: update(nets, work.batch, config, work.vf_coef),
             lambda: torchrl_update(parts, tensors),
         ),
-        "gae": (lambda: gae(*rollout), lambda: torchrl_gae(*rollout)),
+        "gae": (lambda: gae(*work.rollout), lambda: torchrl_gae(*work.rollout)),
     }
     torch.set_num_threads(1)
-    costs: dict[str, dict[str, float]] = {kind: {"env_step": step} for kind in ("plain", "torchrl")}
+    costs: dict[str, dict[str, float]] = {
+        kind: {"env_step": work.env_step} for kind in ("plain", "torchrl")
+    }
     for unit, (plain, library) in calls.items():
         costs["plain"][unit] = cpu_seconds_a_call(timed(plain), seconds)
         costs["torchrl"][unit] = cpu_seconds_a_call(timed(library), seconds)

@@ -108,27 +108,28 @@ games), a forward of the actor and critic on its observations with an action sam
 minibatch update (`batch_size` samples), and GAE over a rollout (`n_steps` × `n_envs`)."""
 
 
+def cpu_info(key: str) -> str | None:
+    """The first value of `key` in /proc/cpuinfo, None where it is missing or not readable."""
+    with contextlib.suppress(OSError):
+        for line in CPU_INFO.read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() == key:
+                return value.strip()
+    return None
+
+
 def cpu_model() -> str:
     """The CPU's model: the first `model name` of /proc/cpuinfo where it is readable (Linux),
     else `platform.processor()` (which may be empty)."""
-    with contextlib.suppress(OSError):
-        for line in CPU_INFO.read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                return value.strip()
-    return platform.processor()
+    return cpu_info("model name") or platform.processor()
 
 
 def has_avx512() -> bool | None:
     """Whether the CPU runs AVX-512 (the `avx512f` flag of /proc/cpuinfo), None where that file
     is not readable: the two kinds of machine CI and developers get differ by it, and so do the
     batched engines' ratios to pgx."""
-    with contextlib.suppress(OSError):
-        for line in CPU_INFO.read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "flags":
-                return "avx512f" in value.split()
-    return None
+    flags = cpu_info("flags")
+    return None if flags is None else "avx512f" in flags.split()
 
 
 def machine_name(source: dict[str, Any]) -> str:

@@ -696,17 +696,12 @@ def test_torchrl_units_compute_what_the_plain_torch_units_compute(
     import numpy as np
     import torch
 
-    from snail_envs.training.opponents import SelfPlayPool, make_vec_env
-
     train_ceiling = benchmark("train_ceiling", monkeypatch)
-    config = train_ceiling.ceiling_config(SNAIL_SPRINT)
-    venv = make_vec_env(config, SelfPlayPool(1), None)
-    observations, masks = venv.reset(), venv.action_masks()
     torch.manual_seed(0)
-    nets = train_ceiling.networks(observations.shape[1], masks.shape[1], config)
-    vf_coef = train_ceiling.sb3_default("vf_coef")
+    work = train_ceiling.unit_work(SNAIL_SPRINT, 0.01)
+    nets, config, batch, vf_coef = work.nets, work.config, work.batch, work.vf_coef
+    observations, masks = work.observations, work.masks
     parts = train_ceiling.torchrl_parts(nets, config, vf_coef)
-    batch = train_ceiling.minibatch(observations, masks, config.batch_size)
     samples = train_ceiling.torchrl_minibatch(batch)
     losses = parts.loss(samples)
     log_probs = train_ceiling.masked_log_probs(nets, batch["observations"], batch["masks"])
