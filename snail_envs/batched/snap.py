@@ -49,6 +49,7 @@ seat: the cards a draw is among are taken by their ids, the positions stack by s
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -67,7 +68,14 @@ from snail_envs.batched.chance import (
     pick,
     seed_games,
 )
-from snail_envs.batched.compiling import by_type, compiled, entry_point, inlined, jitable
+from snail_envs.batched.compiling import (
+    by_type,
+    compiled,
+    entry_point,
+    inlined,
+    jitable,
+    where_rules_have,
+)
 from snail_envs.batched.core import (
     MARGIN,
     POINTS,
@@ -205,7 +213,7 @@ PIECES = pieces_dtype(
 """Where each piece of an observation (or of the state) starts; −1 for a piece it lacks."""
 
 
-def rules_dtype(noisy: bool) -> np.dtype:
+def rules_dtype(noisy: bool, variant: bool) -> np.dtype:
     """The rule options as the kernels read them: `key_share` counts one card of a key in a
     stack (in `stack_keys`); `max_flips` and `max_ticks` are −1 for no limit, and
     `most_cards_at_limit` says that reaching one ends the game (`at_limit="most_cards"`);
@@ -215,7 +223,9 @@ def rules_dtype(noisy: bool) -> np.dtype:
     `session="single"`, and `wins_needed` the wins that decide the session at once. With
     `noisy` (`glimpse_error` is given: windows are full, seats glimpse) the record has one more
     field, `noisy`: the kernels know noisy sight by the record's type (`sees_noisily`), so that
-    those of exact sight compile none of the glimpses' code."""
+    those of exact sight compile none of the glimpses' code. With `variant` (`is_variant`) it
+    has the field `variant`, and only then do the kernels compile the variants' code
+    (`variants_only`)."""
     return core.rules_dtype(
         PIECES,
         fields((), num_piles=np.int64, num_keys=np.int64, deck_size=np.int64),
@@ -227,6 +237,7 @@ def rules_dtype(noisy: bool) -> np.dtype:
         fields((), most_cards_at_limit=np.uint8, wrong_call_from_stack=np.uint8),
         fields((), same_tick_random=np.uint8, refresh_shuffle=np.uint8),
         *([fields((), noisy=np.uint8)] if noisy else []),
+        *([fields((), variant=np.uint8)] if variant else []),
         fields(MAX_REACTION_TICKS, glimpse_error=np.float64),
         fields(strategy.SETUP_SIZE, heuristic_setup=np.int64),
         fields((), session=np.int64, wins_needed=np.int64, session_games=np.int64),
@@ -254,28 +265,44 @@ def sees_noisily_of(rules: Any) -> Any:
     return constant
 
 
-def noisy_sight_only(function: Callable[..., None]) -> Any:
-    """`function(g, rules, seat, array)`, compiled (`compiled`) where the rules see noisily
-    (`sees_noisily`) and to nothing where they see exactly: the kernels of exact sight compile
-    none of it, nor what it calls."""
-    body = compiled(function)
-    gated = by_type(function)
+noisy_sight_only = where_rules_have(NOISY)
+"""Decorator: a function of the glimpses, compiled where the rules see noisily
+(`sees_noisily`) and to nothing where they see exactly."""
 
-    @overload(gated)
-    def gated_of(g: Any, rules: Any, seat: Any, array: Any) -> Any:
-        if NOISY not in rules.fields:
+VARIANT = "variant"
+"""The field of the rules' record of a variant (`is_variant`, `rules_dtype`)."""
 
-            def nothing(g: Any, rules: Any, seat: Any, array: Any) -> None:
-                return None
+VARIANT_OPTIONS = (
+    "ruleset",
+    "speed",
+    "double",
+    "single_pile",
+    "slapjack",
+    "same_tick",
+    "refresh",
+    "at_limit",
+    "session",
+    "glimpse_error",
+)
+"""The options that make a variant where one is off its default: the standard game's kernels
+compile none of their code."""
 
-            return nothing
+OPTION_DEFAULTS = {option.name: option.default for option in dataclasses.fields(SnapOptions)}
 
-        def run(g: Any, rules: Any, seat: Any, array: Any) -> None:
-            body(g, rules, seat, array)
 
-        return run
+def is_variant(options: SnapOptions) -> bool:
+    """Whether the options play a variant: one of `VARIANT_OPTIONS` off its default."""
+    return any(getattr(options, name) != OPTION_DEFAULTS[name] for name in VARIANT_OPTIONS)
 
-    return gated
+
+def variants_only(
+    standard: Callable[..., Any] | None = None,
+) -> Callable[[Callable[..., Any]], Any]:
+    """Decorator: `function(g, rules, ...)`, the rule as the variants play it, compiled for a
+    variant's rules; in the standard game's kernels `standard` (what the standard game does, a
+    compiled function of the same arguments) in its place, or nothing where only a variant
+    calls it. A first step of the standard game compiles none of the variants' code."""
+    return where_rules_have(VARIANT, standard)
 
 
 # --------------------------------------------------------------------------- packets and sets
@@ -430,12 +457,19 @@ def snap_key(g, rules, matched: int) -> int:
 
 
 @compiled
-def claimable_pools(g, rules) -> int:
-    """The pools a correct `snap_pool` wins now (a bit set of pool indices)."""
+def claimable_pool(g, rules) -> int:
+    """`classic`: the pool (bit 0), when a card flipped and showing has the key of its top."""
     if g.num_pools == 0:
         return 0
+    return flipped_showing(g, rules) >> rules.card_keys[g.last[POOLS]] & 1
+
+
+@variants_only(standard=claimable_pool)
+def claimable_pools(g, rules) -> int:
+    """The pools a correct `snap_pool` wins now (a bit set of pool indices): `classic`'s pool
+    (`claimable_pool`), or in `snap_pot` every pot whose top's key shows on a pile."""
     if rules.classic:
-        return flipped_showing(g, rules) >> rules.card_keys[g.last[POOLS]] & 1
+        return claimable_pool(g, rules)
     tops = NOBODY
     for pile in range(rules.num_piles):
         if g.size[PILES + pile]:
@@ -568,15 +602,21 @@ def out_at_turn(g, rules, seat: int) -> bool:
 
 
 @compiled
+def turn_over(g, rules, seat: int) -> None:
+    """Turn the pile over, as it is, to become the (empty) stack (`refresh="turn_over"`)."""
+    move_pile(g, seat, STACKS + seat)
+
+
+@variants_only(standard=turn_over)
 def refresh(g, rules, seat: int) -> None:
-    """Turn the pile over to become the (empty) stack: as it is (`refresh="turn_over"`), or
-    shuffled (`refresh="shuffle"`: the pile's cards, bottom card first, are arranged in a random
-    order, which is the stack's from its top down; they then form a new group of
-    interchangeable cards)."""
+    """Turn the pile over to become the (empty) stack: as it is (`turn_over`), or shuffled
+    (`refresh="shuffle"`: the pile's cards, bottom card first, are arranged in a random order,
+    which is the stack's from its top down; they then form a new group of interchangeable
+    cards)."""
     pile = PILES + seat
     count = g.size[pile]
     if not rules.refresh_shuffle or count < 2:
-        move_pile(g, seat, STACKS + seat)
+        turn_over(g, rules, seat)
         return
     cards = np.empty(count, np.int64)
     card = g.first[pile]
@@ -653,6 +693,14 @@ def close_window(g, rules, resolved: bool | np.bool_) -> None:
 
 
 @compiled
+def stop(g, rules) -> None:
+    """The game is truncated at a length limit (`at_limit="truncate"`)."""
+    g.truncated = 1
+    g.acts[:] = 0
+    g.glimpsed = 0
+
+
+@variants_only(standard=stop)
 def at_limit(g, rules) -> None:
     """A length limit is reached: the game is truncated (`at_limit="truncate"`), or it ends
     there, won by the seat or seats in the game holding the most cards (`"most_cards"`)."""
@@ -669,13 +717,6 @@ def at_limit(g, rules) -> None:
             if cards == most:
                 winners |= 1 << seat
     finish(g, winners)
-
-
-@compiled
-def stop(g, rules) -> None:
-    g.truncated = 1
-    g.acts[:] = 0
-    g.glimpsed = 0
 
 
 @inlined
@@ -791,11 +832,17 @@ def take(g, rules, seat: int, pools: int, piles: int) -> None:
 
 
 @compiled
+def win_pool(g, rules, seat: int, pools: int) -> None:
+    """`classic`: the caller takes the pool."""
+    take(g, rules, seat, pools, NOBODY)
+
+
+@variants_only(standard=win_pool)
 def win_pools(g, rules, seat: int, pools: int) -> None:
-    """`classic`: the caller takes the pool. `snap_pot`: every claimable pot, each with the
-    piles matching its top."""
+    """`classic`: the caller takes the pool (`win_pool`). `snap_pot`: every claimable pot, each
+    with the piles matching its top."""
     if rules.classic:
-        take(g, rules, seat, pools, NOBODY)
+        win_pool(g, rules, seat, pools)
         return
     keys = NOBODY
     for pool in range(g.num_pools):
@@ -814,10 +861,17 @@ def win_snap(g, rules, seat: int, key: int) -> None:
     piles = piles_showing(g, rules, key)
     take(g, rules, seat, NOBODY, piles)
     if rules.double:
-        for owner in range(rules.num_players):
-            if piles >> owner & 1 and owner != seat and g.size[STACKS + owner]:
-                put_last(g, STACKS + seat, take_first(g, STACKS + owner))
-                g.moved = 1
+        take_stack_tops(g, rules, seat, piles)
+
+
+@variants_only()
+def take_stack_tops(g, rules, seat: int, piles: int) -> None:
+    """`double`: the winner of a snap also takes the top card of each other matched seat's
+    stack."""
+    for owner in range(rules.num_players):
+        if piles >> owner & 1 and owner != seat and g.size[STACKS + owner]:
+            put_last(g, STACKS + seat, take_first(g, STACKS + owner))
+            g.moved = 1
 
 
 @compiled
@@ -852,7 +906,7 @@ def turn_up(g, seat: int) -> int:
     return card
 
 
-@compiled
+@variants_only()
 def burn(g, rules, card: int) -> None:
     """`card`, face up, under the central pile (the card just below its top, when it holds one
     card)."""
@@ -1000,7 +1054,7 @@ def deal_game(g, rules, seats: int, dealer: int) -> None:
 # --------------------------------------------------------------------------- sessions
 
 
-@inlined
+@variants_only()
 def end_of_game(g, rules) -> None:
     """A game of a session is over (won, drawn or truncated): it counts, and the session ends
     or the next game is dealt by the winner (after a game won by nobody, by the same dealer).
@@ -1195,19 +1249,9 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
         packet = POOLS + pool
         out[at.pool_sizes + rules.card_keys[g.last[packet]]] = fraction(out, g.size[packet], size)
     if rules.single_pile:
-        centre = PILES + n
-        if g.size[centre]:
-            out[at.centre_top + top_key(g, rules, n)] = 1
-            out[at.centre_size] = fraction(out, g.size[centre], size)
-        if g.size[centre] > 1:
-            out[at.centre_below + rules.card_keys[g.below[n]]] = 1
+        write_centre(g, rules, at, out)
     if rules.session:
-        for i in range(n):
-            wins = g.session_wins[seat_after(viewer, i, n)]
-            out[at.session_wins + i] = fraction(out, wins, rules.wins_needed)
-        games = rules.session_games + rules.max_sudden_deaths
-        out[at.game_number] = capped_fraction(out, g.games_played + 1, games)
-        out[at.sudden_death] = g.sudden_deaths > 0
+        write_session(g, rules, at, out, viewer)
     out[at.window_tick + g.window_tick] = 1
     out[at.window_full] = g.window_length > 1
     out[at.reopened] = g.reopened
@@ -1215,6 +1259,30 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
         out[at.progress] = capped_fraction(out, g.flips, rules.max_flips)
     if rules.max_ticks >= 0:
         out[at.progress + 1] = fraction(out, g.ticks, rules.max_ticks)
+
+
+@variants_only()
+def write_centre(g, rules, at, out: np.ndarray) -> None:
+    """`single_pile`: the central pile's top, size and the card below its top."""
+    n = rules.num_players
+    centre = PILES + n
+    if g.size[centre]:
+        out[at.centre_top + top_key(g, rules, n)] = 1
+        out[at.centre_size] = fraction(out, g.size[centre], rules.deck_size)
+    if g.size[centre] > 1:
+        out[at.centre_below + rules.card_keys[g.below[n]]] = 1
+
+
+@variants_only()
+def write_session(g, rules, at, out: np.ndarray, viewer: int) -> None:
+    """`session`: each seat's wins, the game's number and whether it is a sudden death."""
+    n = rules.num_players
+    for i in range(n):
+        wins = g.session_wins[seat_after(viewer, i, n)]
+        out[at.session_wins + i] = fraction(out, wins, rules.wins_needed)
+    games = rules.session_games + rules.max_sudden_deaths
+    out[at.game_number] = capped_fraction(out, g.games_played + 1, games)
+    out[at.sudden_death] = g.sudden_deaths > 0
 
 
 @inlined
@@ -1650,9 +1718,9 @@ class SnapBatch(BatchedGame):
         delays[: options.num_players] = options.delays
         glimpse_error = np.zeros(MAX_REACTION_TICKS)
         glimpse_error[: len(options.glimpse_error)] = options.glimpse_error
-        noisy = bool(options.glimpse_error)
+        noisy, variant = bool(options.glimpse_error), is_variant(options)
         return self.rules_record(
-            rules_dtype(noisy),
+            rules_dtype(noisy, variant),
             num_piles=options.num_players + options.single_pile,
             num_keys=options.num_keys,
             deck_size=options.deck_size,
@@ -1679,4 +1747,5 @@ class SnapBatch(BatchedGame):
             max_sudden_deaths=options.max_sudden_deaths,
             heuristic_setup=strategy.setup(options),
             **({NOISY: True} if noisy else {}),
+            **({VARIANT: True} if variant else {}),
         )

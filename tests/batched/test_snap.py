@@ -689,29 +689,94 @@ def test_the_learner_vec_env_pays_margins_tick_by_tick_as_seats_go_out() -> None
     )
 
 
-def test_exact_sight_compiles_none_of_the_glimpses_code(tmp_path) -> None:
-    """Snap's kernels know noisy sight by the type of the rules' record: a first step without
-    `glimpse_error`, in a fresh interpreter with an empty cache, compiles none of the code that
-    shows a seat its glimpses and the odds of its calls; with `glimpse_error` the record has the
-    field that says so."""
+VARIANT_CODE = {
+    "end_of_game",
+    "session_decided",
+    "claimable_pools",
+    "win_pools",
+    "refresh",
+    "at_limit",
+    "take_stack_tops",
+    "burn",
+    "write_centre",
+    "write_session",
+    "show_glimpses",
+    "show_call_odds",
+    "glimpse_likelihood",
+}
+"""Snap's functions that only a variant's rules, or noisy sight, run."""
+
+
+def test_the_standard_game_compiles_none_of_the_variants_code(tmp_path) -> None:
+    """Snap's kernels know a variant, and noisy sight, by the type of the rules' record: a first
+    step of the standard game, in a fresh interpreter with an empty cache, compiles none of the
+    code that only a variant or noisy sight runs; a variant's first step compiles its own."""
+    import json
     import subprocess
     import sys
 
     code = (
+        "import json\n"
+        "from numba.core import event\n"
         "import snail_envs.batched as b\n"
-        "from snail_envs.batched import snap\n"
-        "batch = b.make('snap_v2', 4)\n"
-        "batch.reset(seed=0)\n"
-        "batch.step(batch.random_actions())\n"
-        "functions = (snap.show_glimpses, snap.show_call_odds, snap.glimpse_likelihood)\n"
-        "print([len(function.signatures) for function in functions])\n"
+        "compiled = set()\n"
+        "class Compiles(event.Listener):\n"
+        "    def on_start(self, event):\n"
+        "        function = event.data['dispatcher'].py_func\n"
+        "        if function.__module__ == 'snail_envs.batched.snap':\n"
+        "            compiled.add(function.__qualname__)\n"
+        "    def on_end(self, event):\n"
+        "        pass\n"
+        "event.register('numba:compile', Compiles())\n"
+        "seen = []\n"
+        "for options in json.loads(sys.argv[1]):\n"
+        "    batch = b.make('snap_v2', 4, **options)\n"
+        "    batch.reset(seed=0)\n"
+        "    batch.step(batch.random_actions())\n"
+        "    seen.append(sorted(compiled))\n"
+        "    compiled.clear()\n"
+        "print(json.dumps(seen))\n"
     )
+    variant = {"ruleset": "snap_pot", "session": "best_of_3", "refresh": "shuffle"}
+    noisy = {"glimpse_error": [0.3, 0.1]}
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     result = subprocess.run(
-        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
+        [sys.executable, "-c", "import sys\n" + code, json.dumps([{}, variant, noisy])],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert result.stdout.split("\n")[-2] == "[0, 0, 0]"
-    noisy = snail_envs.batched.make(SNAP_ENV, 2, glimpse_error=[0.3, 0.1])
-    exact = snail_envs.batched.make(SNAP_ENV, 2)
-    assert snail_envs.batched.snap.NOISY in noisy.rules.dtype.names
-    assert snail_envs.batched.snap.NOISY not in exact.rules.dtype.names
+    standard_code, variant_code, noisy_code = map(set, json.loads(result.stdout))
+    assert not standard_code & VARIANT_CODE
+    assert {"end_of_game", "session_decided", "claimable_pools", "refresh"} <= variant_code
+    assert {"show_glimpses", "glimpse_likelihood"} <= noisy_code
+    fields = {
+        name: snail_envs.batched.make(SNAP_ENV, 2, **options).rules.dtype.names
+        for name, options in [("standard", {}), ("variant", variant), ("noisy", noisy)]
+    }
+    snap = snail_envs.batched.snap
+    assert snap.VARIANT not in fields["standard"] and snap.NOISY not in fields["standard"]
+    assert snap.VARIANT in fields["variant"] and snap.NOISY not in fields["variant"]
+    assert snap.VARIANT in fields["noisy"] and snap.NOISY in fields["noisy"]
+
+
+@pytest.mark.parametrize("name", snail_envs.batched.snap.VARIANT_OPTIONS)
+def test_an_option_off_its_default_plays_a_variant(name: str) -> None:
+    """Each option whose code the standard game's kernels leave out makes a variant when it is
+    off its default; the default options are the standard game."""
+    values = {
+        "ruleset": "snap_pot",
+        "speed": True,
+        "double": True,
+        "single_pile": True,
+        "slapjack": True,
+        "same_tick": "random",
+        "refresh": "shuffle",
+        "at_limit": "most_cards",
+        "session": "first_to_3",
+        "glimpse_error": (0.2,),
+    }
+    snap = snail_envs.batched.snap
+    assert not snap.is_variant(SnapOptions())
+    assert snap.is_variant(SnapOptions(**{name: values[name]}))
