@@ -81,11 +81,10 @@ RULES = (
     "classic",
     "double",
     "slapjack",
-    "noisy",
     "observation_size",
 )
-"""The rule options the heuristic needs, as whole numbers (`classic`: the ruleset is classic;
-`noisy`: `glimpse_error` is given), and the observation's size."""
+"""The rule options the heuristic needs, as whole numbers (`classic`: the ruleset is classic),
+and the observation's size."""
 (
     NUM_PLAYERS,
     NUM_KEYS,
@@ -95,7 +94,6 @@ RULES = (
     CLASSIC,
     DOUBLE,
     SLAPJACK,
-    NOISY,
     OBSERVATION_SIZE,
 ) = range(len(PIECES), len(PIECES) + len(RULES))
 SETUP_SIZE = len(PIECES) + len(RULES)
@@ -116,15 +114,17 @@ def setup(options: SnapOptions) -> np.ndarray:
         options.ruleset == "classic",
         options.double,
         options.slapjack,
-        bool(options.glimpse_error),
         layout.size,
     )
     pieces = [layout.offset(name) if name in names else -1 for name in PIECES]
     return np.array([*pieces, *rules], np.int64)
 
 
-def glimpse_errors(options: SnapOptions) -> np.ndarray:
-    """The chance of a false glimpse at each tick of a window (0 past `glimpse_error`'s end)."""
+def glimpse_errors(options: SnapOptions) -> np.ndarray | None:
+    """The chance of a false glimpse at each tick of a window (0 past `glimpse_error`'s end);
+    None where seats see exactly (no `glimpse_error`)."""
+    if not options.glimpse_error:
+        return None
     return np.array([options.error_at(tick) for tick in range(MAX_REACTION_TICKS)])
 
 
@@ -232,14 +232,15 @@ def choose(
     observation: np.ndarray,
     action_mask: np.ndarray,
     setup: np.ndarray,
-    errors: np.ndarray,
+    errors: np.ndarray | None,
     belief_threshold: float,
     delay: int,
     error_rate: float,
     draw: float,
 ) -> int:
     """The heuristic's action for a seat's observation and mask (see `SnapHeuristic`), under the
-    rule options of `setup` and the glimpse `errors` a tick; `draw`, uniform in [0, 1), decides
+    rule options of `setup` and the glimpse `errors` a tick (None where seats see exactly: then
+    a compiled `choose` compiles none of `believed_call`); `draw`, uniform in [0, 1), decides
     its error of this decision (an error when below `error_rate`)."""
     if not action_mask[SNAP]:  # its reaction delay has not passed: wait is all it may do
         for action in range(NUM_ACTIONS):
@@ -251,7 +252,7 @@ def choose(
     )
     if tick < delay:
         return WAIT
-    if setup[NOISY]:
+    if errors is not None:
         return believed_call(observation, action_mask, setup, errors, belief_threshold, tick)
     if observation[setup[WINDOW_FULL]] < 0.5:  # nothing claimable: a one-tick window
         return SNAP if draw < error_rate else WAIT  # a false call, or none

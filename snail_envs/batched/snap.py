@@ -265,6 +265,28 @@ def sees_noisily_of(rules: Any) -> Any:
     return constant
 
 
+@by_type
+def glimpse_errors(rules) -> np.ndarray | None:
+    """The chance of a false glimpse at each tick where the rules see noisily, None where they
+    see exactly (known from the record's type, as `strategy.glimpse_errors` gives them)."""
+
+
+@overload(glimpse_errors)
+def glimpse_errors_of(rules: Any) -> Any:
+    """`glimpse_errors` compiled for the type of `rules`."""
+    if NOISY in rules.fields:
+
+        def errors(rules: Any) -> Any:
+            return rules.glimpse_error
+
+        return errors
+
+    def none(rules: Any) -> Any:
+        return None
+
+    return none
+
+
 noisy_sight_only = where_rules_have(NOISY)
 """Decorator: a function of the glimpses, compiled where the rules see noisily
 (`sees_noisily`) and to nothing where they see exactly."""
@@ -1204,7 +1226,7 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
         observation,
         mask,
         rules.heuristic_setup,
-        rules.glimpse_error,
+        glimpse_errors(rules),
         strategy.DEFAULT_BELIEF_THRESHOLD,
         0,
         0.0,

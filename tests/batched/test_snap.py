@@ -16,6 +16,7 @@ import snail_envs.batched
 from snail_envs.agents.heuristics.snap import SnapHeuristic
 from snail_envs.batched.chance import TapeChance
 from snail_envs.batched.core import random_legal_actions
+from snail_envs.batched.snap import NOISY, VARIANT, VARIANT_OPTIONS, is_variant
 from snail_envs.snap.rules import SNAP, WAIT, SnapOptions
 from tests.batched.differential import run_differential, run_learner_replay
 from tests.marks import slow
@@ -690,27 +691,30 @@ def test_the_learner_vec_env_pays_margins_tick_by_tick_as_seats_go_out() -> None
 
 
 VARIANT_CODE = {
-    "end_of_game",
-    "session_decided",
-    "claimable_pools",
-    "win_pools",
-    "refresh",
-    "at_limit",
-    "take_stack_tops",
-    "burn",
-    "write_centre",
-    "write_session",
-    "show_glimpses",
-    "show_call_odds",
-    "glimpse_likelihood",
+    "snail_envs.batched.snap.end_of_game",
+    "snail_envs.batched.snap.session_decided",
+    "snail_envs.batched.snap.claimable_pools",
+    "snail_envs.batched.snap.win_pools",
+    "snail_envs.batched.snap.refresh",
+    "snail_envs.batched.snap.at_limit",
+    "snail_envs.batched.snap.take_stack_tops",
+    "snail_envs.batched.snap.burn",
+    "snail_envs.batched.snap.write_centre",
+    "snail_envs.batched.snap.write_session",
+    "snail_envs.batched.snap.show_glimpses",
+    "snail_envs.batched.snap.show_call_odds",
+    "snail_envs.batched.snap.glimpse_likelihood",
+    "snail_envs.agents.heuristics.snap.believed_call",
 }
-"""Snap's functions that only a variant's rules, or noisy sight, run."""
+"""Snap's functions (the heuristic's among them) that only a variant's rules, or noisy sight,
+run."""
 
 
 def test_the_standard_game_compiles_none_of_the_variants_code(tmp_path) -> None:
     """Snap's kernels know a variant, and noisy sight, by the type of the rules' record: a first
-    step of the standard game, in a fresh interpreter with an empty cache, compiles none of the
-    code that only a variant or noisy sight runs; a variant's first step compiles its own."""
+    step of the standard game and its heuristic's first choice, in a fresh interpreter with an
+    empty cache, compile none of the code that only a variant or noisy sight runs; a variant's
+    compile its own."""
     import json
     import subprocess
     import sys
@@ -723,8 +727,7 @@ def test_the_standard_game_compiles_none_of_the_variants_code(tmp_path) -> None:
         "class Compiles(event.Listener):\n"
         "    def on_start(self, event):\n"
         "        function = event.data['dispatcher'].py_func\n"
-        "        if function.__module__ == 'snail_envs.batched.snap':\n"
-        "            compiled.add(function.__qualname__)\n"
+        "        compiled.add(f'{function.__module__}.{function.__qualname__}')\n"
         "    def on_end(self, event):\n"
         "        pass\n"
         "event.register('numba:compile', Compiles())\n"
@@ -733,6 +736,7 @@ def test_the_standard_game_compiles_none_of_the_variants_code(tmp_path) -> None:
         "    batch = b.make('snap_v2', 4, **options)\n"
         "    batch.reset(seed=0)\n"
         "    batch.step(batch.random_actions())\n"
+        "    batch.heuristic_actions()\n"
         "    seen.append(sorted(compiled))\n"
         "    compiled.clear()\n"
         "print(json.dumps(seen))\n"
@@ -749,19 +753,21 @@ def test_the_standard_game_compiles_none_of_the_variants_code(tmp_path) -> None:
     )
     standard_code, variant_code, noisy_code = map(set, json.loads(result.stdout))
     assert not standard_code & VARIANT_CODE
-    assert {"end_of_game", "session_decided", "claimable_pools", "refresh"} <= variant_code
-    assert {"show_glimpses", "glimpse_likelihood"} <= noisy_code
+    batched, heuristic = "snail_envs.batched.snap.", "snail_envs.agents.heuristics.snap."
+    compiled_for_the_variant = {"end_of_game", "session_decided", "claimable_pools", "refresh"}
+    assert {batched + name for name in compiled_for_the_variant} <= variant_code
+    compiled_for_noisy_sight = {batched + "show_glimpses", heuristic + "believed_call"}
+    assert compiled_for_noisy_sight <= noisy_code
     fields = {
         name: snail_envs.batched.make(SNAP_ENV, 2, **options).rules.dtype.names
         for name, options in [("standard", {}), ("variant", variant), ("noisy", noisy)]
     }
-    snap = snail_envs.batched.snap
-    assert snap.VARIANT not in fields["standard"] and snap.NOISY not in fields["standard"]
-    assert snap.VARIANT in fields["variant"] and snap.NOISY not in fields["variant"]
-    assert snap.VARIANT in fields["noisy"] and snap.NOISY in fields["noisy"]
+    assert VARIANT not in fields["standard"] and NOISY not in fields["standard"]
+    assert VARIANT in fields["variant"] and NOISY not in fields["variant"]
+    assert VARIANT in fields["noisy"] and NOISY in fields["noisy"]
 
 
-@pytest.mark.parametrize("name", snail_envs.batched.snap.VARIANT_OPTIONS)
+@pytest.mark.parametrize("name", VARIANT_OPTIONS)
 def test_an_option_off_its_default_plays_a_variant(name: str) -> None:
     """Each option whose code the standard game's kernels leave out makes a variant when it is
     off its default; the default options are the standard game."""
@@ -777,6 +783,5 @@ def test_an_option_off_its_default_plays_a_variant(name: str) -> None:
         "session": "first_to_3",
         "glimpse_error": (0.2,),
     }
-    snap = snail_envs.batched.snap
-    assert not snap.is_variant(SnapOptions())
-    assert snap.is_variant(SnapOptions(**{name: values[name]}))
+    assert not is_variant(SnapOptions())
+    assert is_variant(SnapOptions(**{name: values[name]}))
