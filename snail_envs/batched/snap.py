@@ -288,8 +288,8 @@ def glimpse_errors_of(rules: Any) -> Any:
 
 
 noisy_sight_only = where_rules_have(NOISY)
-"""Decorator: a function of the glimpses, compiled where the rules see noisily
-(`sees_noisily`) and to nothing where they see exactly."""
+"""Decorator: a function of the glimpses that returns nothing, compiled where the rules see
+noisily (`sees_noisily`) and to nothing where they see exactly."""
 
 VARIANT = "variant"
 """The field of the rules' record of a variant (`is_variant`, `rules_dtype`)."""
@@ -670,7 +670,7 @@ def open_window(g, rules) -> None:
         glimpse(g, rules)
 
 
-@compiled
+@noisy_sight_only
 def glimpse(g, rules) -> None:
     """Every seat glimpses the card flipped last, at this tick of the window."""
     true_key = rules.card_keys[g.flipped[g.turn]]
@@ -817,9 +817,15 @@ def resolve(g, rules, actions: np.ndarray) -> None:
 
 
 @compiled
+def every_caller(g, rules, callers: int) -> int:
+    """Correct callers of one kind at one tick (a bit set) all count (`same_tick="tie"`)."""
+    return callers
+
+
+@variants_only(standard=every_caller)
 def first_of(g, rules, callers: int) -> int:
     """Of several callers of one kind (a bit set), the first in a random order; the others
-    lapse."""
+    lapse (`same_tick="random"`)."""
     count = members(callers)
     if count < 2:
         return callers
