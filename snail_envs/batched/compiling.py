@@ -81,12 +81,14 @@ def by_type(function: F) -> F:
 def where_rules_have(
     field: str, otherwise: Callable[..., Any] | None = None
 ) -> Callable[[Callable[..., Any]], Any]:
-    """Decorator: `function(g, rules, ...)` compiled (as `compiled` is) where the type of
-    `rules`, a record, has `field`, and `otherwise` (a function with the same parameters) in its
-    place where it has not; with no `otherwise`, a function that returns nothing compiles to
-    nothing there. numba types and emits both sides of a branch on a record's value, and
-    everything they call; a branch on its type compiles one side only, so the kernels of the
-    rules without `field` compile none of `function`'s code, nor what it calls."""
+    """Decorator: `function(g, rules, ...)` compiled where the type of `rules`, a record, has
+    `field`, and `otherwise` (a function with the same parameters) in its place where it has
+    not; with no `otherwise`, a function that returns nothing compiles to nothing there. numba
+    types and emits both sides of a branch on a record's value, and everything they call; a
+    branch on its type compiles one side only, so the kernels of the rules without `field`
+    compile none of `function`'s code, nor what it calls. The chosen function is the overload's
+    implementation itself (no wrapper of its own), compiled without numba's wrappers into the
+    kernels that call it and cached with them; a call from Python raises (`by_type`)."""
 
     def gate(function: Callable[..., Any]) -> Any:
         parameters = inspect.signature(function)
@@ -95,6 +97,8 @@ def where_rules_have(
         def nothing(*args: Any) -> None:
             return None
 
+        # numba holds an overload's implementation to the parameters of its typing function:
+        # both take `function`'s
         nothing.__signature__ = parameters  # type: ignore[attr-defined]
 
         def gated_of(*args: Any) -> Any:

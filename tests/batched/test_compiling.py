@@ -1,4 +1,5 @@
-"""The kernels' building blocks: borrowed arrays and counting seats round the table."""
+"""The kernels' building blocks: borrowed arrays, functions compiled by the rules' record type,
+and counting seats round the table."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from snail_envs.batched.compiling import borrowed
+from snail_envs.batched.compiling import borrowed, compiled, where_rules_have
 from snail_envs.batched.core import next_seat, seat_after, seats_after
 
 
@@ -37,6 +38,42 @@ def test_only_arrays_can_be_borrowed() -> None:
 
     with pytest.raises(TypingError):
         borrow_a_number(3)
+
+
+@compiled
+def _doubled(g, rules, value: int) -> int:
+    return 2 * value
+
+
+@where_rules_have("variant", otherwise=_doubled)
+def _rule(g, rules, value: int) -> int:
+    return rules.factor * value
+
+
+@where_rules_have("variant")
+def _note(g, rules, value: int) -> None:
+    g[0] = value
+
+
+@numba.njit
+def _play(g: np.ndarray, rules: np.ndarray, value: int) -> int:
+    _note(g, rules[0], value)
+    return _rule(g, rules[0], value)
+
+
+def test_a_function_compiles_by_whether_the_rules_record_has_a_field() -> None:
+    """`where_rules_have`: the function where the record has the field, `otherwise` (or
+    nothing) where it has not; a call from Python raises, naming it."""
+    variant = np.array([(3, 1)], np.dtype([("factor", np.int64), ("variant", np.uint8)]))
+    standard = np.array([(3,)], np.dtype([("factor", np.int64)]))
+    noted = np.zeros(1, np.int64)
+    assert _play(noted, variant, 5) == 15
+    assert noted[0] == 5
+    noted[0] = 0
+    assert _play(noted, standard, 5) == 10
+    assert noted[0] == 0
+    with pytest.raises(TypeError, match="_rule"):
+        _rule(noted, variant[0], 5)
 
 
 @numba.njit
