@@ -306,8 +306,8 @@ VARIANT_OPTIONS = (
     "session",
     "glimpse_error",
 )
-"""The options that make a variant where one is off its default: the standard game's kernels
-compile none of their code."""
+"""The options of Snap's variants: one off its default makes the rules a variant's, whose
+kernels compile the variants' code (`variants_only`); the standard game's compile none of it."""
 
 OPTION_DEFAULTS = {option.name: option.default for option in dataclasses.fields(SnapOptions)}
 
@@ -490,7 +490,7 @@ def claimable_pool(g, rules) -> int:
 def claimable_pools(g, rules) -> int:
     """The pools a correct `snap_pool` wins now (a bit set of pool indices): `classic`'s pool
     (`claimable_pool`), or in `snap_pot` every pot whose top's key shows on a pile."""
-    if rules.classic:
+    if rules.classic or g.num_pools == 0:
         return claimable_pool(g, rules)
     tops = NOBODY
     for pile in range(rules.num_piles):
