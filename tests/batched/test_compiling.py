@@ -1,5 +1,5 @@
 """The kernels' building blocks: borrowed arrays, functions compiled by the rules' record type,
-and counting seats round the table."""
+record types' text written once, and counting seats round the table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from snail_envs.batched.compiling import borrowed, compiled, where_rules_have
+from snail_envs.batched.compiling import (
+    WRITTEN_RECORD_TEXT,
+    borrowed,
+    compiled,
+    where_rules_have,
+)
 from snail_envs.batched.core import next_seat, seat_after, seats_after
 
 
@@ -85,6 +90,19 @@ def _seats(num_players: int) -> np.ndarray:
             out[seat, other, 1] = seat_after(seat, other, num_players)
             out[seat, other, 2] = seats_after(seat, other, num_players)
     return out
+
+
+def test_a_record_type_is_written_once_as_numba_writes_it() -> None:
+    import snail_envs.batched
+
+    batch = snail_envs.batched.make("snap_v2", 2)
+    record = numba.typeof(batch.rules).dtype  # nests the views' layouts
+    text = repr(record)
+    assert text == WRITTEN_RECORD_TEXT(record)
+    assert text.startswith("Record([('num_players', {'type': int64, 'offset': 0,")
+    assert repr(record) is text  # kept, not written again
+    other = numba.typeof(np.zeros(1, np.dtype([("a", np.int8)]))).dtype
+    assert repr(other) == WRITTEN_RECORD_TEXT(other) != text
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
