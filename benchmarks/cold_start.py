@@ -4,6 +4,7 @@
     python benchmarks/cold_start.py --only snap_v2 --out cold_start.json
     git worktree add ../before <commit>
     python benchmarks/cold_start.py --against ../before --rounds 3   # before and after, in turns
+    python benchmarks/cold_start.py --against ../before --rounds 6 --together  # at the same time
 
 For each game, each start is a fresh Python process (`python -c`), run one at a time:
 
@@ -21,8 +22,12 @@ them for a finished child) and its wall seconds. The repository's own cache (`__
 the modules) is neither read nor written. With `--rounds N` every start is timed N times and the
 table gives the medians; with `--against CHECKOUT` the starts of that checkout's snail_envs are
 timed too, in turns with this one's (the first of each pair alternating), so that the load of a
-shared machine touches both alike, and the table gives both and their ratio. With `--out` the
-table is also written as JSON.
+shared machine touches both alike, and the table gives both and their ratio. With `--together`
+the two checkouts' starts of each round run at the same time, one on each of two cores (the cores
+swapping each round), and the ratio is the median of the rounds' ratios: the load of a shared
+machine, which moves a single start by 20–30% within minutes, then touches both starts of a pair
+alike (a checkout against itself: ratios 0.97–1.02). With `--out` the table is also written as
+JSON.
 """
 
 from __future__ import annotations
@@ -30,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -67,22 +71,42 @@ class Start(NamedTuple):
     wall: float
 
 
-def timed_start(code: str, cache: str, checkout: Path = CHECKOUT) -> Start:
-    """Run `code` in a fresh interpreter with numba's cache in `cache` and the snail_envs of
-    `checkout`; its CPU and wall seconds."""
+class Running(NamedTuple):
+    """A start under way."""
+
+    process: subprocess.Popen[bytes]
+    started: float
+
+
+def launch(code: str, cache: str, checkout: Path = CHECKOUT, core: int | None = None) -> Running:
+    """Start `code` in a fresh interpreter with numba's cache in `cache` and the snail_envs of
+    `checkout` (on CPU `core` alone, if given)."""
     environment = {
         **os.environ,
         "NUMBA_CACHE_DIR": cache,
         "OMP_NUM_THREADS": "1",
         "PYTHONPATH": str(checkout),
     }
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], env=environment, cwd=cache, check=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return Start(cpu, wall)
+    command = [sys.executable, "-c", code]
+    if core is not None:
+        command = ["taskset", "--cpu-list", str(core), *command]
+    return Running(subprocess.Popen(command, env=environment, cwd=cache), time.perf_counter())
+
+
+def finish(running: Running) -> Start:
+    """Wait for a start to end: its own CPU seconds (as the OS counts them) and wall seconds."""
+    process = running.process
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, process.args)
+    return Start(usage.ru_utime + usage.ru_stime, time.perf_counter() - running.started)
+
+
+def timed_start(code: str, cache: str, checkout: Path = CHECKOUT) -> Start:
+    """Run `code` in a fresh interpreter with numba's cache in `cache` and the snail_envs of
+    `checkout`; its CPU and wall seconds."""
+    return finish(launch(code, cache, checkout))
 
 
 def cold_and_warm(code: str, checkout: Path = CHECKOUT) -> tuple[Start, Start]:
@@ -112,18 +136,55 @@ def starts(name: str, search: bool, checkout: Path) -> dict[str, tuple[Start, St
     return timed
 
 
+def together(
+    code: str, checkouts: dict[str, Path], cores: list[int]
+) -> dict[str, tuple[Start, Start]]:
+    """`code` started by every checkout at the same time, checkout k on `cores[k]`, cold (each
+    on an empty cache of its own) and then warm: each checkout's cold and warm start."""
+    with tempfile.TemporaryDirectory() as folder:
+        caches = {label: tempfile.mkdtemp(dir=folder) for label in checkouts}
+        pairs: dict[str, list[Start]] = {label: [] for label in checkouts}
+        for _ in ("cold", "warm"):
+            running = {
+                label: launch(code, caches[label], checkout, core)
+                for (label, checkout), core in zip(checkouts.items(), cores, strict=True)
+            }
+            for label, start in running.items():
+                pairs[label].append(finish(start))
+    return {label: (cold, warm) for label, (cold, warm) in pairs.items()}
+
+
 def in_turns(
-    name: str, search: bool, checkouts: dict[str, Path], rounds: int
+    name: str, search: bool, checkouts: dict[str, Path], rounds: int, at_once: bool = False
 ) -> dict[str, dict[str, list[tuple[Start, Start]]]]:
     """`starts` of every checkout, `rounds` times, the checkouts taking turns (the first of
-    each round alternating): the starts by checkout and kind."""
+    each round alternating), or with `at_once` at the same time, one a core (the cores taking
+    turns): the starts by checkout and kind."""
     timed: dict[str, dict[str, list[tuple[Start, Start]]]] = {label: {} for label in checkouts}
     labels = list(checkouts)
+    codes = {"step": STEP} | ({"search": SEARCH} if search else {})
     for round_ in range(rounds):
-        for label in labels if round_ % 2 == 0 else labels[::-1]:
-            for kind, pair in starts(name, search, checkouts[label]).items():
+        order = labels if round_ % 2 == 0 else labels[::-1]
+        if not at_once:
+            for label in order:
+                for kind, pair in starts(name, search, checkouts[label]).items():
+                    timed[label].setdefault(kind, []).append(pair)
+            continue
+        for kind, code in codes.items():
+            cores = list(range(len(order)))
+            ran = together(
+                code.format(name=name), {label: checkouts[label] for label in order}, cores
+            )
+            for label, pair in ran.items():
                 timed[label].setdefault(kind, []).append(pair)
     return timed
+
+
+def paired_ratio(this: list[tuple[Start, Start]], against: list[tuple[Start, Start]]) -> float:
+    """The median of the rounds' ratios of this checkout's cold CPU seconds to the other's."""
+    return statistics.median(
+        mine.cpu / theirs.cpu for (mine, _), (theirs, _) in zip(this, against, strict=True)
+    )
 
 
 def median_start(pairs: list[tuple[Start, Start]], warm: bool) -> Start:
@@ -150,17 +211,19 @@ Medians = dict[str, dict[str, list[Start]]]
 """The median cold and warm start of each checkout ("this", "against") and kind of start."""
 
 
-def table_rows(name: str, medians: Medians) -> list[str]:
-    """Game `name`'s rows of the table: one row, or one a kind of start with `--against`."""
+def table_rows(name: str, medians: Medians, ratios: dict[str, float] | None = None) -> list[str]:
+    """Game `name`'s rows of the table: one row, or one a kind of start with `--against` (the
+    ratio of the medians, or the `ratios` given)."""
     if "against" not in medians:
         cells = [cell(start) for pair in medians["this"].values() for start in pair]
         return [f"| {name} | {' | '.join(cells)} |"]
     rows = []
     for kind, (cold, warm) in medians["this"].items():
         before_cold, before_warm = medians["against"][kind]
+        ratio = ratios[kind] if ratios else cold.cpu / before_cold.cpu
         rows.append(
             f"| {name} | {kind} | {cell(before_cold)} | {cell(cold)} | "
-            f"{cold.cpu / before_cold.cpu:.2f} | {cell(before_warm)} | {cell(warm)} |"
+            f"{ratio:.2f} | {cell(before_warm)} | {cell(warm)} |"
         )
     return rows
 
@@ -173,12 +236,21 @@ def main() -> None:
     parser.add_argument("--no-search", action="store_true", help="the batched step only")
     parser.add_argument("--rounds", type=int, default=1, help="times each start (medians)")
     parser.add_argument("--against", type=Path, help="another checkout, timed in turns")
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="with --against: both checkouts' starts at the same time, one a core",
+    )
     parser.add_argument("--out", type=Path, help="also write the results as JSON here")
     args = parser.parse_args()
     if args.out is not None and args.out.exists():
         parser.error(f"{args.out} exists; give a new file for the results")
     if args.rounds < 1:
         parser.error(f"--rounds must be 1 or more; got {args.rounds}")
+    if args.together and args.against is None:
+        parser.error("--together times two checkouts at once: give the other with --against")
+    if args.together and len(os.sched_getaffinity(0)) < 2:
+        parser.error("--together needs two cores; this process may use one")
     checkouts = {"this": CHECKOUT}
     if args.against is not None:
         if not (args.against / "snail_envs" / "batched").is_dir():
@@ -188,7 +260,7 @@ def main() -> None:
     print(HEADER if args.against is None else HEADER_AGAINST)
     rows = []
     for name in args.only or ENGINES:
-        timed = in_turns(name, not args.no_search, checkouts, args.rounds)
+        timed = in_turns(name, not args.no_search, checkouts, args.rounds, args.together)
         medians = {
             label: {
                 kind: [median_start(pairs, warm) for warm in (False, True)]
@@ -196,7 +268,13 @@ def main() -> None:
             }
             for label, kinds in timed.items()
         }
-        print("\n".join(table_rows(name, medians)), flush=True)
+        ratios = None
+        if args.together:
+            ratios = {
+                kind: paired_ratio(pairs, timed["against"][kind])
+                for kind, pairs in timed["this"].items()
+            }
+        print("\n".join(table_rows(name, medians, ratios)), flush=True)
         row: dict[str, object] = {"game": name}
         for label, kinds in medians.items():
             row[label] = {
@@ -206,9 +284,16 @@ def main() -> None:
         rows.append(row)
     rounds = f"medians of {args.rounds} runs, " if args.rounds > 1 else ""
     print(f"\nCPU seconds of each fresh process ({rounds}wall seconds in brackets)")
+    if args.together:
+        print("The two checkouts' starts at the same time, one a core; this/against: the median")
+        print("of the rounds' ratios.")
     if args.out is not None:
         versions = {"python": sys.version.split()[0], "numba": metadata.version("numba")}
-        setup = {"rounds": args.rounds, "against": str(args.against) if args.against else None}
+        setup = {
+            "rounds": args.rounds,
+            "against": str(args.against) if args.against else None,
+            "together": args.together,
+        }
         args.out.write_text(json.dumps({**versions, **setup, "rows": rows}, indent=1))
 
 

@@ -935,3 +935,43 @@ def test_train_parity_trains_the_plain_config_under_the_setting(
     points = train_parity.checkpoint_points(run_dir)
     assert [steps for _, steps, _ in points] == [512, 1024]
     assert 0 < points[0][2] <= points[1][2]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_cold_starts_together_run_at_once_one_a_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cold_start.py --together`: both checkouts' starts of a round run at the same time, each
+    on its own core and timed by its own CPU seconds, and a round's pair gives the ratio."""
+    cold_start = benchmark("cold_start", monkeypatch)
+    log = tmp_path / "starts.log"
+    code = (
+        "import os, time\n"
+        f"open({str(log)!r}, 'a').write(f'{{sorted(os.sched_getaffinity(0))}} started\\n')\n"
+        "deadline = time.time() + 60\n"
+        f"while open({str(log)!r}).read().count('started') % 2:\n"
+        "    if time.time() > deadline: raise SystemExit('the other start never began')\n"
+        "end = time.process_time() + 0.2\n"
+        "while time.process_time() < end: pass\n"
+    )
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    timed = cold_start.together(code, {"against": ROOT, "this": tmp_path}, cores)
+    # each start waited until the other had started: they ran at the same time, on two cores
+    starts = log.read_text().splitlines()
+    assert sorted(starts[:2]) == sorted(starts[2:]) == [f"[{core}] started" for core in cores]
+    for cold, warm in timed.values():
+        assert cold.cpu >= 0.2 and warm.cpu >= 0.2
+    pairs = {"this": [(cold_start.Start(2.0, 2.0), None)] * 2, "against": []}
+    pairs["against"] = [(cold_start.Start(4.0, 4.0), None), (cold_start.Start(1.0, 1.0), None)]
+    assert cold_start.paired_ratio(pairs["this"], pairs["against"]) == (0.5 + 2.0) / 2
+
+
+def test_cold_starts_together_need_another_checkout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cold_start = benchmark("cold_start", monkeypatch)
+    with pytest.raises(SystemExit):
+        run_benchmark(cold_start, ["benchmarks/cold_start.py", "--together"], monkeypatch)
+    assert "--together times two checkouts at once: give the other with --against" in (
+        capsys.readouterr().err
+    )
