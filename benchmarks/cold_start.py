@@ -136,6 +136,11 @@ def starts(name: str, search: bool, checkout: Path) -> dict[str, tuple[Start, St
     return timed
 
 
+def usable_cores() -> list[int]:
+    """The CPUs this process may run on, where the OS says (Linux), else none."""
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
 def together(
     code: str, checkouts: dict[str, Path], cores: list[int]
 ) -> dict[str, tuple[Start, Start]]:
@@ -171,7 +176,7 @@ def in_turns(
                     timed[label].setdefault(kind, []).append(pair)
             continue
         for kind, code in codes.items():
-            cores = list(range(len(order)))
+            cores = usable_cores()[: len(order)]
             ran = together(
                 code.format(name=name), {label: checkouts[label] for label in order}, cores
             )
@@ -249,8 +254,8 @@ def main() -> None:
         parser.error(f"--rounds must be 1 or more; got {args.rounds}")
     if args.together and args.against is None:
         parser.error("--together times two checkouts at once: give the other with --against")
-    if args.together and len(os.sched_getaffinity(0)) < 2:
-        parser.error("--together needs two cores; this process may use one")
+    if args.together and len(usable_cores()) < 2:
+        parser.error("--together needs two cores to pin starts to; this process may use fewer")
     checkouts = {"this": CHECKOUT}
     if args.against is not None:
         if not (args.against / "snail_envs" / "batched").is_dir():
