@@ -281,6 +281,8 @@ def main() -> None:
             }
         print("\n".join(table_rows(name, medians, ratios)), flush=True)
         row: dict[str, object] = {"game": name}
+        if ratios is not None:
+            row["paired_ratios"] = ratios
         for label, kinds in medians.items():
             row[label] = {
                 kind: {"cold": cold._asdict(), "warm": warm._asdict()}
