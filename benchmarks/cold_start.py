@@ -103,18 +103,28 @@ def finish(running: Running) -> Start:
     return Start(usage.ru_utime + usage.ru_stime, time.perf_counter() - running.started)
 
 
-def timed_start(code: str, cache: str, checkout: Path = CHECKOUT) -> Start:
-    """Run `code` in a fresh interpreter with numba's cache in `cache` and the snail_envs of
-    `checkout`; its CPU and wall seconds."""
-    return finish(launch(code, cache, checkout))
+def together(
+    code: str, checkouts: dict[str, Path], cores: list[int | None]
+) -> dict[str, tuple[Start, Start]]:
+    """`code` started by every checkout at the same time, checkout k on `cores[k]` (None: any),
+    twice on a fresh numba cache of its own: each checkout's cold start (the cache empty), then
+    its warm one."""
+    with tempfile.TemporaryDirectory() as folder:
+        caches = {label: tempfile.mkdtemp(dir=folder) for label in checkouts}
+        pairs: dict[str, list[Start]] = {label: [] for label in checkouts}
+        for _ in ("cold", "warm"):
+            running = {
+                label: launch(code, caches[label], checkout, core)
+                for (label, checkout), core in zip(checkouts.items(), cores, strict=True)
+            }
+            for label, start in running.items():
+                pairs[label].append(finish(start))
+    return {label: (cold, warm) for label, (cold, warm) in pairs.items()}
 
 
 def cold_and_warm(code: str, checkout: Path = CHECKOUT) -> tuple[Start, Start]:
     """`code` started twice on one fresh numba cache: cold (empty), then warm."""
-    with tempfile.TemporaryDirectory() as cache:
-        cold = timed_start(code, cache, checkout)
-        warm = timed_start(code, cache, checkout)
-    return cold, warm
+    return together(code, {"this": checkout}, [None])["this"]
 
 
 def first_step(name: str, checkout: Path = CHECKOUT) -> tuple[Start, Start]:
@@ -141,24 +151,6 @@ def usable_cores() -> list[int]:
     return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
 
-def together(
-    code: str, checkouts: dict[str, Path], cores: list[int]
-) -> dict[str, tuple[Start, Start]]:
-    """`code` started by every checkout at the same time, checkout k on `cores[k]`, cold (each
-    on an empty cache of its own) and then warm: each checkout's cold and warm start."""
-    with tempfile.TemporaryDirectory() as folder:
-        caches = {label: tempfile.mkdtemp(dir=folder) for label in checkouts}
-        pairs: dict[str, list[Start]] = {label: [] for label in checkouts}
-        for _ in ("cold", "warm"):
-            running = {
-                label: launch(code, caches[label], checkout, core)
-                for (label, checkout), core in zip(checkouts.items(), cores, strict=True)
-            }
-            for label, start in running.items():
-                pairs[label].append(finish(start))
-    return {label: (cold, warm) for label, (cold, warm) in pairs.items()}
-
-
 def in_turns(
     name: str, search: bool, checkouts: dict[str, Path], rounds: int, at_once: bool = False
 ) -> dict[str, dict[str, list[tuple[Start, Start]]]]:
@@ -176,7 +168,7 @@ def in_turns(
                     timed[label].setdefault(kind, []).append(pair)
             continue
         for kind, code in codes.items():
-            cores = usable_cores()[: len(order)]
+            cores: list[int | None] = [*usable_cores()[: len(order)]]
             ran = together(
                 code.format(name=name), {label: checkouts[label] for label in order}, cores
             )

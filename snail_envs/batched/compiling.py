@@ -31,7 +31,7 @@ numba writes out a record type's text field by field, nested records included, e
 prints the type, and it prints the types of a function's arguments at every pass of every
 compile (its compile events carry them as text): thousands of times a cold start, for the
 engines' records of 10–45 fields with the views' layouts nested in them. A record type is keyed
-by its fields and never changes, so `remember_record_text` keeps each one's text once written
+by its fields and never changes, so `remembered_record_text` keeps each one's text once written
 (Snap's cold first step 0.95×: docs/speed.md, "Cold start").
 
 The kernels take the arrays Python passes them `borrowed`: numba counts references to an array
@@ -60,27 +60,22 @@ NO_CFUNC_WRAPPER = {"nopython": True, "no_cfunc_wrapper": True}
 """numba's options of every function: compiled whole (nopython), with no wrapper for C."""
 
 RECORD_TEXT: weakref.WeakKeyDictionary[types.Record, str] = weakref.WeakKeyDictionary()
-"""The text of each numba record type written so far (`remember_record_text`)."""
+"""The text of each numba record type written so far (`remembered_record_text`)."""
 WRITTEN_RECORD_TEXT: Callable[[types.Record], str] = types.Record.__repr__
 """numba's own writer of a record type's text."""
 
 
 def remembered_record_text(record: types.Record) -> str:
-    """`record`'s text as numba writes it, written once (`remember_record_text`)."""
+    """`record`'s text as numba writes it, written once a type (the module docstring). Records
+    equal to numba are one type object (numba interns its types), so the text kept for one is
+    the text of every equal one."""
     text = RECORD_TEXT.get(record)
     if text is None:
         text = RECORD_TEXT[record] = WRITTEN_RECORD_TEXT(record)
     return text
 
 
-def remember_record_text() -> None:
-    """Have numba's record types keep their text once written (the module docstring): the same
-    text, written once a type. Records equal to numba are one type object (numba interns its
-    types), so the text kept for one is the text of every equal one."""
-    types.Record.__repr__ = remembered_record_text  # type: ignore[method-assign,assignment]
-
-
-remember_record_text()
+types.Record.__repr__ = remembered_record_text  # type: ignore[method-assign,assignment]
 
 
 class CompiledOnly(CPUDispatcher):
