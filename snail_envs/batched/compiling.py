@@ -9,8 +9,9 @@ every cold start, so they are compiled only where they are used:
 - `entry_point`: a function Python calls (a kernel, a hook that Python asks such as
   `round_of`, a function the game's `load_game` calls), with the wrapper for Python;
 - `compiled`: a function only compiled code calls, without wrappers (they cost Snap's cold first
-  step about an eighth of its seconds: docs/speed.md, "Cold start"). Calling it from Python
-  raises a `TypeError` naming it (without the guard the call would crash the interpreter);
+  step about an eighth of its seconds: docs/speed.md, "Cold start"), and without machine code of
+  its own (below). Calling it from Python raises a `TypeError` naming it (without the guard the
+  call would crash the interpreter);
 - `inlined`: `compiled`, and compiled into each caller (numba's `inline="always"`). numba
   turns each function it compiles into machine code together with every function it calls,
   optimised again, so a function whose own code is a few calls (a game's `apply`, the drivers'
@@ -18,14 +19,24 @@ every cold start, so they are compiled only where they are used:
   Inline only such thin functions: a large one is typed again in every caller;
 - `jitable`: a plain Python function (a heuristic's strategy, which runs without numba too) that
   compiled code may call, compiled as `compiled` is where it is called. numba compiles a function
-  again for each set of options its callers have, so every function here shares `compiled`'s
-  options but for the wrapper for Python (a strategy compiled twice cost Snap's search about 0.8 s);
+  again for each set of options its callers have, so every function here has `compiled`'s
+  options (a strategy compiled twice cost Snap's search about 0.8 s);
 - `where_rules_have`: a function compiled by the type of the rules' record: where the record
   lacks a field, another function (or nothing) in its place. numba compiles both sides of a
   branch on a value and only one of a branch on a type, so Snap's standard game, whose record
   lacks `variant`, compiles none of the variants' code (its cold first step 0.76×).
 
 Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
+
+numba turns every function it compiles into machine code as soon as it is compiled, but only a
+function that Python (or C) calls by address runs its own machine code: a compiled caller runs
+the copy of the function that numba links into the caller's code and optimises there. So the
+functions without wrappers (`compiled`, `inlined`, `where_rules_have`, `jitable`) are compiled
+into a `LinkedOnlyLibrary`: optimised LLVM code that callers link in, with no machine code of its
+own (Snap's cold first step 0.9×: docs/speed.md, "Cold start"). Its only symbols in numba's
+engine are the function's environment pointers, which numba fills in for every function, so that
+the copies linked into callers find theirs as before; asked for the address of one of its
+functions, it raises. It is cached as LLVM bitcode, and a cached one loads as one again.
 
 numba writes out a record type's text field by field, nested records included, each time it
 prints the type, and it prints the types of a function's arguments at every pass of every
@@ -50,7 +61,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+import llvmlite.binding as llvm
 from numba.core import types
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import Compiler
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload, register_jitable
 
@@ -78,9 +93,89 @@ def remembered_record_text(record: types.Record) -> str:
 types.Record.__repr__ = remembered_record_text  # type: ignore[method-assign,assignment]
 
 
+class LinkedOnlyLibrary(JITCodeLibrary):
+    """numba's library of a function without wrappers: optimised, and linked into its callers,
+    which numba turns into machine code with it, but not turned into machine code on its own (the
+    module docstring)."""
+
+    def _finalize_final_module(self) -> None:
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        code = self._final_module if self._shared_module is None else self._shared_module
+        environments = llvm.parse_assembly(
+            "\n".join(
+                str(variable)
+                for variable in code.global_variables
+                if variable.linkage == llvm.Linkage.common  # numba's environment pointers
+            )
+        )
+        environments.triple = code.triple
+        environments.data_layout = code.data_layout
+        self._codegen._add_module(environments)
+        self._codegen._engine.finalize_object()
+        self._finalized = True
+
+    def get_pointer_to_function(self, name: str) -> int:
+        """0 for a function it does not define (numba asks for the wrapper for Python);
+        `RuntimeError` for one it does, which has no machine code of its own."""
+        self._ensure_finalized()
+        try:
+            function = self._final_module.get_function(name)
+        except NameError:
+            return 0
+        if function.is_declaration:
+            return 0
+        raise RuntimeError(
+            f"{self.name} is compiled into its callers only (snail_envs.batched.compiling): it "
+            "has no address of its own"
+        )
+
+    def serialize_using_object_code(self) -> tuple[str, str, bytes]:
+        return self.serialize_using_bitcode()
+
+
+class LinkedOnlyCompiler(Compiler):
+    """numba's compiler, compiling into a `LinkedOnlyLibrary`."""
+
+    def compile_extra(self, func: Callable[..., Any]) -> Any:
+        if self.state.library is None:
+            codegen = self.state.targetctx.codegen()
+            self.state.library = LinkedOnlyLibrary(codegen, func.__qualname__)
+        return super().compile_extra(func)
+
+
+class LinkedOnlyCacheImpl(CompileResultCacheImpl):
+    """numba's cache of compile results, loading a function cached as bitcode (a
+    `LinkedOnlyLibrary`'s) into a `LinkedOnlyLibrary` again."""
+
+    def rebuild(self, target_context: Any, payload: Any) -> Any:
+        _, kind, _ = payload[0]  # the library's name, kind and code
+        if kind != "bitcode":  # cached before the library was linked-only: object code
+            return super().rebuild(target_context, payload)
+        codegen = target_context.codegen()
+        codegen._library_class = LinkedOnlyLibrary  # numba holds its compiler lock here
+        try:
+            return super().rebuild(target_context, payload)
+        finally:
+            del codegen._library_class
+
+
+class LinkedOnlyCache(FunctionCache):
+    """numba's cache of a function compiled into a `LinkedOnlyLibrary`."""
+
+    _impl_class = LinkedOnlyCacheImpl
+
+
 class CompiledOnly(CPUDispatcher):
-    """A numba dispatcher whose function has no wrapper for Python: compiled code calls it, and
-    a call from Python raises `TypeError` (numba would jump to a wrapper that does not exist)."""
+    """A numba dispatcher whose function has no wrapper for Python and no machine code of its
+    own: compiled code calls it, and a call from Python raises `TypeError` (numba would jump to
+    a wrapper that does not exist)."""
+
+    def __init__(self, py_func: Callable[..., Any], **options: Any) -> None:
+        super().__init__(py_func, pipeline_class=LinkedOnlyCompiler, **options)
+
+    def enable_caching(self) -> None:
+        self._cache = LinkedOnlyCache(self.py_func)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(
@@ -102,6 +197,15 @@ def by_type(function: F) -> F:
         )
 
     return cast(F, compiled_code_only)
+
+
+WITHOUT_WRAPPERS: Any = {
+    "no_cfunc_wrapper": True,
+    "no_cpython_wrapper": True,
+    "pipeline_class": LinkedOnlyCompiler,
+}
+"""numba's options of the functions compiled for compiled callers only by numba's `overload`
+(`where_rules_have`, `jitable`): no wrappers, no machine code of their own."""
 
 
 def where_rules_have(
@@ -133,8 +237,7 @@ def where_rules_have(
             return nothing if otherwise is None else getattr(otherwise, "py_func", otherwise)
 
         gated_of.__signature__ = parameters  # type: ignore[attr-defined]
-        without_wrappers: Any = {"no_cfunc_wrapper": True, "no_cpython_wrapper": True}
-        overload(gated, jit_options=without_wrappers)(gated_of)
+        overload(gated, jit_options=WITHOUT_WRAPPERS)(gated_of)
         return gated
 
     return gate
@@ -178,8 +281,8 @@ def entry_point(function: Callable[..., Any]) -> Any:
 
 def jitable(function: F) -> F:
     """`function`, left as it is for Python callers, compiled for compiled callers as
-    `compiled` is (numba's `register_jitable`, with no wrapper for C)."""
-    register_jitable(no_cfunc_wrapper=True)(function)
+    `compiled` is (numba's `register_jitable`, with `WITHOUT_WRAPPERS`)."""
+    register_jitable(**WITHOUT_WRAPPERS)(function)
     return function
 
 

@@ -1,7 +1,14 @@
 """The kernels' building blocks: borrowed arrays, functions compiled by the rules' record type,
-record types' text written once, and counting seats round the table."""
+functions compiled into their callers only, record types' text written once, and counting seats
+round the table."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -10,6 +17,7 @@ from numba.core.errors import TypingError
 
 from snail_envs.batched.compiling import (
     WRITTEN_RECORD_TEXT,
+    LinkedOnlyLibrary,
     borrowed,
     compiled,
     where_rules_have,
@@ -79,6 +87,94 @@ def test_a_function_compiles_by_whether_the_rules_record_has_a_field() -> None:
     assert noted[0] == 0
     with pytest.raises(TypeError, match="_rule"):
         _rule(noted, variant[0], 5)
+
+
+@compiled
+def _tripled(value: int) -> int:
+    return 3 * value
+
+
+@numba.njit
+def _tripled_and_one(value: int) -> int:
+    return _tripled(value) + 1
+
+
+def test_a_function_without_wrappers_has_no_machine_code_of_its_own() -> None:
+    """Its callers run it; its library has no address to give, and its environment pointer is
+    in numba's engine, filled in as numba fills in every function's."""
+    assert _tripled_and_one(7) == 22
+    (result,) = _tripled.overloads.values()
+    assert isinstance(result.library, LinkedOnlyLibrary)
+    with pytest.raises(RuntimeError, match="_tripled is compiled into its callers only"):
+        result.library.get_pointer_to_function(result.fndesc.mangled_name)
+    assert result.library.get_pointer_to_function(result.fndesc.llvm_cpython_wrapper_name) == 0
+    engine = result.library.codegen._engine
+    assert engine.get_global_value_address(result.fndesc.env_name) != 0
+
+
+LINKED_ONLY = """
+import numpy as np
+from snail_envs.batched.compiling import LinkedOnlyLibrary, compiled, entry_point
+
+@compiled
+def checked_double(value):
+    print("doubling", value, np.arange(2))
+    if value < 0:
+        raise ValueError("negative", value)
+    return 2 * value
+
+@entry_point
+def first_caller(value):
+    return checked_double(value) + 1
+
+@entry_point
+def second_caller(value):
+    return checked_double(value) - 1
+"""
+
+
+def test_a_function_without_wrappers_is_cached_and_loaded_as_linked_only(tmp_path: Path) -> None:
+    """A first process compiles it into a caller and caches it; a second loads it from the cache
+    and links it into a caller of its own, then loads the first caller; each prints, raises its
+    own error and returns what it computes."""
+    (tmp_path / "linked_only.py").write_text(LINKED_ONLY)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    environment["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *sys.path])
+    play = textwrap.dedent(
+        """
+        import sys
+        import pytest
+        import linked_only as m
+        for caller in sys.argv[1:]:
+            kernel = getattr(m, caller)
+            assert kernel(4) == (9 if caller == "first_caller" else 7)
+            with pytest.raises(ValueError, match="negative"):
+                kernel(-1)
+        (result,) = m.checked_double.overloads.values()
+        assert isinstance(result.library, m.LinkedOnlyLibrary)
+        print("hits", sum(m.checked_double.stats.cache_hits.values()))
+        print("loaded", sum(m.first_caller.stats.cache_hits.values()))
+        """
+    )
+    first = subprocess.run(
+        [sys.executable, "-c", play, "first_caller"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "doubling 4 [0 1]" in first.stdout
+    assert "hits 0" in first.stdout
+    second = subprocess.run(
+        [sys.executable, "-c", play, "second_caller", "first_caller"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "doubling 4 [0 1]" in second.stdout
+    assert "hits 1" in second.stdout
+    assert "loaded 1" in second.stdout
 
 
 @numba.njit
