@@ -101,16 +101,15 @@ class LinkedOnlyLibrary(JITCodeLibrary):
     def _finalize_final_module(self) -> None:
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()
-        code = self._final_module if self._shared_module is None else self._shared_module
         environments = llvm.parse_assembly(
             "\n".join(
                 str(variable)
-                for variable in code.global_variables
+                for variable in self._final_module.global_variables
                 if variable.linkage == llvm.Linkage.common  # numba's environment pointers
             )
         )
-        environments.triple = code.triple
-        environments.data_layout = code.data_layout
+        environments.triple = self._final_module.triple
+        environments.data_layout = self._final_module.data_layout
         self._codegen._add_module(environments)
         self._codegen._engine.finalize_object()
         self._finalized = True
@@ -171,8 +170,12 @@ class CompiledOnly(CPUDispatcher):
     own: compiled code calls it, and a call from Python raises `TypeError` (numba would jump to
     a wrapper that does not exist)."""
 
-    def __init__(self, py_func: Callable[..., Any], **options: Any) -> None:
-        super().__init__(py_func, pipeline_class=LinkedOnlyCompiler, **options)
+    def __init__(
+        self, py_func: Callable[..., Any], local_types: Any = None, targetoptions: Any = None
+    ) -> None:
+        """numba's dispatcher, compiling with `LinkedOnlyCompiler` (the arguments in the order
+        numba passes them when it unpickles one)."""
+        super().__init__(py_func, local_types, targetoptions, pipeline_class=LinkedOnlyCompiler)
 
     def enable_caching(self) -> None:
         self._cache = LinkedOnlyCache(self.py_func)
@@ -245,7 +248,7 @@ def where_rules_have(
 
 def cached(function: Callable[..., Any], kind: type[CPUDispatcher], **options: Any) -> Any:
     """`function` compiled by a numba dispatcher of `kind`, cached, with numba's `options`."""
-    dispatcher = kind(py_func=function, locals={}, targetoptions={**NO_CFUNC_WRAPPER, **options})
+    dispatcher = kind(function, {}, {**NO_CFUNC_WRAPPER, **options})
     dispatcher.enable_caching()
     return dispatcher
 
