@@ -93,14 +93,26 @@ def launch(code: str, cache: str, checkout: Path = CHECKOUT, core: int | None = 
     return Running(subprocess.Popen(command, env=environment, cwd=cache), time.perf_counter())
 
 
-def finish(running: Running) -> Start:
-    """Wait for a start to end: its own CPU seconds (as the OS counts them) and wall seconds."""
-    process = running.process
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise subprocess.CalledProcessError(process.returncode, process.args)
-    return Start(usage.ru_utime + usage.ru_stime, time.perf_counter() - running.started)
+def finish(running: dict[str, Running]) -> dict[str, Start]:
+    """Wait for every start to end, each timed as it ends: its own CPU seconds (as the OS counts
+    them) and wall seconds."""
+    ended: dict[str, Start] = {}
+    while True:
+        for label, start in running.items():
+            if label in ended:
+                continue
+            pid, status, usage = os.wait4(start.process.pid, os.WNOHANG)
+            if pid == 0:  # still running
+                continue
+            start.process.returncode = os.waitstatus_to_exitcode(status)
+            if start.process.returncode:
+                raise subprocess.CalledProcessError(start.process.returncode, start.process.args)
+            ended[label] = Start(
+                usage.ru_utime + usage.ru_stime, time.perf_counter() - start.started
+            )
+        if len(ended) == len(running):
+            return ended
+        time.sleep(0.005)
 
 
 def together(
@@ -117,8 +129,8 @@ def together(
                 label: launch(code, caches[label], checkout, core)
                 for (label, checkout), core in zip(checkouts.items(), cores, strict=True)
             }
-            for label, start in running.items():
-                pairs[label].append(finish(start))
+            for label, start in finish(running).items():
+                pairs[label].append(start)
     return {label: (cold, warm) for label, (cold, warm) in pairs.items()}
 
 

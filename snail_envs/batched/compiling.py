@@ -28,15 +28,18 @@ every cold start, so they are compiled only where they are used:
 
 Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
 
-numba turns every function it compiles into machine code as soon as it is compiled, but only a
-function that Python (or C) calls by address runs its own machine code: a compiled caller runs
-the copy of the function that numba links into the caller's code and optimises there. So the
-functions without wrappers (`compiled`, `inlined`, `where_rules_have`, `jitable`) are compiled
-into a `LinkedOnlyLibrary`: optimised LLVM code that callers link in, with no machine code of its
-own (Snap's cold first step 0.9×: docs/speed.md, "Cold start"). Its only symbols in numba's
+numba turns every function it compiles into machine code as soon as it is compiled, optimised
+with all it calls linked in, but only a function that Python (or C) calls by address runs its
+own machine code: a compiled caller runs the copy of the function that numba links into the
+caller's code and optimises there again. So the functions without wrappers (`compiled`,
+`inlined`, `where_rules_have`, `jitable`) are compiled into a `LinkedOnlyLibrary`: their own code
+optimised, and linked with all it calls into each caller, which numba optimises whole and turns
+into machine code; no machine code of their own (Snap's cold first step 0.9× for that, 0.9× again
+for optimising their own code alone: docs/speed.md, "Cold start"). Its only symbols in numba's
 engine are the function's environment pointers, which numba fills in for every function, so that
 the copies linked into callers find theirs as before; asked for the address of one of its
-functions, it raises. It is cached as LLVM bitcode, and a cached one loads as one again.
+functions, it raises. It is cached as LLVM bitcode, with all it calls, and a cached one loads as
+one again.
 
 numba writes out a record type's text field by field, nested records included, each time it
 prints the type, and it prints the types of a function's arguments at every pass of every
@@ -66,6 +69,7 @@ from numba.core import types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import Compiler
+from numba.core.compiler_lock import require_global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload, register_jitable
 
@@ -94,13 +98,22 @@ types.Record.__repr__ = remembered_record_text  # type: ignore[method-assign,ass
 
 
 class LinkedOnlyLibrary(JITCodeLibrary):
-    """numba's library of a function without wrappers: optimised, and linked into its callers,
-    which numba turns into machine code with it, but not turned into machine code on its own (the
-    module docstring)."""
+    """numba's library of a function without wrappers: its own code optimised, then linked with
+    all it calls into its callers, which numba optimises and turns into machine code with it; not
+    turned into machine code on its own (the module docstring)."""
+
+    def finalize(self) -> None:
+        require_global_compiler_lock()
+        self._codegen._check_llvm_bugs()
+        self._raise_if_finalized()
+        for library in self._linking_libraries:
+            self._reload_init.update(library._reload_init)
+        self._optimize_final_module()
+        self._final_module.verify()
+        self._finalize_final_module()
 
     def _finalize_final_module(self) -> None:
         self._finalize_dynamic_globals()
-        self._verify_declare_only_symbols()
         environments = llvm.parse_assembly(
             "\n".join(
                 str(variable)
@@ -113,6 +126,19 @@ class LinkedOnlyLibrary(JITCodeLibrary):
         self._codegen._add_module(environments)
         self._codegen._engine.finalize_object()
         self._finalized = True
+
+    def _get_module_for_linking(self) -> Any:
+        """Its code with all it calls, each function `linkonce_odr` (numba's linking rule)."""
+        self._ensure_finalized()
+        if self._shared_module is None:
+            module = self._final_module.clone()
+            for library in dict.fromkeys(self._linking_libraries):
+                module.link_in(library._get_module_for_linking(), preserve=True)
+            for function in module.functions:
+                if not function.is_declaration and function.linkage == llvm.Linkage.external:
+                    function.linkage = "linkonce_odr"
+            self._shared_module = module
+        return self._shared_module
 
     def get_pointer_to_function(self, name: str) -> int:
         """0 for a function it does not define (numba asks for the wrapper for Python);
@@ -130,7 +156,8 @@ class LinkedOnlyLibrary(JITCodeLibrary):
         )
 
     def serialize_using_object_code(self) -> tuple[str, str, bytes]:
-        return self.serialize_using_bitcode()
+        """Its code with all it calls, as bitcode (numba caches object code and bitcode)."""
+        return (self.name, "bitcode", self._get_module_for_linking().as_bitcode())
 
 
 class LinkedOnlyCompiler(Compiler):

@@ -117,11 +117,15 @@ import numpy as np
 from snail_envs.batched.compiling import LinkedOnlyLibrary, compiled, entry_point
 
 @compiled
+def twice(value):
+    return 2 * value
+
+@compiled
 def checked_double(value):
     print("doubling", value, np.arange(2))
     if value < 0:
         raise ValueError("negative", value)
-    return 2 * value
+    return twice(value)
 
 @entry_point
 def first_caller(value):
@@ -134,9 +138,9 @@ def second_caller(value):
 
 
 def test_a_function_without_wrappers_is_cached_and_loaded_as_linked_only(tmp_path: Path) -> None:
-    """A first process compiles it into a caller and caches it; a second loads it from the cache
-    and links it into a caller of its own, then loads the first caller; each prints, raises its
-    own error and returns what it computes."""
+    """A first process compiles it into a caller and caches it; a second loads it from the cache,
+    with the function it calls, and links it into a caller of its own, then loads the first
+    caller; each prints, raises its own error and returns what it computes."""
     (tmp_path / "linked_only.py").write_text(LINKED_ONLY)
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     environment["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *sys.path])

@@ -969,6 +969,18 @@ def test_cold_starts_together_run_at_once_one_a_core(
     assert cold_start.paired_ratio(pairs["this"], pairs["against"]) == (0.5 + 2.0) / 2
 
 
+def test_cold_starts_together_are_each_timed_as_they_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A start that ends first is timed when it ends, not when the start waited on before it
+    does."""
+    cold_start = benchmark("cold_start", monkeypatch)
+    code = f"import os, time\ntime.sleep(2 if os.environ['PYTHONPATH'] == {str(ROOT)!r} else 0)\n"
+    timed = cold_start.together(code, {"against": ROOT, "this": tmp_path}, [None, None])
+    for quick, slow in zip(timed["this"], timed["against"], strict=True):
+        assert quick.wall < 1.0 < 2.0 <= slow.wall
+
+
 def test_cold_starts_together_need_another_checkout(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
