@@ -69,7 +69,6 @@ from numba.core import types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import Compiler
-from numba.core.compiler_lock import require_global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload, register_jitable
 
@@ -103,14 +102,14 @@ class LinkedOnlyLibrary(JITCodeLibrary):
     turned into machine code on its own (the module docstring)."""
 
     def finalize(self) -> None:
-        require_global_compiler_lock()
-        self._codegen._check_llvm_bugs()
-        self._raise_if_finalized()
-        for library in self._linking_libraries:
+        """numba's finalisation with nothing linked in: its own code optimised alone."""
+        callees, self._linking_libraries = self._linking_libraries, []
+        try:
+            super().finalize()
+        finally:
+            self._linking_libraries = callees
+        for library in callees:  # what numba runs again when it loads a cached caller
             self._reload_init.update(library._reload_init)
-        self._optimize_final_module()
-        self._final_module.verify()
-        self._finalize_final_module()
 
     def _finalize_final_module(self) -> None:
         self._finalize_dynamic_globals()
