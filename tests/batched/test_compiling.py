@@ -160,25 +160,20 @@ def test_a_function_without_wrappers_is_cached_and_loaded_as_linked_only(tmp_pat
         print("loaded", sum(m.first_caller.stats.cache_hits.values()))
         """
     )
-    first = subprocess.run(
-        [sys.executable, "-c", play, "first_caller"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "doubling 4 [0 1]" in first.stdout
-    assert "hits 0" in first.stdout
-    second = subprocess.run(
-        [sys.executable, "-c", play, "second_caller", "first_caller"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "doubling 4 [0 1]" in second.stdout
-    assert "hits 1" in second.stdout
-    assert "loaded 1" in second.stdout
+
+    def run(*callers: str) -> str:
+        command = [sys.executable, "-c", play, *callers]
+        return subprocess.run(
+            command, env=environment, capture_output=True, text=True, check=True
+        ).stdout
+
+    first = run("first_caller")
+    assert "doubling 4 [0 1]" in first
+    assert "hits 0" in first
+    second = run("second_caller", "first_caller")
+    assert "doubling 4 [0 1]" in second
+    assert "hits 1" in second
+    assert "loaded 1" in second
 
 
 @numba.njit
