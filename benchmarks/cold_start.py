@@ -144,20 +144,6 @@ def first_step(name: str, checkout: Path = CHECKOUT) -> tuple[Start, Start]:
     return cold_and_warm(STEP.format(name=name), checkout)
 
 
-def first_search_move(name: str, checkout: Path = CHECKOUT) -> tuple[Start, Start]:
-    """The compiled search's first move in game `name`, cold and warm."""
-    return cold_and_warm(SEARCH.format(name=name), checkout)
-
-
-def starts(name: str, search: bool, checkout: Path) -> dict[str, tuple[Start, Start]]:
-    """The first step (and with `search`, the first search move) of game `name`, cold and warm,
-    with the snail_envs of `checkout`."""
-    timed = {"step": first_step(name, checkout)}
-    if search:
-        timed["search"] = first_search_move(name, checkout)
-    return timed
-
-
 def usable_cores() -> list[int]:
     """The CPUs this process may run on, where the OS says (Linux), else none."""
     return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -166,26 +152,24 @@ def usable_cores() -> list[int]:
 def in_turns(
     name: str, search: bool, checkouts: dict[str, Path], rounds: int, at_once: bool = False
 ) -> dict[str, dict[str, list[tuple[Start, Start]]]]:
-    """`starts` of every checkout, `rounds` times, the checkouts taking turns (the first of
+    """The first step (and with `search`, the first search move) of game `name`, cold and warm,
+    with every checkout's snail_envs, `rounds` times: the checkouts taking turns (the first of
     each round alternating), or with `at_once` at the same time, one a core (the cores taking
-    turns): the starts by checkout and kind."""
+    turns). The starts by checkout and kind."""
     timed: dict[str, dict[str, list[tuple[Start, Start]]]] = {label: {} for label in checkouts}
     labels = list(checkouts)
     codes = {"step": STEP} | ({"search": SEARCH} if search else {})
     for round_ in range(rounds):
         order = labels if round_ % 2 == 0 else labels[::-1]
-        if not at_once:
-            for label in order:
-                for kind, pair in starts(name, search, checkouts[label]).items():
-                    timed[label].setdefault(kind, []).append(pair)
-            continue
+        groups = [order] if at_once else [[label] for label in order]
         for kind, code in codes.items():
-            cores: list[int | None] = [*usable_cores()[: len(order)]]
-            ran = together(
-                code.format(name=name), {label: checkouts[label] for label in order}, cores
-            )
-            for label, pair in ran.items():
-                timed[label].setdefault(kind, []).append(pair)
+            for group in groups:
+                cores: list[int | None] = [*usable_cores()[: len(group)]] if at_once else [None]
+                ran = together(
+                    code.format(name=name), {label: checkouts[label] for label in group}, cores
+                )
+                for label, pair in ran.items():
+                    timed[label].setdefault(kind, []).append(pair)
     return timed
 
 
