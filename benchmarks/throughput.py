@@ -38,8 +38,10 @@ With `--out FILE` the run is also written as JSON (`snail_envs.speed_tables.thro
 every entry's rate a round, the batch sizes, the compile times and the provenance: command,
 date, versions, CPU, AVX-512 or not), from which the docs site renders the same tables. Where
 the batched engines ran beside pgx, the run last prints the README's speed table
-(`readme_speed_table`: each engine over pgx at every batch size, float32 and compact views); the
-README holds the table of docs/data/speed/throughput.json, and a test holds it to that file.
+(`readme_speed_table`: each engine over pgx at every batch size, float32 and compact views). The
+README holds the table of one run on each kind of machine CI and developers get
+(docs/data/speed/throughput.json without AVX-512, throughput_avx512.json with it: `--out` the
+file of the machine's kind), and a test holds it to those files.
 """
 
 from __future__ import annotations

@@ -251,34 +251,59 @@ def batched_table(record: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def readme_speed_table(record: dict[str, Any]) -> str:
+def readme_speed_table(*records: dict[str, Any]) -> str:
     """The README's speed table: each batched engine's median rate over pgx's connect_four at
-    every batch size of the run, with float32 views and, after a slash, with compact views
-    (where the run measured pgx), then the machine and the command."""
-    rates = {name: statistics.median(rounds) for name, rounds in record["rates"].items()}
-    sizes = [size for size in record["batch_sizes"] if pgx_label(size) in rates]
+    every batch size of the first run where every run measured pgx, with float32 views and,
+    after a slash, with compact views, then each run's machine and command. With runs on
+    several machines, an engine has a row a run, named by its CPU's kind (`cpu_kind`)."""
+    medians = [
+        {name: statistics.median(rounds) for name, rounds in record["rates"].items()}
+        for record in records
+    ]
+    sizes = [
+        size
+        for size in records[0]["batch_sizes"]
+        if all(pgx_label(size) in rates for rates in medians)
+    ]
     header = " | ".join(f"{size:,} games" for size in sizes)
     lines = [
         f"| × pgx connect_four: float32 views / compact views | {header} |",
         "|---|" + "---:|" * len(sizes),
     ]
-    for name in record["batched_engines"]:
-        cells = []
-        for size in sizes:
-            shown = [
-                f"{rates[label] / rates[pgx_label(size)]:.2f}×"
-                for label in (batched_label(name, size), batched_label(name, size, True))
-                if label in rates
-            ]
-            cells.append(" / ".join(shown))
-        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
-    source = record["provenance"]
-    lines += [
-        "",
-        f"Measured {source['date']} on {machine_name(source)} ({source['cpus']} CPUs), one core: "
-        f"`{source['command']}`",
-    ]
+    names = list(dict.fromkeys(name for record in records for name in record["batched_engines"]))
+    for name in names:
+        for record, rates in zip(records, medians, strict=True):
+            if name not in record["batched_engines"]:
+                continue
+            cells = []
+            for size in sizes:
+                shown = [
+                    f"{rates[label] / rates[pgx_label(size)]:.2f}×"
+                    for label in (batched_label(name, size), batched_label(name, size, True))
+                    if label in rates
+                ]
+                cells.append(" / ".join(shown) or "—")
+            row = f"`{name}`" if len(records) == 1 else f"`{name}`, {cpu_kind(record)}"
+            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    lines.append("")
+    bullet = "" if len(records) == 1 else "- "  # a line a run, where runs are several
+    for record in records:
+        source = record["provenance"]
+        lines.append(
+            f"{bullet}Measured {source['date']} on {machine_name(source)} ({source['cpus']} "
+            f"CPUs), one core: `{source['command']}`"
+        )
     return "\n".join(lines)
+
+
+def cpu_kind(record: dict[str, Any]) -> str:
+    """A record's kind of CPU in a few words: AVX-512 or not where the record says, else its
+    model."""
+    source = record["provenance"]
+    avx512 = source.get("avx512")
+    if avx512 is None:
+        return source["cpu"] or "an unnamed CPU"
+    return "AVX-512" if avx512 else "no AVX-512"
 
 
 def compile_table(record: dict[str, Any]) -> str:

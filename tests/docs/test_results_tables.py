@@ -278,6 +278,29 @@ def test_the_readme_speed_table_gives_each_engine_over_pgx_with_both_views() -> 
     ]
 
 
+def test_the_readme_speed_table_gives_each_engine_a_row_a_machine() -> None:
+    run = throughput_run(with_pgx=True)
+    without = {**run, "provenance": {**MACHINE, "avx512": False}}
+    faster = {name: [2 * rate for rate in rounds] for name, rounds in run["rates"].items()}
+    faster[batched_label(SNAIL_SPRINT, 64, True)] = [9e6, 9e6]
+    with_avx512 = {
+        **run,
+        "rates": faster,
+        "provenance": {**MACHINE, "cpu": "Intel Xeon", "avx512": True, "date": "2026-12-06"},
+    }
+    assert speed_tables.readme_speed_table(without, with_avx512).splitlines() == [
+        "| × pgx connect_four: float32 views / compact views | 64 games |",
+        "|---|---:|",
+        f"| `{SNAIL_SPRINT}`, no AVX-512 | 1.50× / 2.00× |",
+        f"| `{SNAIL_SPRINT}`, AVX-512 | 1.50× / 2.25× |",
+        "",
+        "- Measured 2026-12-02 on AMD EPYC 7B13 without AVX-512 (2 CPUs), one core: "
+        "`python benchmarks/throughput.py --out speed.json`",
+        "- Measured 2026-12-06 on Intel Xeon with AVX-512 (2 CPUs), one core: "
+        "`python benchmarks/throughput.py --out speed.json`",
+    ]
+
+
 def test_a_throughput_run_without_pgx_says_so_in_its_column(tmp_path) -> None:
     (tmp_path / "speed.json").write_text(json.dumps(throughput_run(with_pgx=False)))
     table = benchmark_table(tmp_path / "speed.json", "speed")
