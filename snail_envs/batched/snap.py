@@ -142,41 +142,43 @@ or the next episode's first (the deck's shuffle, then the first glimpses). A dea
 its game, so no step deals twice."""
 
 GAME = game_record(
-    fields(MAX_CARDS, next=np.int16),
-    fields(NUM_PACKETS, first=np.int16, last=np.int16, size=np.int16),
-    fields(MAX_PILES, below=np.int16),
-    fields((), num_pools=np.int64),
-    fields(MAX_PLAYERS, in_game=np.uint8, acts=np.uint8, flipped=np.int16),
     fields((), flippers=np.int64, turn=np.int64, flips=np.int64, ticks=np.int64),
     fields((), window_tick=np.int64, window_length=np.int64, reopened=np.uint8, pool_call=np.uint8),
+    fields(MAX_PLAYERS, in_game=np.uint8, acts=np.uint8, flipped=np.int16),
     fields(MAX_PLAYERS, last_calls=np.int8, last_correct=np.uint8, last_gain=np.int64),
     fields((), moved=np.uint8, gone_out=np.int64, winners=np.int64, finished=np.uint8),
     fields((), truncated=np.uint8, glimpsed=np.int64),
-    fields((MAX_PLAYERS, MAX_REACTION_TICKS), glimpses=np.int8),
+    fields((), num_pools=np.int64, groups=np.int64, glimpsed_group=np.int64, dealer=np.int64),
+    fields(NUM_PACKETS, first=np.int16, last=np.int16, size=np.int16),
+    fields(MAX_PILES, below=np.int16),
+    fields(MAX_CARDS, next=np.int16),
     fields(MAX_CARDS, hidden_group=np.int32),
-    fields((), groups=np.int64, glimpsed_group=np.int64, dealer=np.int64),
+    fields((MAX_PLAYERS, MAX_REACTION_TICKS), glimpses=np.int8),
     fields(MAX_PLAYERS, session_wins=np.int64),
     fields((), games_played=np.int64, sudden_deaths=np.int64, tied=np.int64),
     fields(MAX_PLAYERS, point_offsets=np.float64),
     tape_length=SNAP_TAPE,
 )
-"""One game: the packets (`next`, and each packet's first and last card and size; −1 where
-none); the card under each pile's top; how many pools there are (pool 0 made first); which seats
-are in the game and which act in this tick (`acts`: 1 for a seat in the game, `WAITS` for one
-out of it, in a session; 0 for a seat that does not act); the card each seat turned in the last
-flip (−1 if none) and those seats as a bit set; the last flipper; the flips and ticks so far;
-the window's tick and length, whether it reopened and whether `snap_pool` is legal in it; every
-seat's call at the last resolution, whether it was right and its change in cards; whether the
-resolution being applied has moved a card; the seats that went out last and the winners (bit
-sets); whether the game is over or stopped (in a session: the session is over; a game that
-ends within it is dealt anew at once); with `glimpse_error`, for how many ticks of the window
-every seat has glimpsed the card flipped last (0 when sight is exact), and the key it saw at
-each; every card's group of interchangeable cards (`Snap.hidden_group`: `SEEN`, `NEVER_SEEN`,
-or from `NEVER_SEEN + 1` on the cards of one shuffled refresh, not flipped since), the highest
-group number given so far, and the group the card flipped last came from; who dealt the game on
-the table; the session's score: every seat's wins, the games played, the sudden deaths begun,
-the seats tied for the most wins (a bit set) who play them, and what is added to every seat's
-points so that a new deal pays nothing."""
+"""One game, the fields a flip reads and writes first, beside the generators' states, so that a
+step touches few lines of the record (docs/speed.md): the seats that turned a card in the last
+flip (`flippers`, a bit set) and the last flipper (`turn`); the flips and ticks so far;
+the window's tick and length, whether it reopened and whether `snap_pool` is legal in it; which
+seats are in the game and which act in this tick (`acts`: 1 for a seat in the game, `WAITS` for
+one out of it, in a session; 0 for a seat that does not act), and the card each seat turned in
+the last flip (−1 if none); every seat's call at the last resolution, whether it was right and
+its change in cards; whether the resolution being applied has moved a card; the seats that went
+out last and the winners (bit sets); whether the game is over or stopped (in a session: the
+session is over; a game that ends within it is dealt anew at once); with `glimpse_error`, for how
+many ticks of the window every seat has glimpsed the card flipped last (0 when sight is exact);
+how many pools there are (pool 0 made first), the highest group number given so far, the group
+the card flipped last came from, and who dealt the game on the table. Then the packets (each
+packet's first and last card and size, −1 where none; the card under each pile's top; `next`,
+the card after each card in its packet);
+every card's group of interchangeable cards (`Snap.hidden_group`: `SEEN`, `NEVER_SEEN`, or from
+`NEVER_SEEN + 1` on the cards of one shuffled refresh, not flipped since); the key each seat saw
+at each tick of its glimpses; the session's score: every seat's wins, the games played, the
+sudden deaths begun, the seats tied for the most wins (a bit set) who play them, and what is
+added to every seat's points so that a new deal pays nothing."""
 
 PIECES = pieces_dtype(
     (
