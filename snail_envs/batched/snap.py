@@ -161,24 +161,24 @@ GAME = game_record(
 )
 """One game, the fields a flip reads and writes first, beside the generators' states, so that a
 step touches few lines of the record (docs/speed.md): the seats that turned a card in the last
-flip (`flippers`, a bit set) and the last flipper (`turn`); the flips and ticks so far;
-the window's tick and length, whether it reopened and whether `snap_pool` is legal in it; which
+flip (`flippers`, a bit set) and the last flipper (`turn`); the flips and ticks so far; the
+window's tick and length, whether it reopened and whether `snap_pool` is legal in it; which
 seats are in the game and which act in this tick (`acts`: 1 for a seat in the game, `WAITS` for
 one out of it, in a session; 0 for a seat that does not act), and the card each seat turned in
 the last flip (−1 if none); every seat's call at the last resolution, whether it was right and
 its change in cards; whether the resolution being applied has moved a card; the seats that went
 out last and the winners (bit sets); whether the game is over or stopped (in a session: the
-session is over; a game that ends within it is dealt anew at once); with `glimpse_error`, for how
-many ticks of the window every seat has glimpsed the card flipped last (0 when sight is exact);
-how many pools there are (pool 0 made first), the highest group number given so far, the group
-the card flipped last came from, and who dealt the game on the table. Then the packets (each
-packet's first and last card and size, −1 where none; the card under each pile's top; `next`,
-the card after each card in its packet);
-every card's group of interchangeable cards (`Snap.hidden_group`: `SEEN`, `NEVER_SEEN`, or from
-`NEVER_SEEN + 1` on the cards of one shuffled refresh, not flipped since); the key each seat saw
-at each tick of its glimpses; the session's score: every seat's wins, the games played, the
-sudden deaths begun, the seats tied for the most wins (a bit set) who play them, and what is
-added to every seat's points so that a new deal pays nothing."""
+session is over; a game that ends within it is dealt anew at once); with `glimpse_error`, for
+how many ticks of the window every seat has glimpsed the card flipped last (0 when sight is
+exact); how many pools there are (pool 0 made first), the highest group number given so far, the
+group the card flipped last came from, and who dealt the game on the table. Then the packets
+(each packet's first and last card and size, −1 where none; the card under each pile's top;
+`next`, the card after each card in its packet); every card's group of interchangeable cards
+(`Snap.hidden_group`: `SEEN`, `NEVER_SEEN`, or from `NEVER_SEEN + 1` on the cards of one
+shuffled refresh, not flipped since); the key each seat saw at each tick of its glimpses; the
+session's score: every seat's wins, the games played, the sudden deaths begun, the seats tied
+for the most wins (a bit set) who play them, and what is added to every seat's points so that a
+new deal pays nothing."""
 
 PIECES = pieces_dtype(
     (
