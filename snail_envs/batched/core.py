@@ -44,9 +44,10 @@ from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 from gymnasium import spaces
-from numba.core import types
+from llvmlite import ir
+from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from snail_envs.batched.chance import (
     TapeChance,
@@ -97,6 +98,10 @@ NO_DECISION = -2
 before the first decision they wait for (the learner's, in the learner kernels): the options
 leave none. The kernel stops there, so the batch is left part-played: build one with other
 options."""
+PREFETCH_ABOVE = 8 << 20
+"""The bytes of a batch's records, views and masks above which its steps ask ahead for the lines
+of the views and masks they write (`Kernels.asks_ahead`): below, while the batch is in the
+caches, the asking costs more than it saves (docs/speed.md, "Asked ahead")."""
 
 
 class Kernels(NamedTuple):
@@ -106,10 +111,12 @@ class Kernels(NamedTuple):
 
     step: Callable[..., int]
     """(games, rules, actions, observations, masks, seats, rewards, terminated, truncated,
-    finals, start): play one action of every acting seat, deal again where a game ended;
+    finals, start, ahead): play one action of every acting seat, deal again where a game ended;
     returns the first game whose action is illegal (nothing played then), `NO_DECISION`, or
     else −1. With `start`, deal every game and write the acting views, nothing played (the
-    actions, rewards and episode ends left as they are); returns −1, or `NO_DECISION`."""
+    actions, rewards and episode ends left as they are); returns −1, or `NO_DECISION`. With
+    `ahead` True (not None), in blocks of games, asking the cache ahead for the lines of the
+    views and masks it writes (where `asks_ahead`; the same results)."""
     observe_slots: Callable[..., None]
     """(games, rules, seats, out): write the view of the seat in each acting slot, `seats[i, k]`,
     to `out[i, k]` (the empty slots' rows left as they are)."""
@@ -146,6 +153,10 @@ class Kernels(NamedTuple):
     played."""
     round_of: Callable[..., int]
     """(game record): the rounds the game has played (0 in a game of one round)."""
+    asks_ahead: bool
+    """Whether `step` can ask ahead for the lines of the views it writes (the game defines
+    `prefetch_view`): `BatchedGame` asks, `ahead=True`, for a batch of more than
+    `PREFETCH_ABOVE` bytes."""
     rollout: Callable[..., None]
     """(games, rules, seat, first_actions, whole_game, scratch, gained): the points each seat
     adds in a copy of each game after each of `seat`'s `first_actions`, every seat then playing
@@ -275,6 +286,9 @@ class BatchedGame:
         )
         self.rules = self.compile_rules(self.options)
         self._started = False
+        written = self.games.nbytes + self.observations.nbytes + self.action_masks.nbytes
+        self._ahead = True if self.kernels.asks_ahead and written > PREFETCH_ABOVE else None
+        """`Kernels.step`'s `ahead`."""
 
     def _refuse_unplayed_options(self) -> None:
         defaults = self.spec.options_class()
@@ -340,7 +354,13 @@ class BatchedGame:
         self.seed(seed)
         unplayed = np.zeros((self.num_envs, self.max_acting), np.int64)
         status = self.kernels.step(
-            self.games, self.rules, unplayed, *self.last(), self.final_observations, True
+            self.games,
+            self.rules,
+            unplayed,
+            *self.last(),
+            self.final_observations,
+            True,
+            self._ahead,
         )
         if status == NO_DECISION:
             raise self._no_decision()
@@ -370,6 +390,7 @@ class BatchedGame:
             *self.last(),
             self.final_observations,
             False,
+            self._ahead,
         )
         if illegal == NO_DECISION:
             raise self._no_decision()
@@ -730,6 +751,38 @@ lowest_bit = cast(Callable[[int], int], trailing_zeros)
 """The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 
 
+def prefetch_typing(typing_context: Any, array: Any, index: Any) -> Any:
+    """The typing and code of `prefetch_to_write`."""
+    signature = types.void(array, index)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        array_type = sig.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        address = cgutils.get_item_pointer(
+            context, builder, array_type, view, [args[1]], wraparound=False
+        )
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
+            "llvm.prefetch.p0",
+        )
+        line = builder.bitcast(address, byte_pointer)
+        for_writing, every_level, data = int32(1), int32(3), int32(1)
+        builder.call(prefetch, [line, for_writing, every_level, data])
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
+prefetch_to_write = cast(Callable[[np.ndarray, int], None], intrinsic(prefetch_typing))
+"""`prefetch_to_write(array, index)`: ask the cache ahead for the line of `array[index]` (one
+dimension), to be written soon (LLVM's `llvm.prefetch`, for writing, kept in every level:
+`prefetchw` on x86). A hint: it never faults, and reads or writes nothing (a numba intrinsic:
+compiled code only)."""
+
+
 @compiled
 def next_seat(seat: int, num_players: int) -> int:
     """The seat after `seat`: `(seat + 1) % num_players`, without dividing."""
@@ -774,6 +827,27 @@ def move_marks(
             if now[k] != none:
                 out[start + row * k + now[k]] = 1
             shown[k] = now[k]
+
+
+@compiled
+def prefetch_range(out: np.ndarray, start: int, stop: int) -> None:
+    """Ask ahead for every line of `out[start:stop]` (`prefetch_to_write`)."""
+    for k in range(start, stop, max(1, 64 // out.itemsize)):
+        prefetch_to_write(out, k)
+    prefetch_to_write(out, stop - 1)
+
+
+@compiled
+def prefetch_moves(
+    out: np.ndarray, start: int, row: int, shown: np.ndarray, now: np.ndarray, none: int
+) -> None:
+    """Ask ahead for the lines of the marks `move_marks` is about to move (`prefetch_to_write`)."""
+    for k in range(now.shape[0]):
+        if shown[k] != now[k]:
+            if shown[k] != none:
+                prefetch_to_write(out, start + row * k + shown[k])
+            if now[k] != none:
+                prefetch_to_write(out, start + row * k + now[k])
 
 
 @compiled_as(*(f"void({dtype}[::1], int64, int64)" for dtype in VIEW_TYPES))

@@ -44,6 +44,9 @@ from snail_envs.batched.core import (
     observer_pieces,
     pay_margin,
     pay_win_lose,
+    prefetch_moves,
+    prefetch_range,
+    prefetch_to_write,
     seating_record,
     seats_after,
     write_bits,
@@ -450,6 +453,21 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
     g.shown_finished = g.finished
     g.shown_turn = turn
     g.view_noted = 1
+
+
+@compiled
+def prefetch_view(g, rules, seat: int, out: np.ndarray) -> None:
+    """Ask ahead for the lines of `out` that `update_observation` is about to write (the view
+    has a note): the race card, the towers, the podium and the dice, the seat to play where it
+    changed, the snails' marks that move."""
+    at = rules.observation
+    if not g.view_noted:
+        return  # written whole, in a new game: the drivers asked for every line
+    prefetch_to_write(out, at.cards)
+    prefetch_range(out, at.tower_levels, at.dice + NUM_SNAILS)  # towers, podium, dice
+    if g.shown_turn != seats_after(seat, g.turn, rules.num_players):
+        prefetch_to_write(out, at.turn)
+    prefetch_moves(out, at.snail_spaces, SPACES, g.shown_space, g.space, ON_PODIUM)
 
 
 @compiled

@@ -49,6 +49,8 @@ from snail_envs.batched.core import (
     mark_action,
     next_seat,
     observer_pieces,
+    prefetch_range,
+    prefetch_to_write,
     seat_after,
     seating_record,
 )
@@ -197,6 +199,16 @@ def remark_cards(out: np.ndarray, start: int, shown: np.ndarray, cards: np.ndarr
             out[start + WORD_CARDS * word + bit] = cards[word] >> bit & 1
             changed &= changed - 1
         shown[word] = cards[word]
+
+
+@compiled
+def prefetch_remarks(out: np.ndarray, start: int, shown: np.ndarray, cards: np.ndarray) -> None:
+    """Ask ahead for the lines of the marks `remark_cards` is about to change."""
+    for word in range(CARD_WORDS):
+        changed = shown[word] ^ cards[word]
+        while changed:
+            prefetch_to_write(out, start + WORD_CARDS * word + lowest_bit(changed))
+            changed &= changed - 1
 
 
 # --------------------------------------------------------------------------- the rules
@@ -529,6 +541,27 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
                 shown_top[colour, side] = card
     write_counts(g, rules, at, out)
     write_seats(g, rules, at, out, seat)
+
+
+@compiled
+def prefetch_view(g, rules, seat: int, out: np.ndarray) -> None:
+    """Ask ahead for the lines of `out` that `update_observation` is about to write (the view
+    has a note): the marks that changed, the counts and the seats."""
+    at = rules.observation
+    if not g.view_noted[seat]:
+        return  # written whole, in a new game: the drivers asked for every line
+    prefetch_remarks(out, at.hand, g.shown_hand[seat], g.hand[seat])
+    prefetch_remarks(out, at.played_cards, g.shown_played[seat], g.played[:])
+    prefetch_remarks(out, at.tossed_pile, g.shown_tossed[seat], g.tossed_cards[:])
+    shown_top = g.shown_top[seat]
+    for colour in range(NUM_COLOURS):
+        for side in range(2):
+            card = g.top[colour, side]
+            if shown_top[colour, side] != card:
+                if shown_top[colour, side] != NONE:
+                    prefetch_to_write(out, top_mark(at, colour, side, shown_top[colour, side]))
+                prefetch_to_write(out, top_mark(at, colour, side, card))
+    prefetch_range(out, at.previous_colour, at.totals + rules.num_players)  # counts, seats
 
 
 @compiled

@@ -12,12 +12,15 @@ import pytest
 
 import snail_envs
 import snail_envs.batched
+from snail_envs.batched.core import PREFETCH_ABOVE
 from snail_envs.registry import FACTS
 from tests.hangs import error_without_hanging
 from tests.marks import slow
-from tests.names import SNAP
+from tests.names import SNAIL_SPRINT, SNAILED_IT, SNAP
 
 ENGINES = sorted(snail_envs.batched.ENGINES)
+ASKS_AHEAD = (SNAILED_IT, SNAIL_SPRINT)
+"""The engines whose steps ask ahead for the lines of the views they write (`prefetch_view`)."""
 ELIMINATIONS = {SNAP}
 """The games whose seats can go out before the end: −1 then (`reward="winlose"`), 0 at the end."""
 
@@ -119,6 +122,37 @@ def test_same_seed_same_games_whatever_the_batch_size(env_name: str) -> None:
         large.step(actions)
         other.step(other.random_actions())
     assert differs, "different seeds gave the same games"
+
+
+def test_the_engines_that_write_most_views_a_step_ask_ahead_for_them() -> None:
+    asking = {name for name in ENGINES if snail_envs.batched.make(name, 1).kernels.asks_ahead}
+    assert asking == set(ASKS_AHEAD)
+
+
+@pytest.mark.parametrize("compact_views", [False, True])
+@pytest.mark.parametrize("env_name", ASKS_AHEAD)
+def test_a_batch_past_the_caches_asks_ahead_and_plays_the_same_games(
+    env_name: str, compact_views: bool
+) -> None:
+    one = snail_envs.batched.make(env_name, 1, compact_views=compact_views)
+    per_game = one.games.nbytes + one.observations.nbytes + one.action_masks.nbytes
+    size = PREFETCH_ABOVE // per_game + 1
+    options = {"compact_views": compact_views, "final_observations": True}
+    large = snail_envs.batched.make(env_name, size, **options)
+    small = snail_envs.batched.make(env_name, 8, **options)
+    assert large._ahead and not small._ahead
+    large.reset(seed=11)
+    small.reset(seed=11)
+    ended = 0
+    for _ in range(80):
+        for mine, theirs in zip(small.last(), large.last(), strict=True):
+            assert (mine == theirs[:8]).all()
+        assert (small.final_observations == large.final_observations[:8]).all()
+        actions = large.random_actions()
+        large.step(actions)
+        small.step(actions[:8])
+        ended += int(small.terminated.sum())
+    assert ended, "no game ended: the steps that deal again were not compared"
 
 
 @pytest.mark.parametrize("env_name", ENGINES)
