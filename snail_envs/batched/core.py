@@ -101,7 +101,7 @@ options."""
 PREFETCH_ABOVE = 8 << 20
 """The bytes of a batch's records, views and masks above which its steps ask ahead for the lines
 of the views and masks they write (`Kernels.asks_ahead`): below, while the batch is in the
-caches, the asking costs more than it saves (docs/speed.md, "Asked ahead")."""
+caches, the asking costs more than it saves (docs/speed.md)."""
 
 
 class Kernels(NamedTuple):
