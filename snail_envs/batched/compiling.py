@@ -53,7 +53,9 @@ that came from Python, and does so around every view taken of it (`observations[
 field), each count an atomic add or subtract, which on x86 waits for every store before it to
 reach the cache. In a kernel that writes views across a batch bigger than the cache, those
 waits were a third of a step (Snailed It! at 4,096 games). Python holds the arrays for the
-whole call, so the kernels need no count of their own.
+whole call, so the kernels need no count of their own. Their scratch arrays (a step's stock of
+points, its tick of actions) are on the stack, `stack_zeros`, with no count either (7% of a step
+counted references to them: docs/speed.md).
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import llvmlite.binding as llvm
-from numba.core import types
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import Compiler
@@ -353,3 +357,70 @@ borrowed: Any = intrinsic(borrowed_typing)
 test a null pointer and do nothing. Compiled code only, for arrays that outlive the call (a
 kernel's arguments, which Python holds): never for an array the kernel allocates, and never
 returned or kept (the module docstring)."""
+
+
+def constant_value(value: Any) -> int | None:
+    """The integer `value` holds where the compiled code makes it of constants alone (a constant,
+    or an item of a tuple of constants: `constant_item`); None otherwise."""
+    if isinstance(value, ir.Constant):
+        return int(value.constant)
+    if isinstance(value, ir.ExtractValue) and len(value.indices) == 1:
+        return constant_item(value.operands[0], value.indices[0])
+    return None
+
+
+def constant_item(tuple_value: Any, index: int) -> int | None:
+    """Item `index` of a tuple that the compiled code builds by inserting items one by one into
+    an undefined one, where that item is a constant (`constant_value`); None otherwise."""
+    while isinstance(tuple_value, ir.InsertValue):
+        if tuple_value.indices == [index]:
+            return constant_value(tuple_value.operands[1])
+        tuple_value = tuple_value.operands[0]
+    return None
+
+
+def stack_zeros_typing(typing_context: Any, shape: Any, dtype: Any) -> Any:
+    """The typing and code of `stack_zeros`."""
+    sizes: Any = shape  # a numba tuple type iterates over its items' types
+    dims = list(sizes) if isinstance(shape, types.BaseTuple) else [shape]
+    if not all(isinstance(size, types.Integer) for size in dims):
+        return None
+    if not isinstance(dtype, types.NumberClass):
+        return None
+    array_type = types.Array(dtype.dtype, len(dims), "C")
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        if isinstance(shape, types.BaseTuple):
+            found = [constant_item(args[0], k) for k in range(len(dims))]
+        else:
+            found = [constant_value(args[0])]
+        counts = [count for count in found if count is not None]
+        if len(counts) != len(dims):
+            raise TypeError("stack_zeros: the shape must be made of constants of the compiled code")
+        element = context.get_data_type(dtype.dtype)
+        itemsize = context.get_abi_sizeof(element)
+        entries = int(np.prod(counts))
+        data = cgutils.alloca_once(builder, element, size=entries)
+        cgutils.memset(builder, data, ir.Constant(ir.IntType(64), entries * itemsize), 0)
+        strides = [itemsize * int(np.prod(counts[k + 1 :])) for k in range(len(counts))]
+        intp = context.get_value_type(types.intp)
+        array = context.make_array(array_type)(context, builder)
+        context.populate_array(
+            array,
+            data=data,
+            shape=[ir.Constant(intp, count) for count in counts],
+            strides=[ir.Constant(intp, stride) for stride in strides],
+            itemsize=ir.Constant(intp, itemsize),
+            meminfo=None,
+        )
+        return array._getvalue()
+
+    return array_type(shape, dtype), codegen
+
+
+stack_zeros: Any = intrinsic(stack_zeros_typing)
+"""`stack_zeros(shape, dtype)`: `np.zeros(shape, dtype)` on the stack of the compiled function it
+is lowered into (in its entry block), with no reference to count: a kernel's scratch array, which
+on the heap would cost an allocation a call and an atomic count around every view of it (the
+module docstring). The shape must be made of constants of the compiled code (a module's, not
+an argument's); the array lives until that function returns, so it is never returned or kept."""

@@ -751,29 +751,32 @@ lowest_bit = cast(Callable[[int], int], trailing_zeros)
 """The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 
 
+def prefetch_code(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    """The code of `prefetch_to_write` and `prefetch_in_record`: `llvm.prefetch` for writing,
+    kept in every level, of the byte `args[2]` (0 without it) past `array[index]`."""
+    array_type = sig.args[0]
+    view = context.make_array(array_type)(context, builder, args[0])
+    address = cgutils.get_item_pointer(
+        context, builder, array_type, view, [args[1]], wraparound=False
+    )
+    byte_pointer = ir.IntType(8).as_pointer()
+    int32 = ir.IntType(32)
+    prefetch = cgutils.get_or_insert_function(
+        builder.module,
+        ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
+        "llvm.prefetch.p0",
+    )
+    line = builder.bitcast(address, byte_pointer)
+    if len(args) == 3:
+        line = builder.gep(line, [args[2]])
+    for_writing, every_level, data = int32(1), int32(3), int32(1)
+    builder.call(prefetch, [line, for_writing, every_level, data])
+    return context.get_dummy_value()
+
+
 def prefetch_typing(typing_context: Any, array: Any, index: Any) -> Any:
-    """The typing and code of `prefetch_to_write`."""
-    signature = types.void(array, index)
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        array_type = sig.args[0]
-        view = context.make_array(array_type)(context, builder, args[0])
-        address = cgutils.get_item_pointer(
-            context, builder, array_type, view, [args[1]], wraparound=False
-        )
-        byte_pointer = ir.IntType(8).as_pointer()
-        int32 = ir.IntType(32)
-        prefetch = cgutils.get_or_insert_function(
-            builder.module,
-            ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
-            "llvm.prefetch.p0",
-        )
-        line = builder.bitcast(address, byte_pointer)
-        for_writing, every_level, data = int32(1), int32(3), int32(1)
-        builder.call(prefetch, [line, for_writing, every_level, data])
-        return context.get_dummy_value()
-
-    return signature, codegen
+    """The typing of `prefetch_to_write`."""
+    return types.void(array, index), prefetch_code
 
 
 prefetch_to_write = cast(Callable[[np.ndarray, int], None], intrinsic(prefetch_typing))
@@ -781,6 +784,25 @@ prefetch_to_write = cast(Callable[[np.ndarray, int], None], intrinsic(prefetch_t
 dimension), to be written soon (LLVM's `llvm.prefetch`, for writing, kept in every level:
 `prefetchw` on x86). A hint: it never faults, and reads or writes nothing (a numba intrinsic:
 compiled code only)."""
+
+
+def prefetch_in_record_typing(typing_context: Any, records: Any, index: Any, offset: Any) -> Any:
+    """The typing of `prefetch_in_record`."""
+    return types.void(records, index, offset), prefetch_code
+
+
+prefetch_in_record = cast(
+    Callable[[np.ndarray, int, int], None], intrinsic(prefetch_in_record_typing)
+)
+"""`prefetch_in_record(records, index, offset)`: `prefetch_to_write` for the line of the byte
+`offset` of the record `records[index]`."""
+
+
+@compiled
+def prefetch_record(records: np.ndarray, index: int, offsets: tuple[int, ...]) -> None:
+    """Ask ahead for the lines of `records[index]` at the byte `offsets` (`field_lines`)."""
+    for offset in offsets:
+        prefetch_in_record(records, index, offset)
 
 
 @compiled

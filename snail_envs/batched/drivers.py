@@ -41,7 +41,10 @@ acting views are no longer the ones it wrote (a new game, a game loaded or redra
 record); `write_observation` leaves the notes alone (it writes views into other arrays too).
 Such a game may also define `prefetch_view(g, rules, seat, out)`: ask the cache ahead for the
 lines of `out` that `update_observation` is about to write, changing nothing
-(`prefetch_to_write`). A game may define `is_out(g, rules, seat)` (the seat has gone out of the
+(`prefetch_to_write`), and names `STEP_READS`, the fields of its record that a step reads. A
+game may name `RANDOM_READS`, the fields of its record that `random_action` reads (by default
+`AGENT_STATE`): `Kernels.random` asks for their lines `RANDOM_AHEAD` games ahead. A game may
+define `is_out(g, rules, seat)` (the seat has gone out of the
 game and acts no more: it ends the learner's episode) and `pays_each_tick(rules)` (pay the
 learner tick by tick, not once a decision); by default no seat goes out, and the learner is paid
 once a decision.
@@ -49,9 +52,10 @@ once a decision.
 `Kernels.step` plays each game and writes its acting views and masks, game after game. Where
 the game defines `prefetch_view` and the batch's records, views and masks are more than
 `PREFETCH_ABOVE` bytes (past the caches nearest the core; `BatchedGame` decides, once), it goes
-in blocks of `BLOCK` games (`step_in_blocks`): each game of a block is played and the lines of
-its views and masks that are about to be written asked for, then the block's views and masks
-are written, so that the block's misses wait together, not one after another. The choice is the
+in blocks of `BLOCK` games (`step_in_blocks`): each game of a block asks for the lines of
+`STEP_READS` of the game a block ahead, is played, and asks for the lines of its views and masks
+that are about to be written; then the block's views and masks are written, so that the block's
+misses wait together, not one after another. The choice is the
 type of the kernel's `ahead` argument (None or not), so numba compiles one of the two loops for
 each: a batch that does not ask ahead compiles only the first.
 
@@ -76,7 +80,7 @@ from typing import Any
 
 import numpy as np
 
-from snail_envs.batched.compiling import borrowed, compiled, entry_point, inlined
+from snail_envs.batched.compiling import borrowed, compiled, entry_point, inlined, stack_zeros
 from snail_envs.batched.core import (
     HEURISTIC,
     NO_DECISION,
@@ -85,13 +89,20 @@ from snail_envs.batched.core import (
     is_illegal,
     pay_points,
     prefetch_range,
+    prefetch_record,
     seat_episode,
 )
+from snail_envs.batched.records import field_lines
 from snail_envs.core.options import MAX_DEALS
 
 NONE = -1
 BLOCK = 16
 """Games a step plays before it writes their acting views, when it asks ahead (`step_in_blocks`)."""
+RANDOM_AHEAD = 8
+"""How many games ahead `Kernels.random` asks for the lines of the record it reads."""
+AGENT_STATE = ("agent_state",)
+"""The field of a record that every `random_action` reads (the agent generator's state): what
+`Kernels.random` asks ahead for where a game names no `RANDOM_READS`."""
 NO_ROUND_LIMIT = 2**62
 """A round no game reaches: a rollout with it plays the whole game."""
 HOOKS = (
@@ -283,15 +294,18 @@ def deal_again(g, rules, i, finals) -> bool:
 def step_in_blocks(
     games, rules, actions, observations, masks, seats, rewards, terminated, truncated, finals
 ) -> int:
-    """`step_all` in blocks of `BLOCK` games, asking ahead for the lines it writes: each game of
-    a block played, and the lines of its views and masks that are about to be written asked for
-    (`prefetch_acting`); then the block's acting views and masks written."""
-    stock = np.zeros((2, game.MAX_PLAYERS))
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
-    ended = np.zeros(BLOCK, np.bool_)
+    """`step_all` in blocks of `BLOCK` games, asking ahead for the lines it reads and writes:
+    each game of a block asks for the record lines the game a block ahead will read
+    (`STEP_READS`), is played, and asks for the lines of its views and masks that are about to be
+    written (`prefetch_acting`); then the block's acting views and masks are written."""
+    stock = stack_zeros((2, game.MAX_PLAYERS), np.float64)
+    tick = stack_zeros(game.MAX_PLAYERS, np.int64)
+    ended = stack_zeros(BLOCK, np.bool_)
     for first in range(0, games.shape[0], BLOCK):
         block = range(first, min(first + BLOCK, games.shape[0]))
         for i in block:
+            if i + BLOCK < games.shape[0]:
+                prefetch_record(games, i + BLOCK, game.STEP_LINES)
             g = games[i]
             ended[i - first] = play_game(
                 g, rules, i, actions, seats, rewards, terminated, truncated, stock, tick
@@ -356,8 +370,8 @@ def step_all(
             truncated,
             finals,
         )
-    stock = np.zeros((2, game.MAX_PLAYERS))
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    stock = stack_zeros((2, game.MAX_PLAYERS), np.float64)
+    tick = stack_zeros(game.MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):  # `play_game` and `deal_again`, written out (their docstring)
         g = games[i]
         for slot in range(seats.shape[1]):
@@ -428,13 +442,16 @@ def choose_all(games, rules_array, seats, kind, out) -> None:
 
 def random_all(games, rules_array, seats, out) -> None:
     """The random player's action for every acting slot (`Kernels.random`): `choose_all` for
-    it alone, without compiling the heuristic."""
+    it alone, without compiling the heuristic, asking `RANDOM_AHEAD` games ahead for the lines
+    of the record that `random_action` reads (`RANDOM_READS`)."""
     games = borrowed(games)
     rules_array = borrowed(rules_array)
     seats = borrowed(seats)
     out = borrowed(out)
     rules = rules_array[0]
     for i in range(games.shape[0]):
+        if i + RANDOM_AHEAD < games.shape[0]:
+            prefetch_record(games, i + RANDOM_AHEAD, game.RANDOM_LINES)
         for slot in range(seats.shape[1]):
             if seats[i, slot] != NONE:
                 out[i, slot] = game.random_action(games[i], rules, np.int64(seats[i, slot]))
@@ -562,9 +579,9 @@ def learner_step(
         for i in range(games.shape[0]):
             if is_illegal(actions[i], masks[i], game.NUM_ACTIONS):
                 return i
-    seat_rewards = np.zeros(game.MAX_PLAYERS, np.float32)
-    stock = np.zeros((2, game.MAX_PLAYERS))
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    seat_rewards = stack_zeros(game.MAX_PLAYERS, np.float32)
+    stock = stack_zeros((2, game.MAX_PLAYERS), np.float64)
+    tick = stack_zeros(game.MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         g, s = games[i], seating[i]
         if reset:
@@ -654,9 +671,9 @@ def search_play_all(
     views = borrowed(views)
     played = borrowed(played)
     rules = rules_array[0]
-    stock = np.zeros((2, game.MAX_PLAYERS))
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
-    rewards = np.zeros(game.MAX_PLAYERS, np.float32)
+    stock = stack_zeros((2, game.MAX_PLAYERS), np.float64)
+    tick = stack_zeros(game.MAX_PLAYERS, np.int64)
+    rewards = stack_zeros(game.MAX_PLAYERS, np.float32)
     for i in range(games.shape[0]):
         if not live[i]:
             continue
@@ -691,7 +708,7 @@ def rollout_all(games, rules_array, seat, first_actions, whole_game, scratch, ga
     scratch = borrowed(scratch)
     gained = borrowed(gained)
     rules = rules_array[0]
-    tick = np.zeros(game.MAX_PLAYERS, np.int64)
+    tick = stack_zeros(game.MAX_PLAYERS, np.int64)
     for i in range(games.shape[0]):
         before = game.points(games[i])
         for a in range(first_actions.shape[0]):
@@ -797,6 +814,8 @@ def compile_drivers(module: ModuleType) -> Kernels:
         else:
             setattr(hooks, hook, namespace[stand_in])
             needed.extend(needs)
+    if hasattr(module, "prefetch_view"):
+        needed.append("STEP_READS")
     missing = [name for name in needed if not hasattr(module, name)]
     if missing:
         raise AttributeError(f"{module.__name__} lacks the hooks {', '.join(missing)}")
@@ -805,6 +824,8 @@ def compile_drivers(module: ModuleType) -> Kernels:
     if hasattr(module, "redraw_hidden"):
         hooks.redraw_hidden = module.redraw_hidden
     hooks.LOWEST_WINS = getattr(module, "LOWEST_WINS", False)
+    hooks.RANDOM_LINES = field_lines(module.GAME, getattr(module, "RANDOM_READS", AGENT_STATE))
+    hooks.STEP_LINES = field_lines(module.GAME, getattr(module, "STEP_READS", AGENT_STATE))
     hooks.NUM_ACTIONS = module.SPEC.info.num_actions
     if turn_based:
         hooks.is_acting = seat_to_play_acts

@@ -357,6 +357,10 @@ def apply(g, rules, actions: np.ndarray) -> None:
 # --------------------------------------------------------------------------- players
 
 
+RANDOM_READS = ("agent_state", "legal")
+"""The fields of a game's record that `random_action` reads (`drivers`)."""
+
+
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random die among those the seat to play may choose."""

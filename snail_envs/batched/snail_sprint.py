@@ -348,6 +348,13 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
     return choose(observation, mask)
 
 
+RANDOM_READS = ("agent_state", "target")
+"""The fields of a game's record that `random_action` reads (`drivers`)."""
+STEP_READS = tuple(name for name in GAME.fields or () if name != "tape")
+"""The fields of a game's record that a step reads: all but the tape of chance outcomes
+(`drivers`)."""
+
+
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random possible move of `seat`, the seat to play."""

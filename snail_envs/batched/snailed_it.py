@@ -415,6 +415,13 @@ def start_game(g, rules) -> None:
 # --------------------------------------------------------------------------- players
 
 
+RANDOM_READS = ("agent_state", "hand", "hand_size", "phase", "fit_low", "fit_high")
+"""The fields of a game's record that `random_action` reads (`drivers`)."""
+STEP_READS = tuple(name for name in GAME.fields or () if name not in ("card_lot", "lots", "tape"))
+"""The fields of a game's record that a step reads: all but the cards' lots, which only a new
+penalty pile reads, and the tape of chance outcomes (`drivers`)."""
+
+
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random legal action of an acting seat."""

@@ -1211,6 +1211,10 @@ def pay(g, rules, stock: np.ndarray, rewards: np.ndarray) -> None:
 # --------------------------------------------------------------------------- players
 
 
+RANDOM_READS = ("agent_state", "acts", "window_tick", "flippers", "pool_call")
+"""The fields of a game's record that `random_action` reads (`drivers`)."""
+
+
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random legal action of an acting seat."""

@@ -1,6 +1,6 @@
-"""The kernels' building blocks: borrowed arrays, functions compiled by the rules' record type,
-functions compiled into their callers only, record types' text written once, and counting seats
-round the table."""
+"""The kernels' building blocks: borrowed arrays, scratch arrays on the stack, functions compiled
+by the rules' record type, functions compiled into their callers only, record types' text written
+once, cache lines of a record's fields, and counting seats round the table."""
 
 from __future__ import annotations
 
@@ -20,9 +20,11 @@ from snail_envs.batched.compiling import (
     LinkedOnlyLibrary,
     borrowed,
     compiled,
+    stack_zeros,
     where_rules_have,
 )
 from snail_envs.batched.core import next_seat, seat_after, seats_after
+from snail_envs.batched.records import LINE, field_lines, fields, record_dtype
 
 
 @numba.njit
@@ -51,6 +53,38 @@ def test_only_arrays_can_be_borrowed() -> None:
 
     with pytest.raises(TypingError):
         borrow_a_number(3)
+
+
+ROWS = 3
+COLUMNS = 5
+
+
+@numba.njit
+def _scratch_sums(calls: int) -> tuple[float, int, int]:
+    """Each call's scratch arrays, zero when made, written and summed: the sums of the last."""
+    total, flags, width = 0.0, 0, 0
+    for call in range(calls):
+        grid = stack_zeros((ROWS, COLUMNS), np.float64)
+        marks = stack_zeros(COLUMNS, np.bool_)
+        total, flags = grid.sum(), marks.sum()
+        grid[call % ROWS, :] = call + 1
+        marks[call % COLUMNS] = True
+        total, flags, width = total + grid.sum(), flags + marks.sum(), grid.shape[1]
+    return total, flags, width
+
+
+def test_a_stack_array_is_zero_and_shaped_as_asked_each_time_it_is_made() -> None:
+    total, flags, width = _scratch_sums(4)
+    assert (total, flags, width) == (4.0 * COLUMNS, 1, COLUMNS)  # nothing left from call 3
+
+
+def test_a_stack_array_needs_a_size_known_when_compiling() -> None:
+    @numba.njit
+    def sized_by_an_argument(size: int) -> int:
+        return stack_zeros(size, np.int64).shape[0]
+
+    with pytest.raises(Exception, match="the shape must be made of constants"):
+        sized_by_an_argument(3)
 
 
 @compiled
@@ -208,3 +242,25 @@ def test_seats_are_counted_round_the_table_as_the_modulo_counts_them(num_players
             assert out[seat, other, 0] == (seat + 1) % num_players
             assert out[seat, other, 1] == (seat + other) % num_players
             assert out[seat, other, 2] == (other - seat) % num_players
+
+
+@pytest.mark.parametrize("names", [("a",), ("b", "d"), ("a", "c", "e"), ("b", "c", "d", "e")])
+def test_the_offsets_of_fields_fall_on_each_line_they_lie_on_wherever_the_record_starts(
+    names: tuple[str, ...],
+) -> None:
+    dtype = record_dtype(
+        fields((), a=np.int64),
+        fields(100, b=np.int8),
+        fields((), c=np.int16),
+        fields(40, d=np.int64),
+        fields(3, e=np.uint8),
+    )
+    offsets = field_lines(dtype, names)
+    for start in range(LINE):
+        field_bytes = [
+            start + dtype.fields[name][1] + k
+            for name in names
+            for k in range(dtype.fields[name][0].itemsize)
+        ]
+        lines = {byte // LINE for byte in field_bytes}
+        assert {(start + offset) // LINE for offset in offsets} == lines
