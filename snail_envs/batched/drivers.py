@@ -44,10 +44,9 @@ lines of `out` that `update_observation` is about to write, changing nothing
 (`prefetch_to_write`), and names `STEP_READS`, the fields of its record that a step reads. A
 game may name `RANDOM_READS`, the fields of its record that `random_action` reads (by default
 `AGENT_STATE`): `Kernels.random` asks for their lines `RANDOM_AHEAD` games ahead. A game may
-define `is_out(g, rules, seat)` (the seat has gone out of the
-game and acts no more: it ends the learner's episode) and `pays_each_tick(rules)` (pay the
-learner tick by tick, not once a decision); by default no seat goes out, and the learner is paid
-once a decision.
+define `is_out(g, rules, seat)` (the seat has gone out of the game and acts no more: it ends the
+learner's episode) and `pays_each_tick(rules)` (pay the learner tick by tick, not once a
+decision); by default no seat goes out, and the learner is paid once a decision.
 
 `Kernels.step` plays each game and writes its acting views and masks, game after game. Where
 the game defines `prefetch_view` and the batch's records, views and masks are more than
@@ -55,9 +54,9 @@ the game defines `prefetch_view` and the batch's records, views and masks are mo
 in blocks of `BLOCK` games (`step_in_blocks`): each game of a block asks for the lines of
 `STEP_READS` of the game a block ahead, is played, and asks for the lines of its views and masks
 that are about to be written; then the block's views and masks are written, so that the block's
-misses wait together, not one after another. The choice is the
-type of the kernel's `ahead` argument (None or not), so numba compiles one of the two loops for
-each: a batch that does not ask ahead compiles only the first.
+misses wait together, not one after another. The choice is the type of the kernel's `ahead`
+argument (None or not), so numba compiles one of the two loops for each: a batch that does not
+ask ahead compiles only the first.
 
 One learner seat per game (the protocol of `BatchedVecEnv`, whose arrays the learner kernels
 write, `LEARNER_VIEWS`): each episode the learner's seat and every other seat's player are drawn
