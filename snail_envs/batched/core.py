@@ -63,7 +63,7 @@ from snail_envs.batched.compiling import (
     inlined,
     jitable,
 )
-from snail_envs.batched.records import fields, interned, record_dtype
+from snail_envs.batched.records import LINE, fields, interned, record_dtype
 from snail_envs.core.game import GameSpec
 from snail_envs.core.layout import Layout
 from snail_envs.core.options import (
@@ -854,7 +854,7 @@ def move_marks(
 @compiled
 def prefetch_range(out: np.ndarray, start: int, stop: int) -> None:
     """Ask ahead for every line of `out[start:stop]` (`prefetch_to_write`)."""
-    for k in range(start, stop, max(1, 64 // out.itemsize)):
+    for k in range(start, stop, max(1, LINE // out.itemsize)):
         prefetch_to_write(out, k)
     prefetch_to_write(out, stop - 1)
 

@@ -824,6 +824,7 @@ def compile_drivers(module: ModuleType) -> Kernels:
         hooks.redraw_hidden = module.redraw_hidden
     hooks.LOWEST_WINS = getattr(module, "LOWEST_WINS", False)
     hooks.RANDOM_LINES = field_lines(module.GAME, getattr(module, "RANDOM_READS", AGENT_STATE))
+    # a game without `prefetch_view` never steps in blocks: its `STEP_LINES` are only typed
     hooks.STEP_LINES = field_lines(module.GAME, getattr(module, "STEP_READS", AGENT_STATE))
     hooks.NUM_ACTIONS = module.SPEC.info.num_actions
     if turn_based:
