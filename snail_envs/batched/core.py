@@ -693,6 +693,35 @@ def fraction_of(out: Any, numerator: Any, denominator: Any) -> Any:
     return integer
 
 
+def quotients(denominator: int, largest: int) -> np.ndarray:
+    """The quotients `k / denominator` for k from 0 to `largest`, as `fraction` computes them
+    (float64), for `scaled` to read where a view's entry would divide by a constant."""
+    return np.arange(largest + 1) / denominator
+
+
+@by_type
+def scaled(out: np.ndarray, numerator: Any, table: np.ndarray) -> Any:
+    """`fraction` of `numerator` (0 ≤ `numerator` < `len(table)`) over the denominator of
+    `table` (`quotients`): read from the table, without dividing, where `out` is a float view;
+    the numerator where it is a compact one."""
+
+
+@overload(scaled)
+def scaled_of(out: Any, numerator: Any, table: Any) -> Any:
+    """`scaled` compiled for the type of `out`."""
+    if isinstance(out.dtype, types.Float):
+
+        def quotient(out: Any, numerator: Any, table: Any) -> Any:
+            return table[numerator]
+
+        return quotient
+
+    def integer(out: Any, numerator: Any, table: Any) -> Any:
+        return numerator
+
+    return integer
+
+
 @by_type
 def mark_action(mask: np.ndarray, action: int, legal: Any) -> None:
     """Mark `action` legal (`legal` 1 or True) or not in `mask`: its entry of an int8 mask, its

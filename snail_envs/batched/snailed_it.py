@@ -9,8 +9,9 @@ the name and the behaviour of its counterpart in the reference engine; observati
 exactly as `SnailedItObserver` writes them. Every rule option is supported.
 
 A seat's view in its acting slot is brought up to date rather than written again
-(`update_observation`): the record notes, for each seat, the cards and row tops that view shows,
-and only the marks that changed since are moved; the counts and seats are rewritten.
+(`update_observation`): the record notes, for each seat, the cards and row tops that view shows
+and the rounds played, and only the marks that changed since are moved; the counts and seats are
+rewritten, the rounds and totals only when a round has ended since.
 
 The in-kernel players are "random" and "heuristic":
 `snail_envs.agents.heuristics.snailed_it.choose`, the strategy of `SnailedItHeuristic` (with its
@@ -51,6 +52,8 @@ from snail_envs.batched.core import (
     observer_pieces,
     prefetch_range,
     prefetch_to_write,
+    quotients,
+    scaled,
     seat_after,
     seating_record,
 )
@@ -73,6 +76,8 @@ from snail_envs.snailed_it.rules import (
 )
 
 NONE = -1
+CARD_FRACTIONS = quotients(CARD_SCALE, NUM_CARDS)
+"""Counts of cards over 72, as a view shows them (`scaled`): a hand or a pile holds 0 to 72."""
 NUM_STARTERS = len(STARTERS)
 FIRST_STARTER = STARTERS[0]
 VALUES = np.array(VALUE, np.int64)
@@ -113,6 +118,7 @@ GAME = game_record(
     fields((MAX_PLAYERS, CARD_WORDS), shown_hand=np.int64, shown_played=np.int64),
     fields((MAX_PLAYERS, CARD_WORDS), shown_tossed=np.int64),
     fields((MAX_PLAYERS, NUM_COLOURS, 2), shown_top=np.int8),
+    fields(MAX_PLAYERS, shown_rounds=np.int64),
     fields(MAX_PLAYERS, view_noted=np.uint8),
     tape_length=TAPE,
 )
@@ -125,7 +131,7 @@ played; the card on top of each row's left and right pile; the seat to play and 
 starter; the phase, the previous colour (−1 on a round's first turn) and, in a toss window, the
 fitting cards `fit_low`–`fit_high`; whether the game is over. Then, for each seat whose
 `view_noted` is set, what its view in its acting slot shows: the hand, the cards played and
-tossed, and the rows' tops."""
+tossed, the rows' tops, and the rounds played (of which the totals it shows are the sums)."""
 
 PIECES = observer_pieces(SPEC, first="hand")
 """Where each piece of an observation or of the state starts (`hand`: the seat's own hand, or
@@ -486,26 +492,31 @@ def write_table(g, rules, at, out: np.ndarray) -> None:
 
 @compiled
 def write_counts(g, rules, at, out: np.ndarray) -> None:
-    """The previous colour, the phase, the piles' sizes and the rounds played, every entry."""
+    """The previous colour, the phase and the piles' sizes, every entry."""
     for colour in range(NUM_COLOURS):
         out[at.previous_colour + colour] = colour == g.previous_colour
     out[at.toss_window] = g.phase == TOSS_WINDOW
-    out[at.penalty_pile_size] = fraction(out, g.penalty_size, CARD_SCALE)
-    out[at.tossed_pile_size] = fraction(out, g.tossed_size, CARD_SCALE)
-    out[at.rounds_played] = fraction(out, g.rounds_played, rules.max_rounds)
+    out[at.penalty_pile_size] = scaled(out, g.penalty_size, CARD_FRACTIONS)
+    out[at.tossed_pile_size] = scaled(out, g.tossed_size, CARD_FRACTIONS)
 
 
 @compiled
 def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
-    """The seat to play, hand sizes and totals, relative to `seat` (0: absolute), every entry
-    of the seats at the table."""
-    n = rules.num_players
-    for position in range(n):
-        other = seat + position  # the seat `position` places clockwise from `seat`
-        if other >= n:
-            other -= n
+    """The seat to play and the hand sizes, relative to `seat` (0: absolute), every entry of
+    the seats at the table."""
+    for position in range(rules.num_players):
+        other = seat_after(seat, position, rules.num_players)
         out[at.turn + position] = other == g.turn
-        out[at.hand_sizes + position] = fraction(out, g.hand_size[other], CARD_SCALE)
+        out[at.hand_sizes + position] = scaled(out, g.hand_size[other], CARD_FRACTIONS)
+
+
+@compiled
+def write_scores(g, rules, at, out: np.ndarray, seat: int) -> None:
+    """The rounds played and the totals, relative to `seat` (0: absolute): what changes only
+    when a round ends."""
+    out[at.rounds_played] = fraction(out, g.rounds_played, rules.max_rounds)
+    for position in range(rules.num_players):
+        other = seat_after(seat, position, rules.num_players)
         out[at.totals + position] = capped_fraction(out, g.totals[other], rules.target)
 
 
@@ -517,6 +528,7 @@ def write_observation(g, rules, seat: int, out: np.ndarray) -> None:
     mark_cards(out, at.hand, g.hand[seat])
     write_table(g, rules, at, out)
     write_seats(g, rules, at, out, seat)
+    write_scores(g, rules, at, out, seat)
 
 
 @compiled
@@ -533,6 +545,7 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
         g.shown_played[seat, :] = 0
         g.shown_tossed[seat, :] = 0
         g.shown_top[seat, :, :] = NONE
+        g.shown_rounds[seat] = NONE
         g.view_noted[seat] = 1
     remark_cards(out, at.hand, g.shown_hand[seat], g.hand[seat])
     remark_cards(out, at.played_cards, g.shown_played[seat], g.played[:])
@@ -548,6 +561,9 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
                 shown_top[colour, side] = card
     write_counts(g, rules, at, out)
     write_seats(g, rules, at, out, seat)
+    if g.shown_rounds[seat] != g.rounds_played:
+        write_scores(g, rules, at, out, seat)
+        g.shown_rounds[seat] = g.rounds_played
 
 
 @compiled
@@ -588,6 +604,7 @@ def write_state(g, rules, out: np.ndarray) -> None:
         out[at.penalty_pile + g.penalty[k]] = 1 - depth / CARD_SCALE
     write_table(g, rules, at, out)
     write_seats(g, rules, at, out, 0)
+    write_scores(g, rules, at, out, 0)
 
 
 @compiled

@@ -1,6 +1,7 @@
 """The kernels' building blocks: borrowed arrays, scratch arrays on the stack, functions compiled
 by the rules' record type, functions compiled into their callers only, record types' text written
-once, cache lines of a record's fields, and counting seats round the table."""
+once, cache lines of a record's fields, counting seats round the table, and a view's scaled
+entries read from a table of quotients."""
 
 from __future__ import annotations
 
@@ -23,7 +24,14 @@ from snail_envs.batched.compiling import (
     stack_zeros,
     where_rules_have,
 )
-from snail_envs.batched.core import next_seat, seat_after, seats_after
+from snail_envs.batched.core import (
+    fraction,
+    next_seat,
+    quotients,
+    scaled,
+    seat_after,
+    seats_after,
+)
 from snail_envs.batched.records import LINE, field_lines, fields, record_dtype
 
 
@@ -242,6 +250,27 @@ def test_seats_are_counted_round_the_table_as_the_modulo_counts_them(num_players
             assert out[seat, other, 0] == (seat + 1) % num_players
             assert out[seat, other, 1] == (seat + other) % num_players
             assert out[seat, other, 2] == (other - seat) % num_players
+
+
+@numba.njit
+def _scaled_entries(out: np.ndarray, table: np.ndarray, denominator: int) -> None:
+    for k in range(table.shape[0]):
+        out[0, k] = scaled(out, k, table)
+        out[1, k] = fraction(out, k, denominator)
+
+
+@pytest.mark.parametrize("denominator", [72, 5, 18, 7])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.int16])
+def test_a_scaled_entry_is_the_fraction_without_dividing(denominator: int, dtype: type) -> None:
+    table = quotients(denominator, 72)
+    out = np.full((2, 73), 99, dtype)
+    _scaled_entries(out, table, denominator)
+    assert out[0].tobytes() == out[1].tobytes()  # the same bits as the division
+    if np.issubdtype(dtype, np.floating):
+        assert out[0, denominator] == 1 and out[0, 0] == 0
+        assert out[0, 1] == dtype(1 / denominator)
+    else:
+        assert out[0].tolist() == list(range(73))  # a compact view keeps the numerator
 
 
 @pytest.mark.parametrize("names", [("a",), ("b", "d"), ("a", "c", "e"), ("b", "c", "d", "e")])
