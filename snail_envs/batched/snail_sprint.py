@@ -149,20 +149,23 @@ def symbols_shown(g, rules, space: int) -> int:
 
 
 @compiled
-def note_space(g, rules, space: int) -> None:
-    """Bring `showing` up to date at `space`, whose top snail has changed."""
-    shown = np.uint64(symbols_shown(g, rules, space))
-    at = np.uint64(space)
-    for symbol in range(NUM_SNAILS):
-        on = shown >> np.uint64(symbol) & np.uint64(1)
-        g.showing[symbol] = g.showing[symbol] & ~(np.uint64(1) << at) | on << at
+def note_space(g, rules, space: int, before: int) -> None:
+    """Bring `showing` up to date at `space`, whose top snail has changed and which showed the
+    symbols `before` (as bits): the bit of `space` changes for each symbol it shows or stops
+    showing, and for no other."""
+    changed = before ^ symbols_shown(g, rules, space)
+    at = np.uint64(1) << np.uint64(space)
+    while changed:
+        g.showing[lowest_bit(changed)] ^= at
+        changed &= changed - 1
 
 
 @compiled
 def note_track(g, rules) -> None:
     """Note the spaces that show each symbol, from the track as it is."""
+    g.showing[:] = 0
     for space in range(START + 1, LAST_SPACE + 1):
-        note_space(g, rules, np.int64(space))
+        note_space(g, rules, np.int64(space), 0)
     g.showing_noted = 1
 
 
@@ -229,6 +232,8 @@ def is_truncated(g, rules) -> bool:
 def move(g, rules, snail: int) -> None:
     """Play the possible move of `snail`; the turn passes unless the podium is full."""
     target, origin = g.target[snail], g.space[snail]
+    shown_at_origin = symbols_shown(g, rules, origin) if origin != START else 0
+    shown_at_target = symbols_shown(g, rules, target) if target != ON_PODIUM else 0
     if origin != START:
         g.top[origin] = g.below[snail]
     if target == ON_PODIUM:
@@ -244,9 +249,9 @@ def move(g, rules, snail: int) -> None:
     g.space[snail] = target
     if g.showing_noted:
         if origin != START:
-            note_space(g, rules, np.int64(origin))
+            note_space(g, rules, np.int64(origin), shown_at_origin)
         if target != ON_PODIUM:
-            note_space(g, rules, np.int64(target))
+            note_space(g, rules, np.int64(target), shown_at_target)
     g.target[:] = NONE
     g.turns_played += 1
     if not is_over(g):

@@ -43,6 +43,28 @@ def test_the_heuristic_port_chooses_as_the_python_heuristic() -> None:
     assert compared == 150 * 256
 
 
+@pytest.mark.parametrize("options", [{}, {"board": "B", "tin_order": "shuffled"}], ids=str)
+def test_the_note_of_the_spaces_showing_each_symbol_follows_the_track(options: dict) -> None:
+    # a move changes the note's bits of the two spaces it touches, and no other: after every step
+    # of random play the note equals the one written from the track as it is
+    batch = snail_envs.batched.make(SNAIL_SPRINT, 300, num_players=4, **options)
+    batch.reset(seed=7)
+    holds_one = batch.rules["holds_one"][0]
+    checked = 0
+    for _ in range(120):
+        batch.step(batch.random_actions())
+        for g in batch.games[batch.games["showing_noted"] == 1]:
+            expected = [0] * len(g["showing"])
+            for space in range(1, len(g["top"])):
+                top = int(g["top"][space])
+                shown = int(g["printed"][space]) if top < 0 else 0 if holds_one[space] else 1 << top
+                for symbol in range(len(expected)):
+                    expected[symbol] |= (shown >> symbol & 1) << space
+            assert [int(bits) for bits in g["showing"]] == expected
+            checked += 1
+    assert checked > 120 * 250
+
+
 @pytest.mark.parametrize(
     ("opponents", "reward"),
     [
