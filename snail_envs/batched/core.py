@@ -780,6 +780,32 @@ lowest_bit = cast(Callable[[int], int], trailing_zeros)
 """The index of the lowest set bit of a nonzero integer (a numba intrinsic: compiled code only)."""
 
 
+def count_bits_code(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    """The code of `count_bits`: LLVM's `ctpop` (`popcnt` on x86)."""
+    return builder.ctpop(args[0])
+
+
+def count_bits_typing(typing_context: Any, value: Any) -> Any:
+    """The typing of `count_bits`: an integer of the type of `value`."""
+    if not isinstance(value, types.Integer):
+        return None
+    return value(value), count_bits_code
+
+
+count_bits = cast(Callable[[int], int], intrinsic(count_bits_typing))
+"""The number of set bits of an integer (a numba intrinsic: compiled code only)."""
+
+
+@compiled
+def agent_pick_bit(game, bits: int) -> int:
+    """`agent_pick_among` the options whose bits are set in `bits` (option k: bit k): the index
+    of a uniformly random set bit, from the game's agent generator; −1 if none is set."""
+    chosen = agent_pick(game, count_bits(bits))
+    for _ in range(chosen):
+        bits &= bits - 1
+    return lowest_bit(bits) if bits else -1
+
+
 def prefetch_code(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     """The code of `prefetch_to_write` and `prefetch_in_record`: `llvm.prefetch` for writing,
     kept in every level, of the byte `args[2]` (0 without it) past `array[index]`."""

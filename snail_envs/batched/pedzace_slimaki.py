@@ -19,7 +19,6 @@ import numpy as np
 from snail_envs.agents.heuristics import pedzace_slimaki as strategy
 from snail_envs.batched import core
 from snail_envs.batched.chance import (
-    agent_pick_among,
     arrange,
     begin_game,
     game_record,
@@ -30,6 +29,7 @@ from snail_envs.batched.chance import (
 from snail_envs.batched.compiling import compiled, entry_point, inlined, jitable
 from snail_envs.batched.core import (
     TurnBasedGame,
+    agent_pick_bit,
     clear,
     copy_into,
     fraction,
@@ -364,7 +364,10 @@ RANDOM_READS = ("agent_state", "legal")
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random die among those the seat to play may choose."""
-    return agent_pick_among(g, g.legal)
+    legal = np.int64(0)
+    for die in range(NUM_SNAILS):
+        legal |= np.int64(g.legal[die] != 0) << die
+    return agent_pick_bit(g, legal)
 
 
 @inlined

@@ -20,7 +20,6 @@ import numpy as np
 from snail_envs.agents.heuristics import snail_sprint as strategy
 from snail_envs.batched import core
 from snail_envs.batched.chance import (
-    agent_pick,
     arrange,
     begin_game,
     game_record,
@@ -33,6 +32,7 @@ from snail_envs.batched.core import (
     MARGIN,
     WINLOSE,
     TurnBasedGame,
+    agent_pick_bit,
     clear,
     copy_into,
     every_seat,
@@ -363,16 +363,10 @@ STEP_READS = tuple(name for name in GAME.fields or () if name != "tape")
 @compiled
 def random_action(g, rules, seat: int) -> int:
     """A uniformly random possible move of `seat`, the seat to play."""
-    count = np.int64(0)  # a constant 0 would first compile agent_pick for that constant
+    movable = np.int64(0)
     for snail in range(NUM_SNAILS):
-        count += g.target[snail] != NONE
-    chosen = agent_pick(g, count)
-    for snail in range(NUM_SNAILS):
-        if g.target[snail] != NONE:
-            if chosen == 0:
-                return snail
-            chosen -= 1
-    return NONE
+        movable |= np.int64(g.target[snail] != NONE) << snail
+    return agent_pick_bit(g, movable)
 
 
 # --------------------------------------------------------------------------- observations

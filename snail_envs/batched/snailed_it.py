@@ -45,6 +45,7 @@ from snail_envs.batched.core import (
     BatchedGame,
     capped_fraction,
     copy_into,
+    count_bits,
     fraction,
     lowest_bit,
     mark_action,
@@ -90,11 +91,9 @@ WORD_CARDS = 2 * NUM_VALUES
 CARD_WORDS = NUM_CARDS // WORD_CARDS
 """A set of cards is `CARD_WORDS` int64 words: card c is bit c % `WORD_CARDS` of word
 c // `WORD_CARDS` (two colours a word, so the cards fitting a gap lie in one word)."""
-FIRST_CARD = np.int64(0)
-"""Card 0, where `next_card` starts a walk through a set, typed as the cards the walk goes on
-from, so that `next_card` compiles once (a constant 0 would compile it again)."""
 REPEAT_DRAW = np.int64(1)
-"""The cards drawn for a repeated colour, typed as the tosses drawn for (as `FIRST_CARD`)."""
+"""The cards drawn for a repeated colour, typed as the tosses drawn for, so that `draw` compiles
+once (a constant 1 would compile it again)."""
 for helper in strategy.HELPERS:
     jitable(helper)
 
@@ -171,27 +170,47 @@ def holds(cards: np.ndarray, card: int) -> bool:
 
 
 @compiled
-def next_card(cards: np.ndarray, card: int) -> int:
-    """The lowest card of the set `cards` from `card` on; `NUM_CARDS` if there is none."""
-    word = card // WORD_CARDS
-    if word >= CARD_WORDS:
-        return NUM_CARDS
-    bits = cards[word] >> card % WORD_CARDS << card % WORD_CARDS
-    while not bits:
-        word += 1
-        if word == CARD_WORDS:
-            return NUM_CARDS
-        bits = cards[word]
-    return WORD_CARDS * word + lowest_bit(bits)
+def word_between(word: int, low: int, high: int) -> int:
+    """The cards `low` to `high` that lie in word `word` of a set, as the bits of that word."""
+    first = max(low - WORD_CARDS * word, 0)
+    last = min(high - WORD_CARDS * word, WORD_CARDS - 1)
+    if first > last:
+        return np.int64(0)
+    return ((np.int64(1) << last + 1) - 1) >> first << first
+
+
+@compiled
+def count_between(cards: np.ndarray, low: int, high: int) -> int:
+    """How many cards of the set `cards` lie from `low` to `high`."""
+    count = np.int64(0)
+    for word in range(CARD_WORDS):
+        count += count_bits(cards[word] & word_between(word, low, high))
+    return count
+
+
+@compiled
+def nth_card(cards: np.ndarray, n: int, low: int, high: int) -> int:
+    """The card of the set `cards` from `low` to `high` with `n` of those below it (0: the
+    lowest); `NUM_CARDS` if there are not that many."""
+    for word in range(CARD_WORDS):
+        bits = cards[word] & word_between(word, low, high)
+        count = count_bits(bits)
+        if n < count:
+            for _ in range(n):
+                bits &= bits - 1
+            return WORD_CARDS * word + lowest_bit(bits)
+        n -= count
+    return NUM_CARDS
 
 
 @compiled
 def mark_cards(out: np.ndarray, start: int, cards: np.ndarray) -> None:
     """A 1 at `out[start + c]` for each card c of the set `cards` (other entries left alone)."""
-    card = next_card(cards, FIRST_CARD)
-    while card < NUM_CARDS:
-        out[start + card] = 1
-        card = next_card(cards, card + 1)
+    for word in range(CARD_WORDS):
+        bits = cards[word]
+        while bits:
+            out[start + WORD_CARDS * word + lowest_bit(bits)] = 1
+            bits &= bits - 1
 
 
 @compiled
@@ -368,10 +387,11 @@ def end_turn(g, rules) -> None:
 @compiled
 def hand_points(g, rules, seat: int) -> int:
     points = 0
-    card = next_card(g.hand[seat], FIRST_CARD)
-    while card < NUM_CARDS:
-        points += rules.card_points[card]
-        card = next_card(g.hand[seat], card + 1)
+    for word in range(CARD_WORDS):
+        bits = g.hand[seat, word]
+        while bits:
+            points += rules.card_points[WORD_CARDS * word + lowest_bit(bits)]
+            bits &= bits - 1
     return points
 
 
@@ -434,22 +454,12 @@ def random_action(g, rules, seat: int) -> int:
     hand = g.hand[seat]
     if g.phase == PLAY:
         chosen = agent_pick(g, 2 * g.hand_size[seat])
-        card = next_card(hand, FIRST_CARD)
-        for _ in range(chosen // 2):
-            card = next_card(hand, card + 1)
-        return 2 * card + chosen % 2
-    fitting = 0
-    card = next_card(hand, g.fit_low)
-    while card <= g.fit_high:
-        fitting += 1
-        card = next_card(hand, card + 1)
+        return 2 * nth_card(hand, chosen // 2, 0, NUM_CARDS - 1) + chosen % 2
+    fitting = count_between(hand, g.fit_low, g.fit_high)
     chosen = agent_pick(g, fitting + 1)
     if chosen == fitting:
         return PASS
-    card = next_card(hand, g.fit_low)
-    for _ in range(chosen):
-        card = next_card(hand, card + 1)
-    return TOSS + card
+    return TOSS + nth_card(hand, chosen, g.fit_low, g.fit_high)
 
 
 choose = compiled(strategy.choose)
@@ -616,16 +626,19 @@ def write_mask(g, rules, seat: int, mask: np.ndarray) -> None:
         return
     hand = g.hand[seat]
     if g.phase == PLAY:
-        card = next_card(hand, FIRST_CARD)
-        while card < NUM_CARDS:
-            mark_action(mask, 2 * card, 1)
-            mark_action(mask, 2 * card + 1, 1)
-            card = next_card(hand, card + 1)
+        for word in range(CARD_WORDS):
+            bits = hand[word]
+            while bits:
+                card = WORD_CARDS * word + lowest_bit(bits)
+                mark_action(mask, 2 * card, 1)
+                mark_action(mask, 2 * card + 1, 1)
+                bits &= bits - 1
         return
-    card = next_card(hand, g.fit_low)
-    while card <= g.fit_high:
-        mark_action(mask, TOSS + card, 1)
-        card = next_card(hand, card + 1)
+    for word in range(CARD_WORDS):
+        bits = hand[word] & word_between(word, g.fit_low, g.fit_high)
+        while bits:
+            mark_action(mask, TOSS + WORD_CARDS * word + lowest_bit(bits), 1)
+            bits &= bits - 1
     mark_action(mask, PASS, 1)
 
 
@@ -692,10 +705,11 @@ def redraw_hidden(g, rules, seat: int) -> None:
     for k in range(1, rules.num_players):
         other = seat_after(seat, k, rules.num_players)
         held = np.zeros(lots, np.int64)
-        card = next_card(g.hand[other], FIRST_CARD)
-        while card < NUM_CARDS:
-            held[lot_index[card]] += 1
-            card = next_card(g.hand[other], card + 1)
+        for word in range(CARD_WORDS):
+            bits = g.hand[other, word]
+            while bits:
+                held[lot_index[WORD_CARDS * word + lowest_bit(bits)]] += 1
+                bits &= bits - 1
         g.hand[other, :] = 0
         for lot in range(lots):
             for _ in range(held[lot]):

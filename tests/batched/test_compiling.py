@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
+from snail_envs.batched.chance import agent_pick_among, game_record, seed_games
 from snail_envs.batched.compiling import (
     WRITTEN_RECORD_TEXT,
     LinkedOnlyLibrary,
@@ -25,6 +26,8 @@ from snail_envs.batched.compiling import (
     where_rules_have,
 )
 from snail_envs.batched.core import (
+    agent_pick_bit,
+    count_bits,
     fraction,
     next_seat,
     quotients,
@@ -250,6 +253,51 @@ def test_seats_are_counted_round_the_table_as_the_modulo_counts_them(num_players
             assert out[seat, other, 0] == (seat + 1) % num_players
             assert out[seat, other, 1] == (seat + other) % num_players
             assert out[seat, other, 2] == (other - seat) % num_players
+
+
+@numba.njit
+def _bits_counted(values: np.ndarray, out: np.ndarray) -> None:
+    for k in range(values.shape[0]):
+        out[k] = count_bits(values[k])
+
+
+def test_the_set_bits_of_an_integer_are_counted_as_its_binary_digits_are() -> None:
+    values = np.random.default_rng(0).integers(-(2**63), 2**63 - 1, 1_000, dtype=np.int64)
+    values[:4] = [0, -1, 1, -(2**63)]
+    out = np.zeros_like(values)
+    _bits_counted(values, out)
+    expected = [bin(int(value) & (2**64 - 1)).count("1") for value in values]
+    assert out.tolist() == expected
+    assert out[:4].tolist() == [0, 64, 1, 1]
+
+
+@numba.njit
+def _picks(games: np.ndarray, options: np.ndarray, out: np.ndarray) -> None:
+    """Game i's pick among `options[i]` (0/1 marks), by bits in `games[2 i]` and by marks in
+    `games[2 i + 1]` (both seeded alike)."""
+    for i in range(options.shape[0]):
+        bits = np.int64(0)
+        for k in range(options.shape[1]):
+            bits |= np.int64(options[i, k]) << k
+        out[i, 0] = agent_pick_bit(games[2 * i], bits)
+        out[i, 1] = agent_pick_among(games[2 * i + 1], options[i])
+
+
+def test_a_pick_among_set_bits_is_the_pick_among_the_options_they_mark() -> None:
+    rng = np.random.default_rng(1)
+    options = (rng.random((2_000, 6)) < rng.random((2_000, 1))).astype(np.uint8)
+    options[0] = 0  # no option: −1, and the generator moves on as it does for the marks
+    games = np.zeros(4_000, game_record(fields((), a=np.int8)))
+    seed_games(games, np.uint64(7))
+    games["agent_state"][1::2] = games["agent_state"][::2]
+    out = np.zeros((2_000, 2), np.int64)
+    _picks(games, options, out)
+    assert (out[:, 0] == out[:, 1]).all()
+    assert (games["agent_state"][::2] == games["agent_state"][1::2]).all()
+    assert out[0, 0] == -1
+    picked = out[1:, 0][options[1:].any(axis=1)]
+    assert options[1:][options[1:].any(axis=1)][np.arange(picked.size), picked].all()
+    assert sorted(set(picked.tolist())) == list(range(6))
 
 
 @numba.njit

@@ -7,12 +7,13 @@ from __future__ import annotations
 import copy
 import random
 
-import numba  # noqa: F401  (the batched engines need it; a missing numba fails here)
+import numba
 import numpy as np
 import pytest
 
 import snail_envs.batched
 from snail_envs.agents.heuristics.snailed_it import SnailedItHeuristic
+from snail_envs.batched.snailed_it import card_set, count_between, nth_card
 from snail_envs.snailed_it.observer import SnailedItObserver
 from snail_envs.snailed_it.rules import (
     NUM_ACTIONS,
@@ -311,3 +312,21 @@ def test_a_smaller_box_is_refused_naming_the_option(option: dict, default: str) 
     name = next(iter(option))
     with pytest.raises(ValueError, match=f"plays only {name}={default}, not "):
         snail_envs.batched.make(SNAILED_IT, num_envs=2, **option)
+
+
+@numba.njit
+def _cards_between(cards: np.ndarray, low: int, high: int) -> tuple[int, list[int]]:
+    count = count_between(cards, low, high)
+    return count, [nth_card(cards, n, low, high) for n in range(count + 1)]
+
+
+def test_the_cards_of_a_set_between_two_cards_are_counted_and_picked_in_order() -> None:
+    rng = random.Random(0)
+    for _ in range(300):
+        cards = sorted(rng.sample(range(72), rng.randint(0, 30)))
+        low = rng.randrange(72)
+        high = rng.choice([low - 1, low, rng.randrange(low, 72), 71])
+        count, picked = _cards_between(card_set(cards), low, high)
+        between = [c for c in cards if low <= c <= high]
+        assert count == len(between)
+        assert picked == [*between, 72]  # the n-th from the lowest; 72 (no card) past the last
