@@ -91,6 +91,9 @@ WORD_CARDS = 2 * NUM_VALUES
 CARD_WORDS = NUM_CARDS // WORD_CARDS
 """A set of cards is `CARD_WORDS` int64 words: card c is bit c % `WORD_CARDS` of word
 c // `WORD_CARDS` (two colours a word, so the cards fitting a gap lie in one word)."""
+FIRST_CARD, LAST_CARD = np.int64(0), np.int64(NUM_CARDS - 1)
+"""The range of every card, typed as the fitting range is, so that `nth_card` compiles once for
+both (constants would compile it again)."""
 REPEAT_DRAW = np.int64(1)
 """The cards drawn for a repeated colour, typed as the tosses drawn for, so that `draw` compiles
 once (a constant 1 would compile it again)."""
@@ -454,7 +457,7 @@ def random_action(g, rules, seat: int) -> int:
     hand = g.hand[seat]
     if g.phase == PLAY:
         chosen = agent_pick(g, 2 * g.hand_size[seat])
-        return 2 * nth_card(hand, chosen // 2, 0, NUM_CARDS - 1) + chosen % 2
+        return 2 * nth_card(hand, chosen // 2, FIRST_CARD, LAST_CARD) + chosen % 2
     fitting = count_between(hand, g.fit_low, g.fit_high)
     chosen = agent_pick(g, fitting + 1)
     if chosen == fitting:
