@@ -39,6 +39,9 @@ written whole). It may keep a note in the record of what that view shows, so as 
 what has changed since: the game then defines `forget_views(g)`, which drops the notes where the
 acting views are no longer the ones it wrote (a new game, a game loaded or redrawn into the
 record); `write_observation` leaves the notes alone (it writes views into other arrays too).
+Where a new game dealt in a slot changes nothing its views show that the notes do not cover (a
+board the same in every game), the game defines `views_outlast_games(rules)`, true then: a step
+brings that slot's views up to date across the games, rather than writing them whole.
 Such a game may also define `prefetch_view(g, rules, seat, out)`: ask the cache ahead for the
 lines of `out` that `update_observation` is about to write, changing nothing
 (`prefetch_to_write`), and names `STEP_READS`, the fields of its record that a step reads. A
@@ -144,6 +147,12 @@ def no_views_noted(g) -> None:
 
 
 @compiled
+def views_end_with_game(rules) -> bool:
+    """A new game in a slot writes its acting views whole."""
+    return False
+
+
+@compiled
 def no_prefetch(g, rules, seat: int, out: np.ndarray) -> None:
     """`prefetch_view` of a game that does not ask ahead for its views' lines."""
 
@@ -191,23 +200,24 @@ def opponent_action(g, rules, seat: int, kind: int) -> int:
 # --------------------------------------------------------------------------- the acting views
 
 
-def write_turn(g, rules, observations, masks, seats, new_game: bool) -> None:
+def write_turn(g, rules, observations, masks, seats, new_views: bool) -> None:
     """A turn-based game's one acting slot: the seat to play, its view (brought up to date from
-    its previous view of the same game unless `new_game`) and its legal actions."""
+    the view last written in the slot, unless `new_views`: written whole) and its legal
+    actions."""
     turn = np.int64(g.turn)  # one compiled version of the hooks, for seats of every integer type
     seats[0] = turn
-    if new_game:
+    if new_views:
         game.forget_views(g)
     game.update_observation(g, rules, turn, observations[0])
     game.write_mask(g, rules, turn, masks[0])
 
 
-def write_window(g, rules, observations, masks, seats, new_game: bool) -> None:
-    """One slot per seat: every acting seat's view (brought up to date from its previous view
-    of the same game unless `new_game`) and legal actions in its slot; the other slots' seats
-    are −1 and their masks all zero (zeroed when the slot stops acting; their views are left as
-    they were)."""
-    if new_game:
+def write_window(g, rules, observations, masks, seats, new_views: bool) -> None:
+    """One slot per seat: every acting seat's view (brought up to date from the view last
+    written in its slot, unless `new_views`: written whole) and legal actions in its slot; the
+    other slots' seats are −1 and their masks all zero (zeroed when the slot stops acting; their
+    views are left as they were)."""
+    if new_views:
         game.forget_views(g)
     for seat in range(rules.num_players):
         if game.is_acting(g, rules, seat):
@@ -215,31 +225,31 @@ def write_window(g, rules, observations, masks, seats, new_game: bool) -> None:
             game.write_mask(g, rules, seat, masks[seat])
             seats[seat] = seat
         else:
-            if new_game or seats[seat] != NONE:
+            if new_views or seats[seat] != NONE:
                 masks[seat].fill(0)
             seats[seat] = NONE
 
 
-def prefetch_slot(g, rules, seat, view: np.ndarray, mask: np.ndarray, new_game: bool) -> None:
+def prefetch_slot(g, rules, seat, view: np.ndarray, mask: np.ndarray, new_views: bool) -> None:
     """Ask ahead for the lines `write_acting` is about to write for `seat`: its mask, and its
-    view (whole in a new game)."""
+    view (whole with `new_views`)."""
     prefetch_range(mask, 0, mask.shape[0])
-    if new_game:
+    if new_views:
         prefetch_range(view, 0, view.shape[0])
     else:
         game.prefetch_view(g, rules, seat, view)
 
 
-def prefetch_turn(g, rules, observations, masks, new_game: bool) -> None:
+def prefetch_turn(g, rules, observations, masks, new_views: bool) -> None:
     """`write_turn`'s lines, asked for ahead."""
-    prefetch_slot(g, rules, np.int64(g.turn), observations[0], masks[0], new_game)
+    prefetch_slot(g, rules, np.int64(g.turn), observations[0], masks[0], new_views)
 
 
-def prefetch_window(g, rules, observations, masks, new_game: bool) -> None:
+def prefetch_window(g, rules, observations, masks, new_views: bool) -> None:
     """`write_window`'s lines, asked for ahead."""
     for seat in range(rules.num_players):
         if game.is_acting(g, rules, seat):
-            prefetch_slot(g, rules, seat, observations[seat], masks[seat], new_game)
+            prefetch_slot(g, rules, seat, observations[seat], masks[seat], new_views)
 
 
 # --------------------------------------------------------------------------- batch kernels
@@ -299,22 +309,23 @@ def step_in_blocks(
     written (`prefetch_acting`); then the block's acting views and masks are written."""
     stock = stack_zeros((2, game.MAX_PLAYERS), np.float64)
     tick = stack_zeros(game.MAX_PLAYERS, np.int64)
-    ended = stack_zeros(BLOCK, np.bool_)
+    fresh = stack_zeros(BLOCK, np.bool_)
     for first in range(0, games.shape[0], BLOCK):
         block = range(first, min(first + BLOCK, games.shape[0]))
         for i in block:
             if i + BLOCK < games.shape[0]:
                 prefetch_record(games, i + BLOCK, game.STEP_LINES)
             g = games[i]
-            ended[i - first] = play_game(
+            ended = play_game(
                 g, rules, i, actions, seats, rewards, terminated, truncated, stock, tick
             )
-            if ended[i - first] and not deal_again(g, rules, i, finals):
+            if ended and not deal_again(g, rules, i, finals):
                 return NO_DECISION
-            game.prefetch_acting(g, rules, observations[i], masks[i], ended[i - first])
+            fresh[i - first] = ended and not game.views_outlast_games(rules)
+            game.prefetch_acting(g, rules, observations[i], masks[i], fresh[i - first])
         for i in block:
-            new_game = ended[i - first]
-            game.write_acting(games[i], rules, observations[i], masks[i], seats[i], new_game)
+            new_views = fresh[i - first]
+            game.write_acting(games[i], rules, observations[i], masks[i], seats[i], new_views)
     return -1
 
 
@@ -388,7 +399,8 @@ def step_all(
                     game.write_observation(g, rules, seat, finals[i, seat])
             if not deal(g, rules):
                 return NO_DECISION
-        game.write_acting(g, rules, observations[i], masks[i], seats[i], ended)
+        new_views = ended and not game.views_outlast_games(rules)
+        game.write_acting(g, rules, observations[i], masks[i], seats[i], new_views)
     return -1
 
 
@@ -788,6 +800,7 @@ STAND_INS = {
     "pays_each_tick": ("pays_once_a_decision", ()),
     "round_of": ("no_rounds", ()),
     "forget_views": ("no_views_noted", ()),
+    "views_outlast_games": ("views_end_with_game", ()),
     "update_observation": ("write_whole", ()),
     "prefetch_view": ("no_prefetch", ()),
 }

@@ -484,8 +484,16 @@ def update_observation(g, rules, seat: int, out: np.ndarray) -> None:
 
 @compiled
 def forget_views(g) -> None:
-    """The acting view is no longer the one `update_observation` last wrote (a new game)."""
+    """The acting view is no longer the one `update_observation` last wrote (a new batch, a
+    game loaded or redrawn)."""
     g.view_noted = 0
+
+
+@compiled
+def views_outlast_games(rules) -> bool:
+    """A new game in the slot brings the view up to date from its note: the board it shows is
+    the rules', the same in every game."""
+    return True
 
 
 @inlined

@@ -478,8 +478,16 @@ def prefetch_view(g, rules, seat: int, out: np.ndarray) -> None:
 
 @compiled
 def forget_views(g) -> None:
-    """The acting view is no longer the one `update_observation` last wrote (a new game)."""
+    """The acting view is no longer the one `update_observation` last wrote (a new batch, a
+    game loaded or redrawn)."""
     g.view_noted = 0
+
+
+@compiled
+def views_outlast_games(rules) -> bool:
+    """A new game in the slot brings the view up to date from its note: the track it shows is
+    the same in every game, unless the tin is shuffled."""
+    return not rules.shuffle_tin
 
 
 @compiled

@@ -16,7 +16,7 @@ from snail_envs.batched.core import PREFETCH_ABOVE
 from snail_envs.registry import FACTS
 from tests.hangs import error_without_hanging
 from tests.marks import slow
-from tests.names import SNAIL_SPRINT, SNAILED_IT, SNAP
+from tests.names import PEDZACE_SLIMAKI, SNAIL_SPRINT, SNAILED_IT, SNAP
 
 ENGINES = sorted(snail_envs.batched.ENGINES)
 ASKS_AHEAD = (SNAILED_IT, SNAIL_SPRINT)
@@ -80,6 +80,33 @@ def test_views_brought_up_to_date_step_by_step_are_the_views_written_whole(
         assert (twin.random_actions() == actions).all()
         stepped.step(actions)
         twin.step(actions)
+
+
+@pytest.mark.parametrize(
+    ("env_name", "options"),
+    [(SNAIL_SPRINT, {}), (SNAIL_SPRINT, {"tin_order": "shuffled"}), (PEDZACE_SLIMAKI, {})],
+    ids=str,
+)
+def test_a_new_game_dealt_in_a_slot_shows_the_view_written_whole(
+    env_name: str, options: dict
+) -> None:
+    """Where a slot's game ends, `step` deals a new one; the acting view of the new game is
+    brought up to date from the slot's last view where nothing it shows outside its notes
+    changes between games (a board the same in every game), written whole where it may (a
+    shuffled tin): either way what a twin batch's whole views show."""
+    stepped, twin = (snail_envs.batched.make(env_name, 48, **options) for _ in range(2))
+    stepped.reset(seed=3)
+    twin.reset(seed=3)
+    new_games = 0
+    while new_games < 200:
+        actions = stepped.random_actions()
+        out = stepped.step(actions)
+        twin.step(actions)
+        new = np.nonzero(out.terminated | out.truncated)[0]
+        seats = stepped.seats[new, 0]
+        whole = twin.observe_all()[new, seats]
+        assert (stepped.observations[new, 0] == whole).all(), "a new game's view"
+        new_games += new.size
 
 
 def test_the_turn_based_views_drop_the_slot_axis() -> None:
