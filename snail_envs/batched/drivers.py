@@ -309,7 +309,7 @@ def step_in_blocks(
     written (`prefetch_acting`); then the block's acting views and masks are written."""
     stock = stack_zeros((2, game.MAX_PLAYERS), np.float64)
     tick = stack_zeros(game.MAX_PLAYERS, np.int64)
-    fresh = stack_zeros(BLOCK, np.bool_)
+    whole = stack_zeros(BLOCK, np.bool_)
     for first in range(0, games.shape[0], BLOCK):
         block = range(first, min(first + BLOCK, games.shape[0]))
         for i in block:
@@ -321,10 +321,10 @@ def step_in_blocks(
             )
             if ended and not deal_again(g, rules, i, finals):
                 return NO_DECISION
-            fresh[i - first] = ended and not game.views_outlast_games(rules)
-            game.prefetch_acting(g, rules, observations[i], masks[i], fresh[i - first])
+            whole[i - first] = ended and not game.views_outlast_games(rules)
+            game.prefetch_acting(g, rules, observations[i], masks[i], whole[i - first])
         for i in block:
-            new_views = fresh[i - first]
+            new_views = whole[i - first]
             game.write_acting(games[i], rules, observations[i], masks[i], seats[i], new_views)
     return -1
 
