@@ -16,9 +16,18 @@ QUICK_GAMES: dict[str, dict[str, str]] = {
     SNAILED_IT: {"hand_size": "3", "target": "1"},
     SNAIL_SPRINT: {},
     PEDZACE_SLIMAKI: {"board_length": "8", "mushrooms": "[4]"},
-    SNAP: {"match_key": "picture", "pictures": "3", "copies": "2", "refresh": "shuffle"},
+    SNAP: {
+        "match_key": "picture",
+        "pictures": "3",
+        "copies": "2",
+        "refresh": "shuffle",
+        "max_flips": "100",
+        "at_limit": "most_cards",
+    },
 }
-"""Options of each game under which a game is over in seconds (as the page sends them)."""
+"""Options of each game under which a game is over in seconds (as the page sends them). Snap's
+six cards often leave one seat holding both copies of a picture that the other lacks, where no
+match can ever come: its flips are bounded, and the seat holding the most cards wins there."""
 REALTIME_GAME = next(game.env_name for game in GAMES if game.realtime)
 """The game a person plays on the wall clock (its facts say so)."""
 TURN_GAME = next(name for name in QUICK_GAMES if name != REALTIME_GAME)
