@@ -1,30 +1,34 @@
 """What explicit chance costs: random games through the OpenSpiel adapter and the PettingZoo env.
 
-    python benchmarks/openspiel_cost.py --games 5 --json openspiel_cost.json
+    pip install -e ".[openspiel]"
+    python benchmarks/openspiel_cost.py --games 5 --out openspiel_cost.json
 
 For every game (default options), `games` random games played through `snail_envs.openspiel`
 (chance outcomes drawn with their probabilities, uniform legal actions) and through the native
 parallel env (its seeded chance): the decisions and chance nodes of a game, and the CPU
 milliseconds of a game each way. The adapter plays a transition that draws k chance events k + 1
-times, each on a copy of the table (`snail_envs.core.openspiel`).
+times, each on a copy of the table (`snail_envs.core.openspiel`). With `--out FILE` the rows are
+also written as JSON (an existing FILE is kept unless `--overwrite`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from snail_envs.openspiel import GAME_NAMES, load
+from snail_envs.speed_tables import add_out_arguments, check_out
 
 
 def openspiel_games(name: str, games: int, seed: int) -> tuple[float, float, float]:
     """Mean decisions, chance nodes and CPU seconds of a random game through OpenSpiel."""
+    from snail_envs.openspiel import load
+
     game, rng = load(name), np.random.default_rng(seed)
     decisions = chance = 0
     start = time.process_time()
@@ -47,6 +51,8 @@ def openspiel_games(name: str, games: int, seed: int) -> tuple[float, float, flo
 
 def pettingzoo_games(name: str, games: int, seed: int) -> float:
     """Mean CPU seconds of a random game through the native parallel env."""
+    from snail_envs.openspiel import load
+
     env, rng = load(name).make_env(), random.Random(seed)
     start = time.process_time()
     for index in range(games):
@@ -61,8 +67,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="write the rows here as well")
+    add_out_arguments(parser, "also write the rows as JSON")
     arguments = parser.parse_args()
+    check_out(parser, arguments)
+    if arguments.games < 1:
+        parser.error(f"--games must be at least 1; got {arguments.games}")
+    if importlib.util.find_spec("open_spiel") is None:
+        parser.error('open_spiel is missing: pip install -e ".[openspiel]" to play the games in it')
+    from snail_envs.openspiel import GAME_NAMES
+
     rows: list[dict[str, Any]] = []
     print("| game | decisions | chance nodes | OpenSpiel ms | PettingZoo ms |")
     print("|---|---:|---:|---:|---:|")
@@ -82,8 +95,8 @@ def main() -> None:
             f"| {name} | {decisions:.0f} | {chance:.0f} | {1000 * seconds:.0f} | "
             f"{1000 * native:.1f} |"
         )
-    if arguments.json:
-        arguments.json.write_text(json.dumps(rows, indent=1))
+    if arguments.out is not None:
+        arguments.out.write_text(json.dumps(rows, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -124,8 +124,10 @@ def measure(agent: Any, situations: list[tuple[Any, str]], python: bool) -> tupl
 
 
 def openspiel_rate(iterations: int, moves: int) -> float | None:
-    """OpenSpiel's Python ISMCTSBot on leduc poker: iterations/s (CPU time); None without it."""
-    if importlib.util.find_spec("pyspiel") is None:
+    """OpenSpiel's Python ISMCTSBot on leduc poker: iterations/s (CPU time); None without it,
+    saying so in one line."""
+    if importlib.util.find_spec("open_spiel") is None:
+        print('open_spiel is missing: skipping its ISMCTSBot row (pip install -e ".[openspiel]")')
         return None
     import numpy as np
     import pyspiel

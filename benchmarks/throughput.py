@@ -14,8 +14,10 @@ table gives the median over rounds, the min–max, and the ratio to PettingZoo `
 the same run (which seeding does not slow down; `leduc_holdem_v4` rebuilds its rlcard game at
 every seeded reset, so it is shown both ways: seeded at every game, and reset without a seed).
 OpenSpiel's Python loop over its C++ `leduc_poker` is one more row when `open_spiel` is
-installed. A decision is one step of an agent that acts (finished agents' `None` steps are not
-counted); for the parallel API it is one acting seat's action within a tick.
+installed. An optional peer that is not installed (rlcard, open_spiel, pgx, numba) costs its rows
+only: the run says so in one line each, naming what to install, and measures the rest. A
+decision is one step of an agent that acts (finished agents' `None` steps are not counted); for
+the parallel API it is one acting seat's action within a tick.
 
 The batched engines (`snail_envs.batched`, numba) play N games at once on the same core: each
 step gives every acting seat a uniformly random legal action (`random_actions()`, drawn in the
@@ -47,7 +49,6 @@ file of the machine's kind), and a test holds it to those files.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import json
 import os
@@ -233,30 +234,38 @@ def pgx_rate(num_envs: int) -> Measure:
     return measure
 
 
+def installed(package: str, extra: str, rows: str) -> bool:
+    """Whether the optional `package` is installed; where not, one line naming the rows it
+    skips and what to install."""
+    if importlib.util.find_spec(package) is not None:
+        return True
+    print(f'{package} is missing: skipping {rows} (pip install -e ".[{extra}]")')
+    return False
+
+
 def batched_names(only: list[str] | None) -> list[str]:
-    if importlib.util.find_spec("numba") is None:
-        print('numba is missing: pip install -e ".[batched]" to include the batched engines')
+    if not installed("numba", "batched", "the batched engines' rows, pgx's and the toy ceiling's"):
         return []
     from snail_envs.batched import ENGINES
 
     return [name for name in ENGINES if not only or name in only]
 
 
-def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure]:
+def entries(only: list[str] | None, batch_sizes: list[int], names: list[str]) -> dict[str, Measure]:
+    """Every entry's measure: the reference, the Python APIs of the games in `only` (all where
+    None), then for each batch size pgx's, the toy's and the batched engines `names`."""
     table: dict[str, Measure] = {}
     from pettingzoo.classic import connect_four_v3
 
     table[REFERENCE] = aec_rate(connect_four_v3.env)
-    try:
+    if installed("rlcard", "bench", "PettingZoo's leduc_holdem_v4 rows"):
         from pettingzoo.classic import leduc_holdem_v4
 
         table["pettingzoo leduc_holdem_v4 (AEC)"] = aec_rate(leduc_holdem_v4.env)
         table["pettingzoo leduc_holdem_v4 (AEC, reset without a seed)"] = aec_rate(
             leduc_holdem_v4.env, seed_every_game=False
         )
-    except ImportError:
-        print("rlcard is missing: pip install -e '.[bench]' to compare with leduc_holdem_v4")
-    with contextlib.suppress(ImportError):
+    if installed("open_spiel", "openspiel", "OpenSpiel's leduc_poker row"):
         table["open_spiel leduc_poker (python loop)"] = openspiel_rate("leduc_poker")
     for name in snail_envs.available_env_names():
         if only and name not in only:
@@ -264,8 +273,7 @@ def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure
         module = snail_envs._module(name)
         table[f"snail_envs {name} (AEC)"] = aec_rate(module.env)
         table[f"snail_envs {name} (parallel)"] = parallel_rate(module.parallel_env)
-    names = batched_names(only)
-    has_pgx = importlib.util.find_spec("pgx") is not None
+    has_pgx = bool(names and batch_sizes) and installed("pgx", "pgx", "pgx's connect_four rows")
     for size in batch_sizes if names else []:
         if has_pgx:
             table[pgx_label(size)] = pgx_rate(size)
@@ -273,8 +281,6 @@ def entries(only: list[str] | None, batch_sizes: list[int]) -> dict[str, Measure
         for name in names:
             table[batched_label(name, size)] = batched_rate(name, size)
             table[batched_label(name, size, True)] = batched_rate(name, size, True)
-    if names and not has_pgx:
-        print('pgx is missing: pip install -e ".[pgx]" to compare with its connect_four')
     return table
 
 
@@ -298,13 +304,13 @@ def main() -> None:
     args = parser.parse_args()
     check_out(parser, args)
     print(pin_to_one_core())
-    table = entries(args.only, args.batch_sizes)
+    names = batched_names(args.only)
+    table = entries(args.only, args.batch_sizes, names)
     results: dict[str, list[float]] = {name: [] for name in table}
     for round_number in range(args.rounds):
         for name, measure in table.items():
             results[name].append(measure(args.seconds))
         print(f"round {round_number + 1}/{args.rounds} done")
-    names = batched_names(args.only)
     compile_cpu_seconds = {}
     for name in names:
         cold, cached = first_step(name)

@@ -87,12 +87,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args()
+    engines = batched_engines()
     print("| game | environment path | share of MaskablePPO wall time | timesteps/s |")
     print("|---|---|---:|---:|")
     for name in snail_envs.available_env_names():
         if args.only and name not in args.only:
             continue
-        paths = [BATCHED] if name in batched_engines() else []
+        paths = [BATCHED] if name in engines else []
         paths += [PYTHON, DUMMY]
         for path in paths:
             fraction, rate = share(name, args.steps, path)
@@ -100,9 +101,11 @@ def main() -> None:
 
 
 def batched_engines() -> set[str]:
+    """The games with a batched engine; none without numba, saying so in one line."""
     import importlib.util
 
     if importlib.util.find_spec("numba") is None:
+        print('numba is missing: skipping the batched vec env rows (pip install -e ".[batched]")')
         return set()
     from snail_envs.batched import ENGINES
 

@@ -439,7 +439,7 @@ def test_throughput_out_writes_what_the_docs_render_as_it_printed(
     }
     table = {name: measured(rounds) for name, rounds in rates.items()}
     monkeypatch.setattr(throughput, "pin_to_one_core", lambda: "not pinned")
-    monkeypatch.setattr(throughput, "entries", lambda only, sizes: table)
+    monkeypatch.setattr(throughput, "entries", lambda only, sizes, names: table)
     monkeypatch.setattr(throughput, "batched_names", lambda only: [SNAIL_SPRINT])
     started = (SimpleNamespace(cpu=7.5), SimpleNamespace(cpu=0.5))
     monkeypatch.setattr(throughput, "first_step", lambda name: started)
@@ -460,6 +460,100 @@ def test_throughput_out_writes_what_the_docs_render_as_it_printed(
     assert line == speed_tables.provenance_line(machine)
     assert printed.endswith(speed_tables.readme_speed_table(record) + "\n")
     assert f"| `{SNAIL_SPRINT}` | 2.50× |" in printed
+
+
+def without_packages(monkeypatch: pytest.MonkeyPatch, *packages: str) -> None:
+    """`importlib.util.find_spec` finds none of `packages`, as where they are not installed."""
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name in packages else find_spec(name, *rest),
+    )
+
+
+def test_throughput_without_its_optional_peers_says_which_rows_it_skips_and_measures_the_rest(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rlcard, open_spiel and pgx missing: one line each naming the rows skipped and the extra
+    to install; every other entry is still measured (the toy's and the engines' stubbed: the
+    real ones compile)."""
+    throughput = benchmark("throughput", monkeypatch)
+    without_packages(monkeypatch, "rlcard", "open_spiel", "pgx")
+    monkeypatch.setattr(throughput, "toy_rate", lambda size: measured([1.0]))
+    monkeypatch.setattr(throughput, "batched_rate", lambda name, size, *compact: measured([1.0]))
+    table = throughput.entries([SNAIL_SPRINT], [64], [SNAIL_SPRINT])
+    assert capsys.readouterr().out.splitlines() == [
+        "rlcard is missing: skipping PettingZoo's leduc_holdem_v4 rows "
+        '(pip install -e ".[bench]")',
+        "open_spiel is missing: skipping OpenSpiel's leduc_poker row "
+        '(pip install -e ".[openspiel]")',
+        'pgx is missing: skipping pgx\'s connect_four rows (pip install -e ".[pgx]")',
+    ]
+    assert list(table) == [
+        REFERENCE,
+        f"snail_envs {SNAIL_SPRINT} (AEC)",
+        f"snail_envs {SNAIL_SPRINT} (parallel)",
+        toy_label(64),
+        batched_label(SNAIL_SPRINT, 64),
+        batched_label(SNAIL_SPRINT, 64, True),
+    ]
+
+
+def test_throughput_without_numba_skips_the_batched_rows_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    throughput = benchmark("throughput", monkeypatch)
+    without_packages(monkeypatch, "numba")
+    assert throughput.batched_names(None) == []
+    assert capsys.readouterr().out.splitlines() == [
+        "numba is missing: skipping the batched engines' rows, pgx's and the toy ceiling's "
+        '(pip install -e ".[batched]")'
+    ]
+
+
+def test_train_share_without_numba_skips_the_batched_rows_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    train_share = benchmark("train_share", monkeypatch)
+    without_packages(monkeypatch, "numba")
+    assert train_share.batched_engines() == set()
+    assert capsys.readouterr().out.splitlines() == [
+        'numba is missing: skipping the batched vec env rows (pip install -e ".[batched]")'
+    ]
+
+
+def test_search_speed_without_open_spiel_skips_its_row_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    search_speed = benchmark("search_speed", monkeypatch)
+    without_packages(monkeypatch, "open_spiel")
+    assert search_speed.openspiel_rate(100, 4) is None
+    assert capsys.readouterr().out.splitlines() == [
+        'open_spiel is missing: skipping its ISMCTSBot row (pip install -e ".[openspiel]")'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "missing", "error"),
+    [
+        ([], ("open_spiel",), 'open_spiel is missing: pip install -e ".[openspiel]" to play'),
+        (["--games", "0"], (), "--games must be at least 1; got 0"),
+    ],
+)
+def test_openspiel_cost_refuses_what_it_cannot_measure_in_one_line(
+    argv: list[str],
+    missing: tuple[str, ...],
+    error: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    openspiel_cost = benchmark("openspiel_cost", monkeypatch)
+    without_packages(monkeypatch, *missing)
+    with pytest.raises(SystemExit):
+        run_benchmark(openspiel_cost, ["benchmarks/openspiel_cost.py", *argv], monkeypatch)
+    printed = capsys.readouterr()
+    assert error in printed.err.splitlines()[-1] and printed.out == ""
 
 
 def test_train_speed_out_writes_what_the_docs_render_as_it_printed(
@@ -762,12 +856,7 @@ def test_the_torchrl_timing_without_torchrl_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     train_ceiling = benchmark("train_ceiling", monkeypatch)
-    find_spec = train_ceiling.importlib.util.find_spec
-    monkeypatch.setattr(
-        train_ceiling.importlib.util,
-        "find_spec",
-        lambda name, *rest: None if name == "torchrl" else find_spec(name, *rest),
-    )
+    without_packages(monkeypatch, "torchrl")
     with pytest.raises(SystemExit):
         run_benchmark(train_ceiling, ["benchmarks/train_ceiling.py", "--torchrl"], monkeypatch)
     assert 'torchrl is missing: pip install -e ".[torchrl]" to time it' in capsys.readouterr().err
@@ -855,6 +944,7 @@ def test_snap_recurrent_keeps_saved_weights_and_refuses_empty_runs(
     [
         "calibration",
         "duplicate_deals",
+        "openspiel_cost",
         "search_deviations",
         "search_speed",
         "serve_load",
