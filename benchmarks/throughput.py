@@ -49,10 +49,12 @@ file of the machine's kind), and a test holds it to those files.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
 import random
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -234,6 +236,22 @@ def pgx_rate(num_envs: int) -> Measure:
     return measure
 
 
+def require_reference() -> None:
+    """Stop in one line where the reference cannot run: PettingZoo's classic environments import
+    pygame (the bench extra)."""
+    if importlib.util.find_spec("pygame") is None:
+        sys.exit(
+            "pygame is missing, and PettingZoo's connect_four_v3, the reference, needs it: "
+            'pip install -e ".[bench]"'
+        )
+
+
+def classic_env(name: str) -> Callable[[], object]:
+    """PettingZoo classic's environment `name`, its module imported when the first one is made
+    (`require_reference`)."""
+    return lambda: importlib.import_module(f"pettingzoo.classic.{name}").env()
+
+
 def installed(package: str, extra: str, rows: str) -> bool:
     """Whether the optional `package` is installed; where not, one line naming the rows it
     skips and what to install."""
@@ -254,16 +272,12 @@ def batched_names(only: list[str] | None) -> list[str]:
 def entries(only: list[str] | None, batch_sizes: list[int], names: list[str]) -> dict[str, Measure]:
     """Every entry's measure: the reference, the Python APIs of the games in `only` (all where
     None), then for each batch size pgx's, the toy's and the batched engines `names`."""
-    table: dict[str, Measure] = {}
-    from pettingzoo.classic import connect_four_v3
-
-    table[REFERENCE] = aec_rate(connect_four_v3.env)
+    table: dict[str, Measure] = {REFERENCE: aec_rate(classic_env("connect_four_v3"))}
     if installed("rlcard", "bench", "PettingZoo's leduc_holdem_v4 rows"):
-        from pettingzoo.classic import leduc_holdem_v4
-
-        table["pettingzoo leduc_holdem_v4 (AEC)"] = aec_rate(leduc_holdem_v4.env)
+        leduc = classic_env("leduc_holdem_v4")
+        table["pettingzoo leduc_holdem_v4 (AEC)"] = aec_rate(leduc)
         table["pettingzoo leduc_holdem_v4 (AEC, reset without a seed)"] = aec_rate(
-            leduc_holdem_v4.env, seed_every_game=False
+            leduc, seed_every_game=False
         )
     if installed("open_spiel", "openspiel", "OpenSpiel's leduc_poker row"):
         table["open_spiel leduc_poker (python loop)"] = openspiel_rate("leduc_poker")
@@ -303,6 +317,7 @@ def main() -> None:
     add_out_arguments(parser, "also write the results as JSON")
     args = parser.parse_args()
     check_out(parser, args)
+    require_reference()
     print(pin_to_one_core())
     names = batched_names(args.only)
     table = entries(args.only, args.batch_sizes, names)

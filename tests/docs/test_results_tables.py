@@ -439,6 +439,7 @@ def test_throughput_out_writes_what_the_docs_render_as_it_printed(
     }
     table = {name: measured(rounds) for name, rounds in rates.items()}
     monkeypatch.setattr(throughput, "pin_to_one_core", lambda: "not pinned")
+    monkeypatch.setattr(throughput, "require_reference", lambda: None)
     monkeypatch.setattr(throughput, "entries", lambda only, sizes, names: table)
     monkeypatch.setattr(throughput, "batched_names", lambda only: [SNAIL_SPRINT])
     started = (SimpleNamespace(cpu=7.5), SimpleNamespace(cpu=0.5))
@@ -498,6 +499,20 @@ def test_throughput_without_its_optional_peers_says_which_rows_it_skips_and_meas
         batched_label(SNAIL_SPRINT, 64),
         batched_label(SNAIL_SPRINT, 64, True),
     ]
+
+
+def test_throughput_without_pygame_says_the_reference_needs_it_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference, PettingZoo's connect_four_v3, is not optional: no run without it."""
+    throughput = benchmark("throughput", monkeypatch)
+    without_packages(monkeypatch, "pygame")
+    with pytest.raises(SystemExit) as stopped:
+        throughput.require_reference()
+    assert stopped.value.code == (
+        "pygame is missing, and PettingZoo's connect_four_v3, the reference, needs it: "
+        'pip install -e ".[bench]"'
+    )
 
 
 def test_throughput_without_numba_skips_the_batched_rows_in_one_line(
