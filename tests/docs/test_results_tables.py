@@ -515,38 +515,46 @@ def test_throughput_without_pygame_says_the_reference_needs_it_in_one_line(
     )
 
 
-def test_throughput_without_numba_skips_the_batched_rows_in_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("name", "skipping", "package", "nothing", "line"),
+    [
+        (
+            "throughput",
+            lambda module: module.batched_names(None),
+            "numba",
+            [],
+            "numba is missing: skipping the batched engines' rows, pgx's and the toy ceiling's "
+            '(pip install -e ".[batched]")',
+        ),
+        (
+            "train_share",
+            lambda module: module.batched_engines(),
+            "numba",
+            set(),
+            'numba is missing: skipping the batched vec env rows (pip install -e ".[batched]")',
+        ),
+        (
+            "search_speed",
+            lambda module: module.openspiel_rate(100, 4),
+            "open_spiel",
+            None,
+            'open_spiel is missing: skipping its ISMCTSBot row (pip install -e ".[openspiel]")',
+        ),
+    ],
+)
+def test_a_benchmark_without_an_optional_peer_skips_its_rows_in_one_line(
+    name: str,
+    skipping: Callable[[ModuleType], object],
+    package: str,
+    nothing: object,
+    line: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    throughput = benchmark("throughput", monkeypatch)
-    without_packages(monkeypatch, "numba")
-    assert throughput.batched_names(None) == []
-    assert capsys.readouterr().out.splitlines() == [
-        "numba is missing: skipping the batched engines' rows, pgx's and the toy ceiling's "
-        '(pip install -e ".[batched]")'
-    ]
-
-
-def test_train_share_without_numba_skips_the_batched_rows_in_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    train_share = benchmark("train_share", monkeypatch)
-    without_packages(monkeypatch, "numba")
-    assert train_share.batched_engines() == set()
-    assert capsys.readouterr().out.splitlines() == [
-        'numba is missing: skipping the batched vec env rows (pip install -e ".[batched]")'
-    ]
-
-
-def test_search_speed_without_open_spiel_skips_its_row_in_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    search_speed = benchmark("search_speed", monkeypatch)
-    without_packages(monkeypatch, "open_spiel")
-    assert search_speed.openspiel_rate(100, 4) is None
-    assert capsys.readouterr().out.splitlines() == [
-        'open_spiel is missing: skipping its ISMCTSBot row (pip install -e ".[openspiel]")'
-    ]
+    module = benchmark(name, monkeypatch)
+    without_packages(monkeypatch, package)
+    assert skipping(module) == nothing
+    assert capsys.readouterr().out.splitlines() == [line]
 
 
 @pytest.mark.parametrize(
