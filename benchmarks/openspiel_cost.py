@@ -25,11 +25,10 @@ import numpy as np
 from snail_envs.speed_tables import add_out_arguments, check_out
 
 
-def openspiel_games(name: str, games: int, seed: int) -> tuple[float, float, float]:
-    """Mean decisions, chance nodes and CPU seconds of a random game through OpenSpiel."""
-    from snail_envs.openspiel import load
-
-    game, rng = load(name), np.random.default_rng(seed)
+def openspiel_games(game: Any, games: int, seed: int) -> tuple[float, float, float]:
+    """Mean decisions, chance nodes and CPU seconds of a random game of `game` (a loaded
+    `snail_envs.openspiel` game) through OpenSpiel."""
+    rng = np.random.default_rng(seed)
     decisions = chance = 0
     start = time.process_time()
     for _ in range(games):
@@ -49,11 +48,9 @@ def openspiel_games(name: str, games: int, seed: int) -> tuple[float, float, flo
     return decisions / games, chance / games, (time.process_time() - start) / games
 
 
-def pettingzoo_games(name: str, games: int, seed: int) -> float:
-    """Mean CPU seconds of a random game through the native parallel env."""
-    from snail_envs.openspiel import load
-
-    env, rng = load(name).make_env(), random.Random(seed)
+def pettingzoo_games(game: Any, games: int, seed: int) -> float:
+    """Mean CPU seconds of a random game of `game` through its native parallel env."""
+    env, rng = game.make_env(), random.Random(seed)
     start = time.process_time()
     for index in range(games):
         env.reset(seed=seed + index)
@@ -74,14 +71,15 @@ def main() -> None:
         parser.error(f"--games must be at least 1; got {arguments.games}")
     if importlib.util.find_spec("open_spiel") is None:
         parser.error('open_spiel is missing: pip install -e ".[openspiel]" to play the games in it')
-    from snail_envs.openspiel import GAME_NAMES
+    from snail_envs.openspiel import GAME_NAMES, load
 
     rows: list[dict[str, Any]] = []
     print("| game | decisions | chance nodes | OpenSpiel ms | PettingZoo ms |")
     print("|---|---:|---:|---:|---:|")
     for name in GAME_NAMES:
-        decisions, chance, seconds = openspiel_games(name, arguments.games, arguments.seed)
-        native = pettingzoo_games(name, arguments.games, arguments.seed)
+        game = load(name)
+        decisions, chance, seconds = openspiel_games(game, arguments.games, arguments.seed)
+        native = pettingzoo_games(game, arguments.games, arguments.seed)
         rows.append(
             {
                 "game": name,

@@ -502,7 +502,7 @@ def test_throughput_without_its_optional_peers_says_which_rows_it_skips_and_meas
 
 
 def test_throughput_without_pygame_says_the_reference_needs_it_in_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The reference, PettingZoo's connect_four_v3, is not optional: no run without it."""
     throughput = benchmark("throughput", monkeypatch)
