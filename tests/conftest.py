@@ -1,6 +1,7 @@
-"""Shared fixtures: golden playthrough files; under pytest-xdist, a numba cache per worker; the
-log folders Stable-Baselines3 makes for models without one kept in the session's temporary
-folder."""
+"""Shared fixtures: golden playthrough files; the log folders Stable-Baselines3 makes for models
+without one kept in the session's temporary folder. Under pytest-xdist the workers share numba's
+cache (beside the modules, or `NUMBA_CACHE_DIR`): one compiles a kernel, the others wait and load
+it (`snail_envs.batched.compiling.one_process_a_cache`)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-# Two processes compiling the same kernels into one numba cache can leave a cached kernel that
-# no longer loads (an LLVM abort). Each xdist worker compiles into a folder of its own, below
-# NUMBA_CACHE_DIR if the user set one, else below .numba_cache/. This runs before any test
-# module imports numba.
-if worker := os.environ.get("PYTEST_XDIST_WORKER"):
-    caches = (
-        os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).resolve().parent.parent / ".numba_cache"
-    )
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(caches) / worker)
 
 
 @pytest.fixture(autouse=True, scope="session")

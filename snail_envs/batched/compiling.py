@@ -27,6 +27,12 @@ every cold start, so they are compiled only where they are used:
   lacks `variant`, compiles none of the variants' code (its cold first step 0.76×).
 
 Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
+One process at a time compiles into a cache or loads from it (`one_process_a_cache`): numba
+numbers a function's cached signatures from its index without a lock, so two processes compiling
+one function for two signatures at once can leave an index that points at the other's code,
+which loads and then aborts in LLVM. Every process that shares a cache (the workers of a test
+run, a user's parallel jobs) compiles each function once: the first compiles, the others wait and
+load it.
 
 numba turns every function it compiles into machine code as soon as it is compiled, optimised
 with all it calls linked in, but only a function that Python (or C) calls by address runs its
@@ -60,19 +66,24 @@ counted references to them: docs/speed.md).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import inspect
+import tempfile
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
-from numba.core import cgutils, types
+from numba.core import cgutils, config, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import Compiler
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload, register_jitable
 
@@ -195,7 +206,60 @@ class LinkedOnlyCache(FunctionCache):
     _impl_class = LinkedOnlyCacheImpl
 
 
-class CompiledOnly(CPUDispatcher):
+PACKAGE = Path(__file__).resolve().parents[1]
+"""snail_envs' folder: numba caches its functions beside their modules, unless `NUMBA_CACHE_DIR`
+says where."""
+CACHE_HELD = [0]
+"""How many of this process's compiles are under way, nested (`one_process_a_cache`)."""
+
+
+def cache_lock_path() -> Path:
+    """The lock file of the cache that numba compiles into now: one for each `NUMBA_CACHE_DIR`,
+    and one for the caches beside this checkout's modules, in the system's temporary folder."""
+    cache = getattr(config, "CACHE_DIR", "") or str(PACKAGE)  # numba sets it from its environment
+    key = hashlib.sha1(cache.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"snail_envs-numba-{key}.lock"
+
+
+@contextlib.contextmanager
+def one_process_a_cache() -> Iterator[None]:
+    """Hold the cache's lock file (`cache_lock_path`) for the outermost compile of this process,
+    so that no other process compiles into the cache or loads from it meanwhile (the module
+    docstring). Under numba's own compiler lock, which orders the threads of a process."""
+    with global_compiler_lock, contextlib.ExitStack() as held:
+        if not CACHE_HELD[0]:
+            hold_cache_lock(held)
+        CACHE_HELD[0] += 1
+        try:
+            yield
+        finally:
+            CACHE_HELD[0] -= 1
+
+
+def hold_cache_lock(held: contextlib.ExitStack) -> None:
+    """Wait for the cache's lock file and hold it until `held` closes; where the system has no
+    `fcntl` (Windows) or the file cannot be opened, nothing: numba's own behaviour."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    try:
+        lock = held.enter_context(cache_lock_path().open("ab"))
+    except OSError:
+        return
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    held.callback(fcntl.flock, lock, fcntl.LOCK_UN)
+
+
+class OneProcessACache(CPUDispatcher):
+    """numba's dispatcher, compiling and loading its cached code under `one_process_a_cache`."""
+
+    def compile(self, sig: Any) -> Any:
+        with one_process_a_cache():
+            return super().compile(sig)
+
+
+class CompiledOnly(OneProcessACache):
     """A numba dispatcher whose function has no wrapper for Python and no machine code of its
     own: compiled code calls it, and a call from Python raises `TypeError` (numba would jump to
     a wrapper that does not exist)."""
@@ -309,7 +373,7 @@ def inlined(function: Callable[..., Any]) -> Any:
 
 def entry_point(function: Callable[..., Any]) -> Any:
     """`function` compiled for Python callers too (the module docstring)."""
-    return cached(function, CPUDispatcher)
+    return cached(function, OneProcessACache)
 
 
 def jitable(function: F) -> F:

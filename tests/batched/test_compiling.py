@@ -221,6 +221,59 @@ def test_a_function_without_wrappers_is_cached_and_loaded_as_linked_only(tmp_pat
     assert "loaded 1" in second
 
 
+SHARED_CACHE = """
+import numpy as np
+
+from snail_envs.batched.compiling import entry_point
+
+
+@entry_point
+def sorted_halves(values):
+    return np.sort(values) / 2  # numba's sort: a compile of about a second
+"""
+
+
+def test_processes_started_at_once_on_one_cache_compile_a_function_once(tmp_path: Path) -> None:
+    """Two processes call one function at the same moment, on an empty cache: one compiles it
+    and caches it, the other waits for the cache and loads it (`one_process_a_cache`), where
+    both compiled it, and numba, numbering each function's cached signatures without a lock,
+    could save one's index over the other's."""
+    (tmp_path / "shared_cache.py").write_text(SHARED_CACHE)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    environment["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *sys.path])
+    play = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import shared_cache as m
+        print("ready", flush=True)
+        sys.stdin.readline()  # the go, given to both processes at once
+        assert list(m.sorted_halves(np.array([6, 2, 4]))) == [1, 2, 3]
+        print("compiled", sum(m.sorted_halves.stats.cache_misses.values()))
+        print("loaded", sum(m.sorted_halves.stats.cache_hits.values()))
+        """
+    )
+    together = [
+        subprocess.Popen(
+            [sys.executable, "-c", play],
+            env=environment,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for process in together:
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    for process in together:
+        assert process.stdin is not None
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    outputs = [process.communicate()[0].split() for process in together]
+    assert [process.returncode for process in together] == [0, 0]
+    assert sorted(outputs) == [["compiled", "0", "loaded", "1"], ["compiled", "1", "loaded", "0"]]
+
+
 @numba.njit
 def _seats(num_players: int) -> np.ndarray:
     out = np.empty((num_players, num_players, 3), np.int64)
