@@ -807,7 +807,7 @@ def agent_pick_bit(game, bits: int) -> int:
 
 
 def prefetch_code(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-    """The code of `prefetch_to_write` and `prefetch_in_record`: `llvm.prefetch` for writing,
+    """The code of `prefetch_to_write` and `prefetch_past`: `llvm.prefetch` for writing,
     kept in every level, of the byte `args[2]` (0 without it) past `array[index]`."""
     array_type = sig.args[0]
     view = context.make_array(array_type)(context, builder, args[0])
@@ -841,23 +841,21 @@ dimension), to be written soon (LLVM's `llvm.prefetch`, for writing, kept in eve
 compiled code only)."""
 
 
-def prefetch_in_record_typing(typing_context: Any, records: Any, index: Any, offset: Any) -> Any:
-    """The typing of `prefetch_in_record`."""
-    return types.void(records, index, offset), prefetch_code
+def prefetch_past_typing(typing_context: Any, array: Any, index: Any, offset: Any) -> Any:
+    """The typing of `prefetch_past`."""
+    return types.void(array, index, offset), prefetch_code
 
 
-prefetch_in_record = cast(
-    Callable[[np.ndarray, int, int], None], intrinsic(prefetch_in_record_typing)
-)
-"""`prefetch_in_record(records, index, offset)`: `prefetch_to_write` for the line of the byte
-`offset` of the record `records[index]`."""
+prefetch_past = cast(Callable[[np.ndarray, int, int], None], intrinsic(prefetch_past_typing))
+"""`prefetch_past(array, index, offset)`: `prefetch_to_write` for the line of the byte `offset`
+past `array[index]` (one dimension): a field of the record `records[index]`, a line of a view."""
 
 
 @compiled
 def prefetch_record(records: np.ndarray, index: int, offsets: tuple[int, ...]) -> None:
     """Ask ahead for the lines of `records[index]` at the byte `offsets` (`field_lines`)."""
     for offset in offsets:
-        prefetch_in_record(records, index, offset)
+        prefetch_past(records, index, offset)
 
 
 @compiled
@@ -908,9 +906,11 @@ def move_marks(
 
 @compiled
 def prefetch_range(out: np.ndarray, start: int, stop: int) -> None:
-    """Ask ahead for every line of `out[start:stop]` (`prefetch_to_write`)."""
-    for k in range(start, stop, max(1, LINE // out.itemsize)):
-        prefetch_to_write(out, k)
+    """Ask ahead for every line of `out[start:stop]` (`prefetch_to_write`), `LINE` bytes at a
+    time past `out[start]`: a constant step (one of `LINE // out.itemsize` entries cost two
+    divisions a call, the item size being read at run time: 5% of Snailed It!'s step)."""
+    for offset in range(0, (stop - start) * out.itemsize, LINE):
+        prefetch_past(out, start, offset)
     prefetch_to_write(out, stop - 1)
 
 
