@@ -671,6 +671,14 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
         target[k] = source[k]
 
 
+@jitable
+def unsigned(index: Any) -> Any:
+    """`index` (never negative) as an unsigned integer, to index an array with: numba checks a
+    signed index for a negative value to count from the end (three instructions at every store
+    to a view), an unsigned one it takes as it is."""
+    return np.uint64(index)
+
+
 @by_type
 def fraction(out: np.ndarray, numerator: Any, denominator: Any) -> Any:
     """The entry `numerator / denominator` of the view `out`: that quotient where `out` is a
@@ -712,7 +720,7 @@ def scaled_of(out: Any, numerator: Any, table: Any) -> Any:
     if isinstance(out.dtype, types.Float):
 
         def quotient(out: Any, numerator: Any, table: Any) -> Any:
-            return table[numerator]
+            return table[unsigned(numerator)]
 
         return quotient
 
@@ -736,14 +744,14 @@ def mark_action_of(mask: Any, action: Any, legal: Any) -> Any:
         def bit(mask: Any, action: Any, legal: Any) -> None:
             place = np.uint8(1) << np.uint8(action & 7)
             if legal:
-                mask[action >> 3] |= place
+                mask[unsigned(action >> 3)] |= place
             else:
-                mask[action >> 3] &= ~place
+                mask[unsigned(action >> 3)] &= ~place
 
         return bit
 
     def entry(mask: Any, action: Any, legal: Any) -> None:
-        mask[action] = legal
+        mask[unsigned(action)] = legal
 
     return entry
 
@@ -759,12 +767,12 @@ def is_marked_of(mask: Any, action: Any) -> Any:
     if mask.dtype == types.uint8:
 
         def bit(mask: Any, action: Any) -> bool:
-            return mask[action >> 3] >> (action & 7) & 1 == 1
+            return mask[unsigned(action >> 3)] >> (action & 7) & 1 == 1
 
         return bit
 
     def entry(mask: Any, action: Any) -> bool:
-        return mask[action] != 0
+        return mask[unsigned(action)] != 0
 
     return entry
 
@@ -885,7 +893,7 @@ def seats_after(seat: int, other: int, num_players: int) -> int:
 def write_bits(out: np.ndarray, start: int, bits: int, width: int) -> None:
     """Bit b of `bits` (a card's snails, as bits) as 0 or 1 at `out[start + b]`, b < `width`."""
     for b in range(width):
-        out[start + b] = bits >> b & 1
+        out[unsigned(start + b)] = bits >> b & 1
 
 
 @compiled
@@ -898,9 +906,9 @@ def move_marks(
     for k in range(now.shape[0]):
         if shown[k] != now[k]:
             if shown[k] != none:
-                out[start + row * k + shown[k]] = 0
+                out[unsigned(start + row * k + shown[k])] = 0
             if now[k] != none:
-                out[start + row * k + now[k]] = 1
+                out[unsigned(start + row * k + now[k])] = 1
             shown[k] = now[k]
 
 

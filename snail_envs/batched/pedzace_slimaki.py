@@ -39,6 +39,7 @@ from snail_envs.batched.core import (
     observer_pieces,
     seating_record,
     seats_after,
+    unsigned,
     write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
@@ -411,12 +412,14 @@ def write_turn_pieces(g, rules, at, out: np.ndarray, seat: int) -> None:
     clear(out, at.race, MAX_RACES)
     for die in range(NUM_SNAILS):
         if g.faces[die] != NOT_ROLLED:
-            out[at.dice_rolled + NUM_FACES * die + g.faces[die] - 1] = 1
-        out[at.dice_set_aside + die] = g.set_aside[die]
-    out[at.turn + seats_after(seat, g.turn, n)] = 1
-    out[at.race + g.race] = 1
+            out[unsigned(at.dice_rolled + NUM_FACES * die + g.faces[die] - 1)] = 1
+        out[unsigned(at.dice_set_aside + die)] = g.set_aside[die]
+    out[unsigned(at.turn + seats_after(seat, g.turn, n))] = 1
+    out[unsigned(at.race + g.race)] = 1
     for other in range(n):
-        out[at.points + seats_after(seat, other, n)] = fraction(out, g.scores[other], POINTS_SCALE)
+        out[unsigned(at.points + seats_after(seat, other, n))] = fraction(
+            out, g.scores[other], POINTS_SCALE
+        )
 
 
 @compiled

@@ -49,6 +49,7 @@ from snail_envs.batched.core import (
     prefetch_to_write,
     seating_record,
     seats_after,
+    unsigned,
     write_bits,
 )
 from snail_envs.batched.drivers import compile_drivers
@@ -397,25 +398,25 @@ def write_towers(g, at, out: np.ndarray) -> None:
     """Each snail's height in its tower and whether it is free; the dice."""
     for snail in range(NUM_SNAILS):
         space = g.space[snail]
-        out[at.snails_free + snail] = is_free(g, snail)
+        out[unsigned(at.snails_free + snail)] = is_free(g, snail)
         level = g.level[snail] if START < space < ON_PODIUM else 0
-        out[at.tower_levels + snail] = fraction(out, level, MAX_TOWER_LEVEL)
+        out[unsigned(at.tower_levels + snail)] = fraction(out, level, MAX_TOWER_LEVEL)
     clear(out, at.dice, NUM_SNAILS)
-    out[at.dice + g.dice[0]] += fraction(out, 1, 2)
-    out[at.dice + g.dice[1]] += fraction(out, 1, 2)
+    out[unsigned(at.dice + g.dice[0])] += fraction(out, 1, 2)
+    out[unsigned(at.dice + g.dice[1])] += fraction(out, 1, 2)
 
 
 @compiled
 def write_podium(g, at, out: np.ndarray) -> None:
     clear(out, at.podium, NUM_PLACES * NUM_SNAILS)
     for place in range(g.finished):
-        out[at.podium + NUM_SNAILS * place + g.podium[place]] = 1
+        out[unsigned(at.podium + NUM_SNAILS * place + g.podium[place])] = 1
 
 
 @compiled
 def write_seat_to_play(at, out: np.ndarray, turn: int) -> None:
     clear(out, at.turn, MAX_PLAYERS)
-    out[at.turn + turn] = 1
+    out[unsigned(at.turn + turn)] = 1
 
 
 @compiled

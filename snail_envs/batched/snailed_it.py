@@ -57,6 +57,7 @@ from snail_envs.batched.core import (
     scaled,
     seat_after,
     seating_record,
+    unsigned,
 )
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
@@ -212,7 +213,7 @@ def mark_cards(out: np.ndarray, start: int, cards: np.ndarray) -> None:
     for word in range(CARD_WORDS):
         bits = cards[word]
         while bits:
-            out[start + WORD_CARDS * word + lowest_bit(bits)] = 1
+            out[unsigned(start + WORD_CARDS * word + lowest_bit(bits))] = 1
             bits &= bits - 1
 
 
@@ -224,7 +225,7 @@ def remark_cards(out: np.ndarray, start: int, shown: np.ndarray, cards: np.ndarr
         changed = shown[word] ^ cards[word]
         while changed:
             bit = lowest_bit(changed)
-            out[start + WORD_CARDS * word + bit] = cards[word] >> bit & 1
+            out[unsigned(start + WORD_CARDS * word + bit)] = cards[word] >> bit & 1
             changed &= changed - 1
         shown[word] = cards[word]
 
@@ -488,7 +489,7 @@ def heuristic_choice(rules, observation: np.ndarray, mask: np.ndarray) -> int:
 @compiled
 def top_mark(at, colour: int, side: int, card: int) -> int:
     """Where a view marks `card` on top of `side` of row `colour`."""
-    return at.row_tops + 2 * NUM_VALUES * colour + NUM_VALUES * side + VALUES[card] - 1
+    return unsigned(at.row_tops + 2 * NUM_VALUES * colour + NUM_VALUES * side + VALUES[card] - 1)
 
 
 @compiled
@@ -507,10 +508,10 @@ def write_table(g, rules, at, out: np.ndarray) -> None:
 def write_counts(g, rules, at, out: np.ndarray) -> None:
     """The previous colour, the phase and the piles' sizes, every entry."""
     for colour in range(NUM_COLOURS):
-        out[at.previous_colour + colour] = colour == g.previous_colour
-    out[at.toss_window] = g.phase == TOSS_WINDOW
-    out[at.penalty_pile_size] = scaled(out, g.penalty_size, CARD_FRACTIONS)
-    out[at.tossed_pile_size] = scaled(out, g.tossed_size, CARD_FRACTIONS)
+        out[unsigned(at.previous_colour + colour)] = colour == g.previous_colour
+    out[unsigned(at.toss_window)] = g.phase == TOSS_WINDOW
+    out[unsigned(at.penalty_pile_size)] = scaled(out, g.penalty_size, CARD_FRACTIONS)
+    out[unsigned(at.tossed_pile_size)] = scaled(out, g.tossed_size, CARD_FRACTIONS)
 
 
 @compiled
@@ -519,8 +520,8 @@ def write_seats(g, rules, at, out: np.ndarray, seat: int) -> None:
     the seats at the table."""
     for position in range(rules.num_players):
         other = seat_after(seat, position, rules.num_players)
-        out[at.turn + position] = other == g.turn
-        out[at.hand_sizes + position] = scaled(out, g.hand_size[other], CARD_FRACTIONS)
+        out[unsigned(at.turn + position)] = other == g.turn
+        out[unsigned(at.hand_sizes + position)] = scaled(out, g.hand_size[other], CARD_FRACTIONS)
 
 
 @compiled

@@ -89,6 +89,7 @@ from snail_envs.batched.core import (
     seat_after,
     seating_record,
     seats_after,
+    unsigned,
 )
 from snail_envs.batched.drivers import compile_drivers
 from snail_envs.batched.records import fields
@@ -1259,19 +1260,21 @@ def write_table(g, rules, at, out: np.ndarray, viewer: int) -> None:
         seat = seat_after(viewer, i, n)
         pile = PILES + seat
         if g.size[pile]:
-            out[at.pile_tops + k * i + top_key(g, rules, seat)] = 1
-        out[at.pile_sizes + i] = fraction(out, g.size[pile], size)
-        out[at.stack_sizes + i] = fraction(out, g.size[STACKS + seat], size)
-        out[at.in_game + i] = g.in_game[seat]
+            out[unsigned(at.pile_tops + k * i + top_key(g, rules, seat))] = 1
+        out[unsigned(at.pile_sizes + i)] = fraction(out, g.size[pile], size)
+        out[unsigned(at.stack_sizes + i)] = fraction(out, g.size[STACKS + seat], size)
+        out[unsigned(at.in_game + i)] = g.in_game[seat]
         if g.flipped[seat] != NONE:
-            out[at.just_flipped + i] = 1
-            out[at.flipped_showing + i] = is_showing(g, rules, seat)
-        out[at.reaction_delays + i] = fraction(out, rules.delays[seat], rules.reaction_ticks)
+            out[unsigned(at.just_flipped + i)] = 1
+            out[unsigned(at.flipped_showing + i)] = is_showing(g, rules, seat)
+        out[unsigned(at.reaction_delays + i)] = fraction(
+            out, rules.delays[seat], rules.reaction_ticks
+        )
         call = g.last_calls[seat]
         if call != WAIT:
-            out[at.last_calls + len(CALLS) * i + call - 1] = 1
-            out[at.last_correct + i] = g.last_correct[seat]
-        out[at.last_gain + i] = fraction(out, g.last_gain[seat], size)
+            out[unsigned(at.last_calls + len(CALLS) * i + call - 1)] = 1
+            out[unsigned(at.last_correct + i)] = g.last_correct[seat]
+        out[unsigned(at.last_gain + i)] = fraction(out, g.last_gain[seat], size)
     if not g.finished and not g.truncated:
         if rules.speed:
             for i in range(n):
