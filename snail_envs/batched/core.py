@@ -673,9 +673,10 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
 
 @jitable
 def unsigned(index: Any) -> Any:
-    """`index` (never negative) as an unsigned integer, to index an array with: numba checks a
-    signed index for a negative value to count from the end (three instructions at every store
-    to a view), an unsigned one it takes as it is."""
+    """`index` as an unsigned integer, to index an array with: numba checks a signed index for a
+    negative value to count from the end (three instructions at every store to a view), an
+    unsigned one it takes as it is. Only for an index that is never negative: numba checks no
+    bounds, so a negative one cast would reach far past the array."""
     return np.uint64(index)
 
 
