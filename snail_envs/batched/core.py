@@ -939,8 +939,11 @@ def prefetch_moves(
 @compiled_as(*(f"void({dtype}[::1], int64, int64)" for dtype in VIEW_TYPES))
 def clear(out: np.ndarray, start: int, size: int) -> None:
     """Zero `size` entries of the view `out` from `start` (one signature a type of view: compiled
-    once, not again for each constant `size`)."""
-    out[start : start + size] = 0  # one bounds fix for the run, not one an entry
+    once, not again for each constant `size`). Entry by entry at unsigned indices: inlined where
+    `size` is a constant, the loop becomes a few wide stores, where a slice's bounds fix left a
+    call to `memset` of a length known only at run time."""
+    for k in range(size):
+        out[unsigned(start + k)] = 0
 
 
 LEARNER_VIEWS = (
