@@ -26,7 +26,10 @@ every cold start, so they are compiled only where they are used:
   branch on a value and only one of a branch on a type, so Snap's standard game, whose record
   lacks `variant`, compiles none of the variants' code (its cold first step 0.76×).
 
-Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`.
+Every function is cached (numba's `cache=True`), beside its module or in `NUMBA_CACHE_DIR`,
+stamped with every source file of the package (`stamped_with_package`): numba's own stamp is the
+function's file alone, and a kernel cached before a change to a function it calls in another file
+loaded without the change.
 One process at a time compiles into a cache or loads from it (`one_process_a_cache`): numba
 numbers a function's cached signatures from its index without a lock, so two processes compiling
 one function for two signatures at once can leave an index that points at the other's code,
@@ -184,7 +187,56 @@ class LinkedOnlyCompiler(Compiler):
         return super().compile_extra(func)
 
 
-class LinkedOnlyCacheImpl(CompileResultCacheImpl):
+PACKAGE = Path(__file__).resolve().parents[1]
+"""snail_envs' folder: numba caches its functions beside their modules, unless `NUMBA_CACHE_DIR`
+says where."""
+
+
+@functools.cache
+def package_sources_hash() -> str:
+    """A hash of every source file of snail_envs (their paths and contents), once a process; empty
+    where the package is not a folder of files (a zip)."""
+    if not PACKAGE.is_dir():
+        return ""
+    sources = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        sources.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0")
+        sources.update(path.read_bytes() + b"\0")
+    return sources.hexdigest()
+
+
+def stamped_with_package(locator: type[Any]) -> type[Any]:
+    """numba's cache `locator`, whose stamp of a function's source also covers every source file
+    of snail_envs. numba stamps a cached function with its own file alone, so a kernel cached
+    before a change to a function it calls in another file (every kernel: they are filed under
+    the game's module, and call `core`, `chance`, the drivers) would load as it was, the change
+    silently left out. With the package's sources in the stamp, a change to any of them compiles
+    every function again, as a cache is only right for the sources it was compiled from."""
+
+    def get_source_stamp(self: Any) -> Any:
+        return (locator.get_source_stamp(self), package_sources_hash())
+
+    return type(
+        f"PackageStamped{locator.__name__}", (locator,), {"get_source_stamp": get_source_stamp}
+    )
+
+
+class PackageCacheImpl(CompileResultCacheImpl):
+    """numba's cache of compile results, stamped with the package's sources
+    (`stamped_with_package`)."""
+
+    _locator_classes = [  # noqa: RUF012 (numba declares it on instances, reads it on the class)
+        stamped_with_package(locator) for locator in CompileResultCacheImpl._locator_classes
+    ]
+
+
+class PackageCache(FunctionCache):
+    """numba's cache of a function, stamped with the package's sources."""
+
+    _impl_class = PackageCacheImpl
+
+
+class LinkedOnlyCacheImpl(PackageCacheImpl):
     """numba's cache of compile results, loading a function cached as bitcode (a
     `LinkedOnlyLibrary`'s) into a `LinkedOnlyLibrary` again."""
 
@@ -200,15 +252,13 @@ class LinkedOnlyCacheImpl(CompileResultCacheImpl):
             del codegen._library_class
 
 
-class LinkedOnlyCache(FunctionCache):
-    """numba's cache of a function compiled into a `LinkedOnlyLibrary`."""
+class LinkedOnlyCache(PackageCache):
+    """numba's cache of a function compiled into a `LinkedOnlyLibrary`, stamped with the
+    package's sources."""
 
     _impl_class = LinkedOnlyCacheImpl
 
 
-PACKAGE = Path(__file__).resolve().parents[1]
-"""snail_envs' folder: numba caches its functions beside their modules, unless `NUMBA_CACHE_DIR`
-says where."""
 CACHE_HELD = [0]
 """How many of this process's compiles are under way, nested (`one_process_a_cache`)."""
 
@@ -252,7 +302,11 @@ def hold_cache_lock(held: contextlib.ExitStack) -> None:
 
 
 class OneProcessACache(CPUDispatcher):
-    """numba's dispatcher, compiling and loading its cached code under `one_process_a_cache`."""
+    """numba's dispatcher, compiling and loading its cached code under `one_process_a_cache`,
+    its cache stamped with the package's sources (`PackageCache`)."""
+
+    def enable_caching(self) -> None:
+        self._cache = PackageCache(self.py_func)
 
     def compile(self, sig: Any) -> Any:
         with one_process_a_cache():

@@ -810,7 +810,8 @@ STAND_INS = {
 def compile_drivers(module: ModuleType) -> Kernels:
     """The kernels of the game module `module` (see the module docstring): the templates,
     compiled with `game` bound to its hooks. Each compiled template is filed under the game's
-    module, so that numba caches it beside that module and compiles it again when it changes."""
+    module, so that numba caches it beside that module; like every function here, it compiles
+    again when any source file of the package changes (`compiling.stamped_with_package`)."""
     hooks: Any = ModuleType(f"{module.__name__}:hooks")
     namespace = {**globals(), "game": hooks}
     for template in TEMPLATES:

@@ -6,6 +6,7 @@ entries read from a table of quotients."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,7 @@ from numba.core.errors import TypingError
 
 from snail_envs.batched.chance import agent_pick_among, game_record, seed_games
 from snail_envs.batched.compiling import (
+    PACKAGE,
     WRITTEN_RECORD_TEXT,
     LinkedOnlyLibrary,
     borrowed,
@@ -272,6 +274,63 @@ def test_processes_started_at_once_on_one_cache_compile_a_function_once(tmp_path
     outputs = [process.communicate()[0].split() for process in together]
     assert [process.returncode for process in together] == [0, 0]
     assert sorted(outputs) == [["compiled", "0", "loaded", "1"], ["compiled", "1", "loaded", "0"]]
+
+
+PROBE_CALLEE = """
+from snail_envs.batched.compiling import compiled
+
+
+@compiled
+def value():
+    return {value}
+"""
+
+PROBE_CALLER = """
+from snail_envs.batched.compiling import entry_point
+from snail_envs.probe_callee import value
+
+
+@entry_point
+def read():
+    return value()
+"""
+
+
+def test_a_cached_function_compiles_again_when_a_function_it_calls_in_another_file_changes(
+    tmp_path: Path,
+) -> None:
+    """numba stamps a cached function with its own source file: a caller cached before a change
+    to its callee's file would load as it was. Stamped with every source of the package too, it
+    compiles again, and loads from the cache while nothing changes."""
+    source = tmp_path / "source"
+    package = source / "snail_envs"
+    shutil.copytree(
+        PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
+    )
+    (package / "probe_callee.py").write_text(PROBE_CALLEE.format(value=1))
+    (package / "probe_caller.py").write_text(PROBE_CALLER)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    environment["PYTHONPATH"] = os.pathsep.join([str(source), *sys.path])
+    play = textwrap.dedent(
+        """
+        import sys
+        import snail_envs.probe_caller as m
+        assert m.__file__.startswith(sys.argv[1]), m.__file__
+        print(m.read(), sum(m.read.stats.cache_hits.values()))
+        """
+    )
+
+    def run() -> str:
+        command = [sys.executable, "-c", play, str(source)]
+        return subprocess.run(  # not in the checkout, whose snail_envs `-c` would import
+            command, env=environment, cwd=tmp_path, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert run() == "1 0"  # compiled
+    assert run() == "1 1"  # loaded
+    (package / "probe_callee.py").write_text(PROBE_CALLEE.format(value=2))
+    assert run() == "2 0"  # compiled again: the caller's own file is as it was
+    assert run() == "2 1"
 
 
 @numba.njit
