@@ -12,8 +12,11 @@ empty cache folder of its own (numba keeps the code of each function it links on
 compiles, not when it loads from a cache): that costs the engine's cold compile, 7–28 CPU s,
 before the timed part. The child writes where each of its compiled functions starts; each sample
 goes to the function starting at or below it, named as the engine's module names it
-(`snailed_it.update_observation`), or to "outside the kernels" (Python, numpy, libc). Functions
-compiled into their callers (`inlined`) count as their callers.
+(`snailed_it.update_observation`); a sample in a library function that compiled code called
+(libc's `memset` for a slice or an array filled, numba's allocator) goes to that function with
+its caller's name (perf unwinds each sample's stack by the libraries' call frame records, as far
+as the first compiled function, whose code has none); the rest to "outside the kernels" (Python,
+numpy). Functions compiled into their callers (`inlined`) count as their callers.
 
 With `--annotate NAME`, the hottest instructions of the function whose name ends with NAME are
 printed too, with their samples (the child dumps the code; `objdump` from binutils disassembles
@@ -30,13 +33,18 @@ import collections
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 READY = "ready"
-OUTSIDE = "outside the kernels (Python, numpy, libc)"
+DONE = "done"
+OUTSIDE = "outside the kernels (Python, numpy)"
+STACK_BYTES = 1024
+"""The bytes of stack perf copies with each sample to unwind it: enough for a library function's
+frame and its return address into compiled code."""
 CODE_SPAN = 0x4000
 """The most bytes past a function's start that a sample is put in it (the last function's end)."""
 
@@ -44,7 +52,9 @@ CODE_SPAN = 0x4000
 def child(name: str, num_envs: int, compact: bool, seconds: float, folder: Path) -> None:
     """Step the batch (after a warm-up), having written where its functions start
     (`functions.txt`: address, mangled name) and their code (`code_<address>.bin`) to
-    `folder`; print `READY` just before the timed part."""
+    `folder`; print `READY` just before the timed part and `DONE` after it, then wait for a line
+    on stdin (perf stops before the process ends: Python's collection of its objects at exit
+    would otherwise be a tenth of the samples)."""
     import ctypes
     import time
 
@@ -71,6 +81,8 @@ def child(name: str, num_envs: int, compact: bool, seconds: float, folder: Path)
     began = time.process_time()
     while time.process_time() - began < seconds:
         batch.step(batch.random_actions())
+    print(DONE, flush=True)
+    sys.stdin.readline()
 
 
 def readable(mangled: str) -> str:
@@ -90,12 +102,41 @@ def readable(mangled: str) -> str:
     return ".".join(parts[-2:]) if parts else mangled
 
 
-def sample_counts(data: Path) -> collections.Counter[int]:
-    """How many samples fell on each instruction address (`perf script`)."""
+def sample_chains(data: Path) -> list[list[tuple[int, str]]]:
+    """Each sample's frames as `perf script` unwinds them, the sampled instruction first: its
+    address (a library's own offset for a library's code) and its symbol."""
     listing = subprocess.run(
-        ["perf", "script", "-i", str(data), "-F", "ip"], capture_output=True, text=True, check=True
+        ["perf", "script", "-i", str(data), "-F", "ip,sym,dso"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    return collections.Counter(int(line, 16) for line in listing.split() if line)
+    chains: list[list[tuple[int, str]]] = []
+    chain: list[tuple[int, str]] = []
+    for line in listing.splitlines():
+        frame = re.match(r"\s*([0-9a-f]+) (.*) \(.*\)$", line)
+        if frame:
+            chain.append((int(frame.group(1), 16), frame.group(2)))
+        elif chain:
+            chains.append(chain)
+            chain = []
+    if chain:
+        chains.append(chain)
+    return chains
+
+
+def attributed(chain: list[tuple[int, str]], starts: list[tuple[int, str]]) -> str:
+    """The compiled function a sample fell in; or the library function it fell in, named with
+    the compiled function that called it; or `OUTSIDE`."""
+    address, symbol = chain[0]
+    index = function_of(starts, address)
+    if index is not None:
+        return readable(starts[index][1])
+    for caller_address, _ in chain[1:]:
+        caller = function_of(starts, caller_address)
+        if caller is not None:
+            return f"{symbol}, called from {readable(starts[caller][1])}"
+    return OUTSIDE
 
 
 def function_of(starts: list[tuple[int, str]], address: int) -> int | None:
@@ -187,28 +228,33 @@ def main() -> None:
         command = [sys.executable, __file__, args.name, "--child", str(folder)]
         command += ["--num-envs", str(args.num_envs), "--seconds", str(args.seconds)]
         command += ["--compact-views"] if args.compact_views else []
-        stepping = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=environment)
-        assert stepping.stdout is not None
+        stepping = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment
+        )
+        assert stepping.stdin is not None and stepping.stdout is not None
         if stepping.stdout.readline().strip() != READY:
             sys.exit(f"the stepping process stopped before its batch was ready ({args.name})")
         data = folder / "perf.data"
-        recording = subprocess.run(
-            ["perf", "record", "-q", "-o", str(data), "-p", str(stepping.pid)],
-            capture_output=True,
+        unwound = ["--call-graph", f"dwarf,{STACK_BYTES}"]
+        recording = subprocess.Popen(
+            ["perf", "record", "-q", "-o", str(data), "-p", str(stepping.pid), *unwound],
+            stderr=subprocess.PIPE,
             text=True,
         )
+        stepping.stdout.readline()  # DONE, or nothing where it stopped
+        recording.send_signal(signal.SIGINT)
+        _, errors = recording.communicate()
+        stepping.stdin.close()
         stepping.wait()
         if not data.exists():
-            sys.exit(f"perf recorded nothing: {recording.stderr.strip()[-300:]}")
-        counts = sample_counts(data)
+            sys.exit(f"perf recorded nothing: {errors.strip()[-300:]}")
+        chains = sample_chains(data)
         starts = []
         for line in (folder / "functions.txt").read_text().splitlines():
             address, mangled = line.split(" ", 1)
             starts.append((int(address, 16), mangled))
-        shares: collections.Counter[str] = collections.Counter()
-        for address, samples in counts.items():
-            index = function_of(starts, address)
-            shares[OUTSIDE if index is None else readable(starts[index][1])] += samples
+        shares = collections.Counter(attributed(chain, starts) for chain in chains)
+        counts = collections.Counter(chain[0][0] for chain in chains)
         total = sum(shares.values())
         label = f"{args.num_envs} games" + (", compact views" if args.compact_views else "")
         print(f"{args.name}, {label}: {total} samples, {args.seconds:g} CPU s of random play\n")
